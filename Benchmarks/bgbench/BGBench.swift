@@ -1,0 +1,116 @@
+import ArgumentParser
+import BackgrounderProtocol
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Benchmarks that run Backgrounder beside a plain peer in the same run and print the ratio.
+@main
+struct BGBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bgbench",
+        abstract: "Backgrounder benchmarks, each beside a baseline measured in the same run.",
+        subcommands: [IPCRoundTrip.self, EchoServer.self]
+    )
+}
+
+/// Round trips of a HELLO over the daemon's socket against a plain echo server that answers
+/// the same request with a reply of the same size, both in separate processes.
+struct IPCRoundTrip: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ipc",
+        abstract: "IPC round trip p50/p99: the daemon vs a plain Unix-socket echo."
+    )
+
+    @Option(help: "The running daemon's socket.")
+    var socket: String = DefaultPaths.socket
+
+    @Option(help: "Round trips per side.")
+    var count = 20_000
+
+    @Option(help: "Warm-up round trips per side, not measured.")
+    var warmup = 2_000
+
+    func run() throws {
+        let request = Array(#"{"class":"HELLO","id":1,"protocol":1}"#.utf8) + [UInt8(ascii: "\n")]
+
+        let daemon = try LineSocket(path: socket)
+        _ = try daemon.readLine()  // the VERSION greeting
+        let replySize = try daemon.roundTrip(request).count
+
+        let echoPath = NSTemporaryDirectory() + "bgbench-echo-\(getpid()).sock"
+        let echo = Process()
+        echo.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
+        if !FileManager.default.isExecutableFile(atPath: echo.executableURL!.path) {
+            echo.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        }
+        echo.arguments = ["echo", "--socket", echoPath, "--reply-bytes", "\(replySize)"]
+        try echo.run()
+        defer {
+            echo.terminate()
+            echo.waitUntilExit()
+            unlink(echoPath)
+        }
+        var baseline: LineSocket?
+        for _ in 0..<200 where baseline == nil {
+            baseline = try? LineSocket(path: echoPath)
+            if baseline == nil { usleep(10_000) }
+        }
+        guard let baseline else { throw ValidationError("the echo server did not start") }
+
+        let echoSamples = try measure(baseline, request)
+        let daemonSamples = try measure(daemon, request)
+        let echoStats = Percentiles(echoSamples)
+        let daemonStats = Percentiles(daemonSamples)
+        print("IPC round trip, \(count) requests of \(request.count) bytes, replies of \(replySize) bytes")
+        print(String(format: "%-22@ p50 %8.1f us   p99 %8.1f us", "plain Unix-socket echo" as NSString, echoStats.p50, echoStats.p99))
+        print(String(format: "%-22@ p50 %8.1f us   p99 %8.1f us", "backgrounderd HELLO" as NSString, daemonStats.p50, daemonStats.p99))
+        print(String(format: "ratio (daemon / echo)  p50 %8.2fx     p99 %8.2fx", daemonStats.p50 / echoStats.p50, daemonStats.p99 / echoStats.p99))
+    }
+
+    private func measure(_ socket: LineSocket, _ request: [UInt8]) throws -> [Double] {
+        for _ in 0..<warmup { _ = try socket.roundTrip(request) }
+        var samples: [Double] = []
+        samples.reserveCapacity(count)
+        for _ in 0..<count {
+            let start = ContinuousClock.now
+            _ = try socket.roundTrip(request)
+            let elapsed = ContinuousClock.now - start
+            samples.append(Double(elapsed.components.attoseconds) / 1e12 + Double(elapsed.components.seconds) * 1e6)
+        }
+        return samples
+    }
+}
+
+/// p50 and p99 of samples in microseconds.
+struct Percentiles {
+    var p50: Double
+    var p99: Double
+
+    init(_ samples: [Double]) {
+        let sorted = samples.sorted()
+        p50 = sorted[sorted.count / 2]
+        p99 = sorted[min(sorted.count - 1, sorted.count * 99 / 100)]
+    }
+}
+
+/// The baseline: answers every line with a fixed reply of the daemon's reply size.
+struct EchoServer: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "echo", abstract: "Run the baseline echo server.", shouldDisplay: false)
+
+    @Option var socket: String
+    @Option(name: .customLong("reply-bytes")) var replyBytes: Int
+
+    func run() throws {
+        let listener = try LineSocket.listen(path: socket)
+        let reply = [UInt8](repeating: UInt8(ascii: "x"), count: max(1, replyBytes - 1)) + [UInt8(ascii: "\n")]
+        while true {
+            let client = try listener.accept()
+            while let _ = try? client.readLine() {
+                try client.writeAll(reply)
+            }
+        }
+    }
+}

@@ -1,0 +1,176 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// Settings every Swift target shares: Swift 6 mode (the tools default) and imports that
+/// stay internal unless a target says `public import`, so no C type leaks into public API.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "Backgrounder",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "backgrounderd", targets: ["backgrounderd"]),
+        .executable(name: "bgctl", targets: ["bgctl"]),
+        .executable(name: "bgbundle", targets: ["bgbundle"]),
+        .executable(name: "bgbench", targets: ["bgbench"]),
+        .library(name: "BackgroundKit", targets: ["BackgroundKit"]),
+        .executable(name: "Hello", targets: ["Hello"]),
+        .plugin(name: "BundlePlugin", targets: ["BundlePlugin"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    ],
+    targets: [
+        // MARK: C libraries
+        .systemLibrary(
+            name: "CGPS",
+            pkgConfig: "libgps",
+            providers: [.apt(["libgps-dev"])]
+        ),
+        .systemLibrary(
+            name: "CPulse",
+            pkgConfig: "libpulse-simple",
+            providers: [.apt(["libpulse-dev"])]
+        ),
+
+        // MARK: Pure logic and the wire protocol
+        .target(
+            name: "BackgrounderCore",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "BackgrounderBundles",
+            dependencies: ["BackgrounderCore"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "BackgrounderProtocol",
+            dependencies: ["BackgrounderCore"],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: The daemon
+        .target(
+            name: "BackgrounderDaemon",
+            dependencies: [
+                "BackgrounderCore",
+                "BackgrounderBundles",
+                "BackgrounderProtocol",
+                "CGPS",
+                "CPulse",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "backgrounderd",
+            dependencies: [
+                "BackgrounderDaemon",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Clients
+        .executableTarget(
+            name: "bgctl",
+            dependencies: [
+                "BackgrounderProtocol",
+                "BackgrounderBundles",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "BackgroundKit",
+            dependencies: ["BackgrounderProtocol"],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Tools behind plugins and benchmarks
+        .executableTarget(
+            name: "bgbundle",
+            dependencies: [
+                "BackgrounderBundles",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .plugin(
+            name: "BundlePlugin",
+            capability: .command(
+                intent: .custom(verb: "bundle", description: "Assemble products into Name.bundle directories"),
+                permissions: [.writeToPackageDirectory(reason: "Writes Bundles/NAME.bundle")]
+            ),
+            dependencies: ["bgbundle"],
+            path: "Plugins/BundlePlugin"
+        ),
+        .executableTarget(
+            name: "bgbench",
+            dependencies: [
+                "BackgrounderProtocol",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Benchmarks/bgbench",
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Samples (each keeps its Info.plist beside its sources)
+        .executableTarget(
+            name: "Hello",
+            dependencies: ["BackgroundKit"],
+            path: "Samples/Hello",
+            exclude: ["Info.plist"],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Tests
+        .target(
+            name: "BackgrounderTestSupport",
+            dependencies: ["BackgrounderCore", "BackgrounderBundles", "BackgrounderProtocol"],
+            path: "Tests/BackgrounderTestSupport",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "BackgrounderCoreTests",
+            dependencies: ["BackgrounderCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "BackgrounderBundlesTests",
+            dependencies: ["BackgrounderBundles", "BackgrounderTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "BackgrounderProtocolTests",
+            dependencies: ["BackgrounderProtocol"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: [
+                "BackgrounderDaemon",
+                "BackgrounderTestSupport",
+                "CGPS",
+                "CPulse",
+                "backgrounderd",
+                "bgctl",
+                "Hello",
+            ],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

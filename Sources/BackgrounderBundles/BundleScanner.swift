@@ -1,0 +1,55 @@
+public import BackgrounderCore
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Finds `*.bundle` directories and validates each, so one bad bundle never keeps the
+/// others from loading.
+public struct BundleScanner: Sendable {
+    /// The validator every bundle goes through.
+    public var validator: ManifestValidator
+
+    /// Creates a scanner.
+    /// - Parameter validator: The validator; by default it trusts root and the current user.
+    public init(validator: ManifestValidator = ManifestValidator(trustedOwners: BundleScanner.defaultTrustedOwners)) {
+        self.validator = validator
+    }
+
+    /// Root and the user running this process: the owners sshd's StrictModes accepts.
+    public static var defaultTrustedOwners: Set<UInt32> { [0, UInt32(geteuid())] }
+
+    /// Validates one bundle directory.
+    /// - Parameter path: The bundle directory.
+    /// - Returns: The validated bundle or the reason it was refused.
+    public func validate(bundleAt path: String) -> Result<ValidatedBundle, BundleProblem> {
+        let source = POSIXBundleFileSource(bundlePath: path)
+        return Result { () throws(BundleProblem) in try validator.validate(source) }
+    }
+
+    /// Scans directories for bundles, in a stable order (directories as given, entries sorted).
+    /// - Parameter directories: Directories that contain `Name.bundle` directories.
+    /// - Returns: The catalog, and a problem for each directory that could not be listed.
+    public func scan(directories: [String]) -> (catalog: BundleCatalog, unreadable: [BundleProblem]) {
+        var outcomes: [Result<ValidatedBundle, BundleProblem>] = []
+        var unreadable: [BundleProblem] = []
+        for directory in directories {
+            let entries: [String]
+            do {
+                entries = try FileManager.default.contentsOfDirectory(atPath: directory)
+            } catch {
+                // A missing bundles directory is normal on a new machine: report it apart
+                // from the bundles, so it is not counted as a refused bundle.
+                unreadable.append(BundleProblem(path: directory, key: "--bundles", reason: "cannot list the directory"))
+                continue
+            }
+            for entry in entries.sorted() where entry.hasSuffix(".bundle") {
+                outcomes.append(validate(bundleAt: directory + "/" + entry))
+            }
+        }
+        return (BundleCatalog(outcomes), unreadable)
+    }
+}

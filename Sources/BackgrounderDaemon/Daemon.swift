@@ -1,0 +1,60 @@
+import BackgrounderBundles
+import Foundation
+public import Logging
+import ServiceLifecycle
+
+/// `backgrounderd`: every service of the daemon in one `ServiceGroup`, shut down gracefully
+/// on SIGTERM or SIGINT.
+public struct Daemon: Sendable {
+    private let configuration: DaemonConfiguration
+    private let logger: Logger
+
+    /// Creates the daemon.
+    /// - Parameters:
+    ///   - configuration: Paths and servers.
+    ///   - logger: The root logger; services add their own metadata.
+    public init(configuration: DaemonConfiguration, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// Runs until SIGTERM or SIGINT.
+    /// - Throws: ``DaemonError`` when the socket or state directory cannot be used, or the
+    ///   first error a service fails with.
+    public func run() async throws {
+        try ControlSocket.prepare(configuration.socketPath)
+        let store = try StateStore(directory: configuration.stateDirectory)
+        let run = try store.beginRun(pid: getpid(), at: Date())
+        if run.previousEndedUncleanly {
+            logger.warning("the previous run did not stop cleanly; state restored from \(store.path)")
+        }
+
+        let registry = BundleRegistry(directories: configuration.bundleDirectories, store: store, logger: logger)
+        await registry.reload()
+        let location = try LocationService(address: configuration.gpsdAddress, logger: logger)
+        let audio = AudioService(server: configuration.pulseServer, logger: logger)
+        let context = DaemonContext(
+            configuration: configuration,
+            registry: registry,
+            location: location,
+            audio: audio,
+            store: store
+        )
+        let server = ControlServer(context: context, logger: logger)
+
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [
+                    .init(service: server),
+                    .init(service: location),
+                    .init(service: audio),
+                ],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger
+            )
+        )
+        try await group.run()
+        try store.endRun(id: run.id, at: Date())
+        logger.info("stopped")
+    }
+}

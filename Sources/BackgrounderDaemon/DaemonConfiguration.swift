@@ -1,0 +1,30 @@
+public import BackgrounderProtocol
+
+/// Everything the daemon needs to know before it starts, from its command line.
+public struct DaemonConfiguration: Sendable {
+    /// Directories holding `Name.bundle` directories.
+    public var bundleDirectories: [String]
+    /// The control socket.
+    public var socketPath: String
+    /// Where the state database lives.
+    public var stateDirectory: String
+    /// gpsd's `HOST:PORT`.
+    public var gpsdAddress: String
+    /// The PulseAudio server, or `nil` for libpulse's default.
+    public var pulseServer: String?
+
+    /// Creates a configuration; every parameter defaults to the XDG locations and gpsd's port.
+    public init(
+        bundleDirectories: [String] = [DefaultPaths.bundlesDirectory],
+        socketPath: String = DefaultPaths.socket,
+        stateDirectory: String = DefaultPaths.stateDirectory,
+        gpsdAddress: String = "127.0.0.1:2947",
+        pulseServer: String? = nil
+    ) {
+        self.bundleDirectories = bundleDirectories
+        self.socketPath = socketPath
+        self.stateDirectory = stateDirectory
+        self.gpsdAddress = gpsdAddress
+        self.pulseServer = pulseServer
+    }
+}

@@ -1,0 +1,53 @@
+import BackgrounderProtocol
+import Foundation
+import Synchronization
+
+/// The daemon's shared parts, handed to every connection.
+final class DaemonContext: Sendable {
+    let configuration: DaemonConfiguration
+    let registry: BundleRegistry
+    let location: LocationService
+    let audio: AudioService
+    let store: StateStore
+    let started = ContinuousClock.now
+    let clientCount = Atomic<Int>(0)
+
+    init(
+        configuration: DaemonConfiguration,
+        registry: BundleRegistry,
+        location: LocationService,
+        audio: AudioService,
+        store: StateStore
+    ) {
+        self.configuration = configuration
+        self.registry = registry
+        self.location = location
+        self.audio = audio
+        self.store = store
+    }
+
+    /// What `bgctl status` shows.
+    func status() async -> DaemonStatus {
+        let now = ContinuousClock.now
+        let gps = location.snapshot
+        return DaemonStatus(
+            pid: getpid(),
+            uptimeSeconds: (now - started).seconds,
+            socket: configuration.socketPath,
+            stateDirectory: configuration.stateDirectory,
+            bundles: await registry.counts(),
+            gpsd: gps.connection,
+            pulseAudio: audio.connection,
+            lastFix: gps.lastFix,
+            lastFixAgeSeconds: gps.lastFixReceived.map { (now - $0).seconds },
+            clients: clientCount.load(ordering: .relaxed)
+        )
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as a `Double`.
+    var seconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+}

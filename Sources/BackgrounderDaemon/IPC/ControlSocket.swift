@@ -1,0 +1,31 @@
+import BackgrounderProtocol
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Prepares the control socket's path: a private directory, and no stale socket file left
+/// by a daemon that was killed, without stealing the socket of one that still runs.
+enum ControlSocket {
+    static func prepare(_ path: String) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        try PrivateDirectory.prepare(directory.isEmpty ? "." : directory, purpose: "socket")
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return }
+        guard info.st_mode & S_IFMT == S_IFSOCK else {
+            throw DaemonError(.socket, path: path, "exists and is not a socket; remove it or choose another --socket")
+        }
+        let probe = Result { () throws(ControlClientError) in try ControlClient(socketPath: path, timeout: .seconds(2)) }
+        switch probe {
+        case .success:
+            throw DaemonError(.socket, path: path, "another backgrounderd is already serving this socket")
+        case .failure(.daemonNotRunning):
+            // Left by a daemon that died: nobody listens, so it is ours to replace.
+            unlink(path)
+        case .failure(let error):
+            // Something answered but not like a daemon; leave it alone.
+            throw DaemonError(.socket, path: path, "in use by something that is not a running backgrounderd (\(error))")
+        }
+    }
+}

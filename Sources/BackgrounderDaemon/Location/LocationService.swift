@@ -1,0 +1,113 @@
+import BackgrounderCore
+import BackgrounderProtocol
+import Foundation
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// Follows gpsd: reads TPV reports on a thread of its own, keeps the latest fix, and
+/// reconnects with backoff whenever gpsd goes away or restarts (which gpxlogger does not).
+final class LocationService: Service, Sendable {
+    /// What the service knows right now.
+    struct Snapshot: Sendable {
+        var connection: ServiceConnection
+        var lastFix: Location?
+        var lastFixReceived: ContinuousClock.Instant?
+    }
+
+    let host: String
+    let port: String
+    private let logger: Logger
+    private let state: Mutex<Snapshot>
+    private let stopRequested = Atomic<Bool>(false)
+
+    /// The longest wait between reconnection attempts.
+    static let maximumBackoff: Duration = .seconds(5)
+
+    /// Creates the service.
+    /// - Parameters:
+    ///   - address: `HOST:PORT` of gpsd.
+    ///   - logger: Where connection changes are logged.
+    /// - Throws: ``DaemonError`` when the address has no port.
+    init(address: String, logger: Logger) throws {
+        guard let colon = address.lastIndex(of: ":"), colon != address.startIndex,
+            !address[address.index(after: colon)...].isEmpty
+        else {
+            throw DaemonError(.configuration, path: "--gpsd", "'\(address)' is not HOST:PORT")
+        }
+        host = String(address[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        port = String(address[address.index(after: colon)...])
+        var logger = logger
+        logger[metadataKey: "gpsd"] = "\(address)"
+        self.logger = logger
+        state = Mutex(Snapshot(connection: ServiceConnection(server: address, state: .disconnected, detail: "not started")))
+    }
+
+    /// The connection state and the last fix.
+    var snapshot: Snapshot { state.withLock { $0 } }
+
+    func run() async throws {
+        let finished = AsyncStream<Void>.makeStream()
+        let thread = Thread { [self] in
+            readLoop()
+            finished.continuation.finish()
+        }
+        thread.name = "gpsd-reader"
+        thread.start()
+        await withGracefulShutdownHandler {
+            for await _ in finished.stream {}
+        } onGracefulShutdown: { [self] in
+            stopRequested.store(true, ordering: .relaxed)
+        }
+    }
+
+    private var shouldStop: Bool { stopRequested.load(ordering: .relaxed) }
+
+    private func update(_ change: (inout Snapshot) -> Void) {
+        state.withLock { change(&$0) }
+    }
+
+    /// Runs on the reader thread until shutdown.
+    private func readLoop() {
+        var backoff: Duration = .milliseconds(250)
+        while !shouldStop {
+            update { $0.connection.state = .connecting }
+            let connection: GPSDConnection
+            do {
+                connection = try GPSDConnection(host: host, port: port)
+            } catch {
+                update { $0.connection = ServiceConnection(server: $0.connection.server, state: .disconnected, detail: error.reason) }
+                logger.debug("\(error.reason); retrying in \(backoff)")
+                sleepUnlessStopped(backoff)
+                backoff = min(backoff * 2, Self.maximumBackoff)
+                continue
+            }
+            update { $0.connection = ServiceConnection(server: $0.connection.server, state: .connected, detail: nil) }
+            logger.info("connected to gpsd")
+            backoff = .milliseconds(250)
+            do {
+                while !shouldStop {
+                    guard let report = try connection.next(timeout: .milliseconds(200)) else { continue }
+                    if case .fix(let location) = report {
+                        let now = ContinuousClock.now
+                        update {
+                            $0.lastFix = location
+                            $0.lastFixReceived = now
+                        }
+                    }
+                }
+            } catch {
+                update { $0.connection = ServiceConnection(server: $0.connection.server, state: .disconnected, detail: error.reason) }
+                logger.warning("\(error.reason); reconnecting")
+            }
+        }
+        update { $0.connection = ServiceConnection(server: $0.connection.server, state: .disconnected, detail: "stopped") }
+    }
+
+    private func sleepUnlessStopped(_ duration: Duration) {
+        let deadline = ContinuousClock.now + duration
+        while !shouldStop && ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+    }
+}

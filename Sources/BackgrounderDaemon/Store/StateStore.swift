@@ -1,0 +1,112 @@
+import BackgrounderCore
+import Foundation
+import GRDB
+
+/// The daemon's durable state: one SQLite database in WAL mode under the state directory,
+/// so a daemon killed with SIGKILL restarts with everything it knew.
+final class StateStore: Sendable {
+    /// The database file.
+    let path: String
+    private let database: DatabasePool
+
+    /// Opens (creating if needed) the store and brings its schema up to date.
+    /// - Parameter directory: The state directory; created with mode 0700.
+    /// - Throws: ``DaemonError`` naming the directory or file when it cannot be used.
+    init(directory: String) throws {
+        try PrivateDirectory.prepare(directory, purpose: "--state-dir")
+        path = directory + "/backgrounder.sqlite"
+        var configuration = Configuration()
+        configuration.label = "backgrounder"
+        // A second daemon on the same state directory would wait here, not corrupt anything.
+        configuration.busyMode = .timeout(5)
+        do {
+            database = try DatabasePool(path: path, configuration: configuration)
+            try StateStore.migrator.migrate(database)
+        } catch {
+            throw DaemonError(.stateStore, path: path, "cannot open the state database: \(error)")
+        }
+    }
+
+    /// The schema, one migration per change; never edit a shipped migration.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: runs and bundles") { db in
+            try db.create(table: "daemonRun") { table in
+                table.autoIncrementedPrimaryKey("id")
+                table.column("pid", .integer).notNull()
+                table.column("release", .text).notNull()
+                table.column("startedAt", .double).notNull()
+                table.column("stoppedAt", .double)
+            }
+            try db.create(table: "bundle") { table in
+                table.primaryKey("bundleIdentifier", .text)
+                table.column("path", .text).notNull()
+                table.column("name", .text).notNull()
+                table.column("firstSeenAt", .double).notNull()
+                table.column("lastSeenAt", .double).notNull()
+                // Set by `bgctl quit`: a force-quit app is not relaunched for most events.
+                table.column("forceQuit", .boolean).notNull().defaults(to: false)
+            }
+        }
+        return migrator
+    }
+
+    /// The applied migrations' names, newest last.
+    func appliedMigrations() throws -> [String] {
+        try database.read { db in try StateStore.migrator.appliedMigrations(db) }
+    }
+
+    /// Records that a daemon run began.
+    /// - Returns: The run's id and whether the previous run ended without a clean stop.
+    func beginRun(pid: Int32, at time: Date) throws -> (id: Int64, previousEndedUncleanly: Bool) {
+        try database.write { db in
+            let unclean =
+                try Bool.fetchOne(
+                    db,
+                    sql: "SELECT stoppedAt IS NULL FROM daemonRun ORDER BY id DESC LIMIT 1"
+                ) ?? false
+            try db.execute(
+                sql: "INSERT INTO daemonRun (pid, release, startedAt) VALUES (?, ?, ?)",
+                arguments: [pid, BackgrounderVersion.release, time.timeIntervalSince1970]
+            )
+            return (db.lastInsertedRowID, unclean)
+        }
+    }
+
+    /// Records a clean stop of a run.
+    func endRun(id: Int64, at time: Date) throws {
+        try database.write { db in
+            try db.execute(
+                sql: "UPDATE daemonRun SET stoppedAt = ? WHERE id = ?",
+                arguments: [time.timeIntervalSince1970, id]
+            )
+        }
+    }
+
+    /// Remembers the bundles that loaded, keeping first-seen times and force-quit flags.
+    func recordLoaded(_ bundles: [ValidatedBundle], at time: Date) throws {
+        try database.write { db in
+            for bundle in bundles {
+                try db.execute(
+                    sql: """
+                        INSERT INTO bundle (bundleIdentifier, path, name, firstSeenAt, lastSeenAt)
+                        VALUES (?, ?, ?, ?, ?)
+                        ON CONFLICT(bundleIdentifier) DO UPDATE SET
+                            path = excluded.path, name = excluded.name, lastSeenAt = excluded.lastSeenAt
+                        """,
+                    arguments: [
+                        bundle.manifest.bundleIdentifier, bundle.path, bundle.manifest.name,
+                        time.timeIntervalSince1970, time.timeIntervalSince1970,
+                    ]
+                )
+            }
+        }
+    }
+
+    /// Identifiers of every bundle the store has ever seen.
+    func knownBundleIdentifiers() throws -> [String] {
+        try database.read { db in
+            try String.fetchAll(db, sql: "SELECT bundleIdentifier FROM bundle ORDER BY bundleIdentifier")
+        }
+    }
+}

@@ -1,0 +1,90 @@
+public import Foundation
+
+/// A request a client sends to the daemon: one JSON object on one line, its kind in the
+/// `class` field and an optional `id` the reply echoes.
+public struct ClientMessage: Sendable, Hashable {
+    /// What the client asks for.
+    public enum Body: Sendable, Hashable {
+        /// Introduces the client and its protocol version.
+        case hello(Hello)
+        /// Asks for the daemon's status.
+        case status
+        /// Asks for every bundle, loaded or refused.
+        case bundles
+        /// Asks the daemon to rescan its bundle directories.
+        case reload
+    }
+
+    /// The request's identifier, echoed in the reply.
+    public var id: MessageID?
+    /// The request.
+    public var body: Body
+
+    /// Creates a request.
+    public init(id: MessageID? = nil, _ body: Body) {
+        self.id = id
+        self.body = body
+    }
+
+    /// The class names a client may send, as they appear on the wire.
+    public static let classNames = ["HELLO", "STATUS", "BUNDLES", "RELOAD"]
+
+    /// The wire name of this request's class.
+    public var className: String {
+        switch body {
+        case .hello: "HELLO"
+        case .status: "STATUS"
+        case .bundles: "BUNDLES"
+        case .reload: "RELOAD"
+        }
+    }
+}
+
+/// `HELLO`: who the client is and which protocol it speaks.
+public struct Hello: Sendable, Hashable, Codable {
+    /// The client's protocol major version.
+    public var `protocol`: Int
+    /// A name for logs, such as `bgctl`.
+    public var client: String?
+
+    /// Creates a hello for this build's protocol.
+    public init(protocol: Int = ProtocolVersion.major, client: String? = nil) {
+        self.protocol = `protocol`
+        self.client = client
+    }
+}
+
+extension ClientMessage: Codable {
+    private enum HeaderKeys: String, CodingKey {
+        case `class`, id
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let header = try decoder.container(keyedBy: HeaderKeys.self)
+        guard let className = try header.decodeIfPresent(String.self, forKey: .class) else {
+            throw ProtocolError(.missingClass, "every message needs a \"class\" field")
+        }
+        id = try? header.decodeIfPresent(MessageID.self, forKey: .id)
+        switch className {
+        case "HELLO": body = .hello(try Hello(from: decoder))
+        case "STATUS": body = .status
+        case "BUNDLES": body = .bundles
+        case "RELOAD": body = .reload
+        default:
+            throw ProtocolError(
+                .unknownClass,
+                "unknown class '\(className)' (known: \(Self.classNames.joined(separator: ", ")))"
+            )
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var header = encoder.container(keyedBy: HeaderKeys.self)
+        try header.encode(className, forKey: .class)
+        try header.encodeIfPresent(id, forKey: .id)
+        switch body {
+        case .hello(let hello): try hello.encode(to: encoder)
+        case .status, .bundles, .reload: break
+        }
+    }
+}

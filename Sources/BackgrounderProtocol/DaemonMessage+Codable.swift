@@ -1,0 +1,34 @@
+extension DaemonMessage: Codable {
+    private enum HeaderKeys: String, CodingKey {
+        case `class`, id
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let header = try decoder.container(keyedBy: HeaderKeys.self)
+        let className = try header.decode(String.self, forKey: .class)
+        id = try header.decodeIfPresent(MessageID.self, forKey: .id)
+        switch className {
+        case "VERSION": body = .version(try VersionInfo(from: decoder))
+        case "HELLO": body = .hello(try HelloReply(from: decoder))
+        case "STATUS": body = .status(try DaemonStatus(from: decoder))
+        case "BUNDLES": body = .bundles(try BundleList(from: decoder))
+        case "RELOAD": body = .reload(try ReloadResult(from: decoder))
+        case "ERROR": body = .error(try ProtocolError(from: decoder))
+        default: throw ProtocolError(.unknownClass, "unknown class '\(className)' from the daemon")
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var header = encoder.container(keyedBy: HeaderKeys.self)
+        try header.encode(className, forKey: .class)
+        try header.encodeIfPresent(id, forKey: .id)
+        switch body {
+        case .version(let payload): try payload.encode(to: encoder)
+        case .hello(let payload): try payload.encode(to: encoder)
+        case .status(let payload): try payload.encode(to: encoder)
+        case .bundles(let payload): try payload.encode(to: encoder)
+        case .reload(let payload): try payload.encode(to: encoder)
+        case .error(let payload): try payload.encode(to: encoder)
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Where Backgrounder puts things when no flag says otherwise, following the XDG base
+/// directory specification.
+public enum DefaultPaths {
+    /// The environment variable that names the control socket for every client and the daemon.
+    public static let socketEnvironmentVariable = "BACKGROUNDER_SOCKET"
+
+    /// `$BACKGROUNDER_SOCKET`, else `$XDG_RUNTIME_DIR/backgrounder/backgrounderd.sock`, else
+    /// `/tmp/backgrounder-UID/backgrounderd.sock` (root in CI has no runtime directory).
+    public static var socket: String {
+        let environment = ProcessInfo.processInfo.environment
+        if let path = environment[socketEnvironmentVariable], !path.isEmpty {
+            return path
+        }
+        if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
+            return runtime + "/backgrounder/backgrounderd.sock"
+        }
+        return "/tmp/backgrounder-\(getuid())/backgrounderd.sock"
+    }
+
+    /// `$XDG_STATE_HOME/backgrounder`, else `~/.local/state/backgrounder`.
+    public static var stateDirectory: String {
+        xdg("XDG_STATE_HOME", fallback: ".local/state") + "/backgrounder"
+    }
+
+    /// `$XDG_DATA_HOME/backgrounder/bundles`, else `~/.local/share/backgrounder/bundles`.
+    public static var bundlesDirectory: String {
+        xdg("XDG_DATA_HOME", fallback: ".local/share") + "/backgrounder/bundles"
+    }
+
+    private static func xdg(_ variable: String, fallback: String) -> String {
+        if let value = ProcessInfo.processInfo.environment[variable], value.hasPrefix("/") {
+            return value
+        }
+        return NSHomeDirectory() + "/" + fallback
+    }
+}

@@ -1,0 +1,64 @@
+public import ArgumentParser
+import BackgrounderCore
+import BackgrounderDaemon
+import BackgrounderProtocol
+import Foundation
+import Logging
+
+/// The Backgrounder daemon: loads app bundles, serves the control socket, follows gpsd and
+/// PulseAudio, and stops gracefully on SIGTERM or SIGINT.
+@main
+struct Backgrounderd: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "backgrounderd",
+        abstract: "Runs apps from plug-in bundles with iOS-style background execution.",
+        version: BackgrounderVersion.release
+    )
+
+    @Option(
+        name: .customLong("bundles"),
+        help: ArgumentHelp("A directory of Name.bundle directories (repeatable).", valueName: "DIR")
+    )
+    var bundleDirectories: [String] = []
+
+    @Option(help: ArgumentHelp("The control socket (default: $BACKGROUNDER_SOCKET, else $XDG_RUNTIME_DIR/backgrounder/backgrounderd.sock).", valueName: "PATH"))
+    var socket: String?
+
+    @Option(name: .customLong("state-dir"), help: ArgumentHelp("Where the state database lives (default: $XDG_STATE_HOME/backgrounder).", valueName: "DIR"))
+    var stateDirectory: String?
+
+    @Option(help: ArgumentHelp("gpsd's address.", valueName: "HOST:PORT"))
+    var gpsd = "127.0.0.1:2947"
+
+    @Option(name: .customLong("pulse-server"), help: ArgumentHelp("The PulseAudio server (default: libpulse's own choice).", valueName: "SERVER"))
+    var pulseServer: String?
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel: Logger.Level = .info
+
+    func run() async throws {
+        let level = logLevel
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        var logger = Logger(label: "backgrounderd")
+        logger[metadataKey: "pid"] = "\(getpid())"
+        let configuration = DaemonConfiguration(
+            bundleDirectories: bundleDirectories.isEmpty ? [DefaultPaths.bundlesDirectory] : bundleDirectories,
+            socketPath: socket ?? DefaultPaths.socket,
+            stateDirectory: stateDirectory ?? DefaultPaths.stateDirectory,
+            gpsdAddress: gpsd,
+            pulseServer: pulseServer
+        )
+        do {
+            try await Daemon(configuration: configuration, logger: logger).run()
+        } catch let error as DaemonError {
+            logger.critical("\(error)")
+            throw ExitCode.failure
+        }
+    }
+}
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}

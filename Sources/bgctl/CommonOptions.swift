@@ -1,0 +1,65 @@
+import ArgumentParser
+import BackgrounderProtocol
+import Foundation
+
+/// Options every subcommand takes.
+struct CommonOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The daemon's control socket (default: $BACKGROUNDER_SOCKET, else the daemon's default).", valueName: "PATH"))
+    var socket: String = DefaultPaths.socket
+
+    @Flag(help: "Print JSON instead of text, for scripts.")
+    var json = false
+
+    /// Connects, or exits with a message saying the daemon is not running and how to start it.
+    func connect() throws -> ControlClient {
+        do {
+            return try ControlClient(socketPath: socket)
+        } catch {
+            printError("bgctl: \(error)")
+            throw ExitCode(3)
+        }
+    }
+
+    /// Sends one request and returns the reply, exiting with the daemon's error if it sent one.
+    func request(_ body: ClientMessage.Body) throws -> DaemonMessage.Body {
+        let client = try connect()
+        let reply: DaemonMessage
+        do {
+            reply = try client.request(body)
+        } catch {
+            printError("bgctl: \(error)")
+            throw ExitCode(3)
+        }
+        if case .error(let error) = reply.body {
+            printError("bgctl: the daemon refused: \(error)")
+            throw ExitCode.failure
+        }
+        return reply.body
+    }
+
+    /// Prints a value as pretty JSON on standard output.
+    func printJSON(_ value: some Encodable) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        print(String(decoding: try encoder.encode(value), as: UTF8.self))
+    }
+}
+
+/// Writes a line to standard error.
+func printError(_ message: String) {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+}
+
+/// Pads columns so a table lines up in a terminal.
+func table(_ rows: [[String]]) -> String {
+    guard let width = rows.map(\.count).max() else { return "" }
+    var widths = [Int](repeating: 0, count: width)
+    for row in rows {
+        for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) }
+    }
+    return rows.map { row in
+        row.enumerated().map { index, cell in
+            index == row.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+        }.joined(separator: "  ")
+    }.joined(separator: "\n")
+}

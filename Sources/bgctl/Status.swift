@@ -1,0 +1,51 @@
+import ArgumentParser
+import BackgrounderProtocol
+import Foundation
+
+struct Status: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show the daemon's version, uptime, socket, bundles, and gpsd and PulseAudio connections."
+    )
+
+    @OptionGroup var options: CommonOptions
+
+    func run() throws {
+        guard case .status(let status) = try options.request(.status) else {
+            throw ValidationError("unexpected reply")
+        }
+        if options.json {
+            try options.printJSON(status)
+            return
+        }
+        var gps = "\(status.gpsd.state.rawValue)  \(status.gpsd.server)"
+        if let detail = status.gpsd.detail { gps += "  (\(detail))" }
+        if let fix = status.lastFix, let age = status.lastFixAgeSeconds {
+            gps += String(
+                format: "  last fix %.1f s ago at %.6f, %.6f",
+                age,
+                fix.coordinate.latitude,
+                fix.coordinate.longitude
+            )
+        }
+        var pulse = "\(status.pulseAudio.state.rawValue)  \(status.pulseAudio.server)"
+        if let detail = status.pulseAudio.detail { pulse += "  (\(detail))" }
+        print("backgrounderd \(status.version) (protocol \(status.protocol)), pid \(status.pid), up \(formatUptime(status.uptimeSeconds))")
+        print(
+            table([
+                ["socket", status.socket],
+                ["state", status.stateDirectory],
+                ["bundles", "\(status.bundles.loaded) loaded, \(status.bundles.refused) refused"],
+                ["gpsd", gps],
+                ["PulseAudio", pulse],
+                ["clients", "\(status.clients)"],
+            ])
+        )
+    }
+
+    private func formatUptime(_ seconds: Double) -> String {
+        let total = Int(seconds)
+        if total < 60 { return "\(total)s" }
+        if total < 3600 { return "\(total / 60)m\(total % 60)s" }
+        return "\(total / 3600)h\(total % 3600 / 60)m"
+    }
+}
