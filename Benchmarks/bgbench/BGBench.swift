@@ -65,9 +65,18 @@ struct IPCRoundTrip: ParsableCommand {
         let echoStats = Percentiles(echoSamples)
         let daemonStats = Percentiles(daemonSamples)
         print("IPC round trip, \(count) requests of \(request.count) bytes, replies of \(replySize) bytes")
-        print(String(format: "%-22@ p50 %8.1f us   p99 %8.1f us", "plain Unix-socket echo" as NSString, echoStats.p50, echoStats.p99))
-        print(String(format: "%-22@ p50 %8.1f us   p99 %8.1f us", "backgrounderd HELLO" as NSString, daemonStats.p50, daemonStats.p99))
-        print(String(format: "ratio (daemon / echo)  p50 %8.2fx     p99 %8.2fx", daemonStats.p50 / echoStats.p50, daemonStats.p99 / echoStats.p99))
+        print(
+            String(
+                format: "%-22@ p50 %8.1f us   p99 %8.1f us", "plain Unix-socket echo" as NSString, echoStats.p50,
+                echoStats.p99))
+        print(
+            String(
+                format: "%-22@ p50 %8.1f us   p99 %8.1f us", "backgrounderd HELLO" as NSString, daemonStats.p50,
+                daemonStats.p99))
+        print(
+            String(
+                format: "ratio (daemon / echo)  p50 %8.2fx     p99 %8.2fx", daemonStats.p50 / echoStats.p50,
+                daemonStats.p99 / echoStats.p99))
     }
 
     private func measure(_ socket: LineSocket, _ request: [UInt8]) throws -> [Double] {
@@ -98,7 +107,8 @@ struct Percentiles {
 
 /// The baseline: answers every line with a fixed reply of the daemon's reply size.
 struct EchoServer: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "echo", abstract: "Run the baseline echo server.", shouldDisplay: false)
+    static let configuration = CommandConfiguration(
+        commandName: "echo", abstract: "Run the baseline echo server.", shouldDisplay: false)
 
     @Option var socket: String
     @Option(name: .customLong("reply-bytes")) var replyBytes: Int

@@ -25,7 +25,9 @@ struct BundlePlugin: CommandPlugin {
             chosen = try requested.map { name in
                 guard let match = bundleable.first(where: { $0.0 == name }) else {
                     let known = bundleable.map(\.0).joined(separator: ", ")
-                    throw BundlePluginError("'\(name)' is not an executable product with an Info.plist beside its sources (bundleable: \(known))")
+                    throw BundlePluginError(
+                        "'\(name)' is not an executable product with an Info.plist beside its sources (bundleable: \(known))"
+                    )
                 }
                 return match
             }

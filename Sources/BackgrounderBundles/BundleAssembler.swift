@@ -75,10 +75,12 @@ public struct BundleAssembler: Sendable {
         do {
             header = try PropertyListDecoder().decode(Header.self, from: data)
         } catch {
-            throw BundleProblem(path: path, key: "Info.plist", reason: "not a valid property list with a CFBundleExecutable string")
+            throw BundleProblem(
+                path: path, key: "Info.plist", reason: "not a valid property list with a CFBundleExecutable string")
         }
         guard let name = header.CFBundleExecutable, !name.isEmpty else {
-            throw BundleProblem(path: path, key: InfoPlistKey.bundleExecutable.rawValue, reason: "required key is missing")
+            throw BundleProblem(
+                path: path, key: InfoPlistKey.bundleExecutable.rawValue, reason: "required key is missing")
         }
         return name
     }

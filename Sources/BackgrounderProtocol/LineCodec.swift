@@ -26,7 +26,9 @@ public struct LineCodec: Sendable {
     /// - Returns: The message.
     /// - Throws: ``ProtocolError`` saying whether the line was not JSON, lacked a class,
     ///   named an unknown class, or had a bad field.
-    public func decode<Message: Decodable>(_ type: Message.Type, from line: some DataProtocol) throws(ProtocolError) -> Message {
+    public func decode<Message: Decodable>(_ type: Message.Type, from line: some DataProtocol) throws(ProtocolError)
+        -> Message
+    {
         let data = Data(line)
         do {
             return try JSONDecoder().decode(type, from: data)

@@ -21,16 +21,23 @@ struct Backgrounderd: AsyncParsableCommand {
     )
     var bundleDirectories: [String] = []
 
-    @Option(help: ArgumentHelp("The control socket (default: $BACKGROUNDER_SOCKET, else $XDG_RUNTIME_DIR/backgrounder/backgrounderd.sock).", valueName: "PATH"))
+    @Option(
+        help: ArgumentHelp(
+            "The control socket (default: $BACKGROUNDER_SOCKET, else $XDG_RUNTIME_DIR/backgrounder/backgrounderd.sock).",
+            valueName: "PATH"))
     var socket: String?
 
-    @Option(name: .customLong("state-dir"), help: ArgumentHelp("Where the state database lives (default: $XDG_STATE_HOME/backgrounder).", valueName: "DIR"))
+    @Option(
+        name: .customLong("state-dir"),
+        help: ArgumentHelp("Where the state database lives (default: $XDG_STATE_HOME/backgrounder).", valueName: "DIR"))
     var stateDirectory: String?
 
     @Option(help: ArgumentHelp("gpsd's address.", valueName: "HOST:PORT"))
     var gpsd = "127.0.0.1:2947"
 
-    @Option(name: .customLong("pulse-server"), help: ArgumentHelp("The PulseAudio server (default: libpulse's own choice).", valueName: "SERVER"))
+    @Option(
+        name: .customLong("pulse-server"),
+        help: ArgumentHelp("The PulseAudio server (default: libpulse's own choice).", valueName: "SERVER"))
     var pulseServer: String?
 
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")

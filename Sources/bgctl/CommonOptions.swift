@@ -4,7 +4,10 @@ import Foundation
 
 /// Options every subcommand takes.
 struct CommonOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("The daemon's control socket (default: $BACKGROUNDER_SOCKET, else the daemon's default).", valueName: "PATH"))
+    @Option(
+        help: ArgumentHelp(
+            "The daemon's control socket (default: $BACKGROUNDER_SOCKET, else the daemon's default).", valueName: "PATH"
+        ))
     var socket: String = DefaultPaths.socket
 
     @Flag(help: "Print JSON instead of text, for scripts.")

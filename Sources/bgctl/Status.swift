@@ -29,7 +29,9 @@ struct Status: ParsableCommand {
         }
         var pulse = "\(status.pulseAudio.state.rawValue)  \(status.pulseAudio.server)"
         if let detail = status.pulseAudio.detail { pulse += "  (\(detail))" }
-        print("backgrounderd \(status.version) (protocol \(status.protocol)), pid \(status.pid), up \(formatUptime(status.uptimeSeconds))")
+        print(
+            "backgrounderd \(status.version) (protocol \(status.protocol)), pid \(status.pid), up \(formatUptime(status.uptimeSeconds))"
+        )
         print(
             table([
                 ["socket", status.socket],

@@ -57,7 +57,8 @@ public struct UsageDescriptions: Sendable, Hashable, Codable {
     public var microphone: String?
 
     /// Creates a set of usage descriptions.
-    public init(locationAlwaysAndWhenInUse: String? = nil, locationWhenInUse: String? = nil, microphone: String? = nil) {
+    public init(locationAlwaysAndWhenInUse: String? = nil, locationWhenInUse: String? = nil, microphone: String? = nil)
+    {
         self.locationAlwaysAndWhenInUse = locationAlwaysAndWhenInUse
         self.locationWhenInUse = locationWhenInUse
         self.microphone = microphone

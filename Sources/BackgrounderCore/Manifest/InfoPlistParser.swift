@@ -3,7 +3,8 @@ import Foundation
 /// Turns `Info.plist` bytes (XML or binary property list) into an ``AppManifest``,
 /// refusing with the key and the reason when a key is missing, mistyped or meaningless.
 enum InfoPlistParser {
-    static func parse(_ data: Data, path: String, warnings: inout [BundleProblem]) throws(BundleProblem) -> AppManifest {
+    static func parse(_ data: Data, path: String, warnings: inout [BundleProblem]) throws(BundleProblem) -> AppManifest
+    {
         let raw: RawInfoPlist
         do {
             raw = try PropertyListDecoder().decode(RawInfoPlist.self, from: data)

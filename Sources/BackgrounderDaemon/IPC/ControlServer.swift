@@ -124,7 +124,8 @@ final class ControlServer: Service {
         } catch {
             // Only a non-finite number can fail to encode; say so rather than go silent.
             logger.error("could not encode a \(message.className) reply: \(error)")
-            let fallback = DaemonMessage(id: message.id, .error(ProtocolError(.failed, "the daemon could not encode its reply")))
+            let fallback = DaemonMessage(
+                id: message.id, .error(ProtocolError(.failed, "the daemon could not encode its reply")))
             return ByteBuffer(bytes: (try? codec.encode(fallback)) ?? Data("{\"class\":\"ERROR\"}\n".utf8))
         }
     }

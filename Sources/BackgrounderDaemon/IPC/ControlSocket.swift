@@ -16,7 +16,8 @@ enum ControlSocket {
         guard info.st_mode & S_IFMT == S_IFSOCK else {
             throw DaemonError(.socket, path: path, "exists and is not a socket; remove it or choose another --socket")
         }
-        let probe = Result { () throws(ControlClientError) in try ControlClient(socketPath: path, timeout: .seconds(2)) }
+        let probe = Result { () throws(ControlClientError) in try ControlClient(socketPath: path, timeout: .seconds(2))
+        }
         switch probe {
         case .success:
             throw DaemonError(.socket, path: path, "another backgrounderd is already serving this socket")

@@ -40,7 +40,8 @@ final class LocationService: Service, Sendable {
         var logger = logger
         logger[metadataKey: "gpsd"] = "\(address)"
         self.logger = logger
-        state = Mutex(Snapshot(connection: ServiceConnection(server: address, state: .disconnected, detail: "not started")))
+        state = Mutex(
+            Snapshot(connection: ServiceConnection(server: address, state: .disconnected, detail: "not started")))
     }
 
     /// The connection state and the last fix.
@@ -76,7 +77,10 @@ final class LocationService: Service, Sendable {
             do {
                 connection = try GPSDConnection(host: host, port: port)
             } catch {
-                update { $0.connection = ServiceConnection(server: $0.connection.server, state: .disconnected, detail: error.reason) }
+                update {
+                    $0.connection = ServiceConnection(
+                        server: $0.connection.server, state: .disconnected, detail: error.reason)
+                }
                 logger.debug("\(error.reason); retrying in \(backoff)")
                 sleepUnlessStopped(backoff)
                 backoff = min(backoff * 2, Self.maximumBackoff)
@@ -97,11 +101,16 @@ final class LocationService: Service, Sendable {
                     }
                 }
             } catch {
-                update { $0.connection = ServiceConnection(server: $0.connection.server, state: .disconnected, detail: error.reason) }
+                update {
+                    $0.connection = ServiceConnection(
+                        server: $0.connection.server, state: .disconnected, detail: error.reason)
+                }
                 logger.warning("\(error.reason); reconnecting")
             }
         }
-        update { $0.connection = ServiceConnection(server: $0.connection.server, state: .disconnected, detail: "stopped") }
+        update {
+            $0.connection = ServiceConnection(server: $0.connection.server, state: .disconnected, detail: "stopped")
+        }
     }
 
     private func sleepUnlessStopped(_ duration: Duration) {

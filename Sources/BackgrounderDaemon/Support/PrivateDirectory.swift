@@ -15,14 +15,17 @@ enum PrivateDirectory {
                 attributes: [.posixPermissions: 0o700]
             )
         } catch {
-            throw DaemonError(.directory, path: path, "cannot create the \(purpose) directory: \(error.localizedDescription)")
+            throw DaemonError(
+                .directory, path: path, "cannot create the \(purpose) directory: \(error.localizedDescription)")
         }
         var info = stat()
         guard stat(path, &info) == 0 else {
-            throw DaemonError(.directory, path: path, "cannot stat the \(purpose) directory: \(String(cString: strerror(errno)))")
+            throw DaemonError(
+                .directory, path: path, "cannot stat the \(purpose) directory: \(String(cString: strerror(errno)))")
         }
         guard info.st_uid == geteuid() else {
-            throw DaemonError(.directory, path: path, "the \(purpose) directory belongs to uid \(info.st_uid), not to us")
+            throw DaemonError(
+                .directory, path: path, "the \(purpose) directory belongs to uid \(info.st_uid), not to us")
         }
         if info.st_mode & 0o077 != 0 {
             // A directory we created ourselves with a looser umask, or one a user made: tighten it.

@@ -1,0 +1,137 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A real child process started by a test, with its output in a log file, stopped the way
+/// a service manager would: SIGTERM to its process group, a grace period, then SIGKILL.
+///
+/// Spawned with `posix_spawn` and reaped with `waitpid(pid, WNOHANG)`: Foundation's
+/// `Process` reaps on one shared thread that can block in `wait4` on a long-lived child,
+/// and then never notices the others exit.
+public final class ChildProcess: Sendable {
+    /// The child's process id (also its process group id).
+    public let pid: Int32
+    /// Where standard output and standard error go.
+    public let logPath: String
+    private let exitStatus = Mutex<Int32?>(nil)
+
+    /// Starts a program in a process group of its own.
+    /// - Parameters:
+    ///   - executable: The program's path.
+    ///   - arguments: Its arguments.
+    ///   - environment: Extra environment variables, on top of this process's.
+    ///   - logPath: The file that receives its output.
+    /// - Throws: ``HarnessError`` when the program cannot be started.
+    public init(
+        _ executable: String,
+        _ arguments: [String],
+        environment: [String: String] = [:],
+        logPath: String
+    ) throws {
+        self.logPath = logPath
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, logPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setflags(
+            &attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        posix_spawnattr_setpgroup(&attributes, 0)
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGTERM, SIGINT, SIGPIPE, SIGCHLD] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+
+        let merged = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var child: pid_t = 0
+        var result = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
+        // A freshly copied executable is "busy" while another thread's fork still holds the
+        // copy's write descriptor; that passes in a moment.
+        for _ in 0..<50 where result == ETXTBSY {
+            usleep(20_000)
+            result = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
+        }
+        guard result == 0 else {
+            throw HarnessError("posix_spawn \(executable): \(String(cString: strerror(result)))")
+        }
+        pid = child
+    }
+
+    deinit {
+        if isRunning {
+            kill(-pid, SIGKILL)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+        }
+    }
+
+    /// Reaps the child if it has exited; returns its wait status.
+    private func reap() -> Int32? {
+        exitStatus.withLock { stored in
+            if let stored { return stored }
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) == pid {
+                stored = status
+            }
+            return stored
+        }
+    }
+
+    /// Whether it is still running.
+    public var isRunning: Bool { reap() == nil }
+
+    /// The exit code (or 128 + signal number when a signal ended it), or `nil` while it runs.
+    public var terminationStatus: Int32? {
+        guard let status = reap() else { return nil }
+        let signal = status & 0x7f
+        return signal == 0 ? (status >> 8) & 0xff : 128 + signal
+    }
+
+    /// Everything it has printed so far.
+    public var output: String {
+        (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+    }
+
+    /// Sends a signal to the child's whole process group (gpsfake's gpsd, parec...).
+    public func signal(_ signal: Int32) {
+        kill(-pid, signal)
+    }
+
+    /// Waits for the child to exit.
+    /// - Parameter timeout: The longest wait.
+    /// - Returns: Whether it exited in time.
+    @discardableResult
+    public func waitForExit(timeout: Duration) async -> Bool {
+        await waitUntil(timeout: timeout, interval: .milliseconds(20)) { !isRunning }
+    }
+
+    /// Stops the child: SIGTERM, up to `grace` to exit, then SIGKILL.
+    /// - Parameter grace: How long it may take to stop cleanly.
+    /// - Returns: Whether it stopped within the grace period (false: it had to be killed).
+    @discardableResult
+    public func stop(grace: Duration = .seconds(5)) async -> Bool {
+        guard isRunning else { return true }
+        signal(SIGTERM)
+        if await waitForExit(timeout: grace) { return true }
+        signal(SIGKILL)
+        await waitForExit(timeout: .seconds(5))
+        return false
+    }
+}

@@ -1,0 +1,88 @@
+import BackgrounderProtocol
+import BackgrounderTestSupport
+import Foundation
+import Testing
+
+/// `bgctl` as a user and a script run it: real process, real daemon.
+@Suite("bgctl")
+struct BGCtlTests {
+    private func bgctl(_ arguments: [String], in directory: TemporaryDirectory, environment: [String: String] = [:])
+        async throws -> (status: Int32?, output: String)
+    {
+        let process = try ChildProcess(
+            Locations.product("bgctl"),
+            arguments,
+            environment: environment,
+            logPath: directory.appending("bgctl-\(UUID().uuidString.prefix(6)).log")
+        )
+        #expect(await process.waitForExit(timeout: .seconds(30)))
+        return (process.terminationStatus, process.output)
+    }
+
+    @Test("status and bundles, as text and as JSON, through --socket and BACKGROUNDER_SOCKET")
+    func statusAndBundles() async throws {
+        let fixture = try await DaemonFixture(prefix: "ctl")
+        defer { Task { await fixture.tearDown() } }
+        let socket = fixture.daemon.socketPath
+
+        let text = try await bgctl(["status", "--socket", socket], in: fixture.directory)
+        #expect(text.status == 0)
+        #expect(text.output.contains("backgrounderd 0.1.0"))
+        #expect(text.output.contains("1 loaded, 0 refused"))
+        #expect(text.output.contains("gpsd"))
+        #expect(text.output.contains("PulseAudio"))
+
+        let json = try await bgctl(
+            ["status", "--json"], in: fixture.directory, environment: ["BACKGROUNDER_SOCKET": socket])
+        #expect(json.status == 0)
+        let status = try JSONDecoder().decode(DaemonStatus.self, from: Data(json.output.utf8))
+        #expect(status.socket == socket)
+        #expect(status.pid == fixture.daemon.pid)
+
+        let bundles = try await bgctl(["bundles", "--socket", socket], in: fixture.directory)
+        #expect(bundles.output.contains("org.backgrounder.samples.hello"))
+        #expect(bundles.output.contains("loaded"))
+        let bundlesJSON = try await bgctl(["bundles", "--socket", socket, "--json"], in: fixture.directory)
+        let entries = try JSONDecoder().decode([BundleEntry].self, from: Data(bundlesJSON.output.utf8))
+        #expect(entries.map(\.id) == ["org.backgrounder.samples.hello"])
+        #expect(entries.first?.modes == ["fetch"])
+
+        let reload = try await bgctl(["reload", "--socket", socket], in: fixture.directory)
+        #expect(reload.output.contains("1 loaded, 0 refused"))
+    }
+
+    @Test("without a daemon, bgctl says it is not running and how to start it")
+    func noDaemon() async throws {
+        let directory = try TemporaryDirectory(prefix: "nod")
+        defer { directory.remove() }
+        let result = try await bgctl(["status", "--socket", directory.appending("none.sock")], in: directory)
+        #expect(result.status == 3)
+        #expect(result.output.contains("not running"))
+        #expect(result.output.contains("backgrounderd --socket"))
+    }
+
+    @Test("validate needs no daemon: ok ID, refused PATH: KEY: reason, exit 1 on any refusal")
+    func validate() async throws {
+        let directory = try TemporaryDirectory(prefix: "val")
+        defer { directory.remove() }
+        let good = try SampleBundles.assemble("Hello", into: directory.path)
+        let bad = directory.appending("Bad.bundle")
+        try FileManager.default.createDirectory(atPath: bad, withIntermediateDirectories: false)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: bad)
+        try Data("not a plist".utf8).write(to: URL(fileURLWithPath: bad + "/Info.plist"))
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: bad + "/Info.plist")
+
+        let okOnly = try await bgctl(["validate", good.path], in: directory)
+        #expect(okOnly.status == 0)
+        #expect(okOnly.output == "ok org.backgrounder.samples.hello\n")
+
+        let mixed = try await bgctl(["validate", good.path, bad], in: directory)
+        #expect(mixed.status == 1)
+        #expect(mixed.output.contains("ok org.backgrounder.samples.hello"))
+        #expect(mixed.output.contains("refused \(bad)/Info.plist: Info.plist: not a valid property list"))
+
+        let json = try await bgctl(["validate", "--json", good.path, bad], in: directory)
+        let entries = try JSONDecoder().decode([BundleEntry].self, from: Data(json.output.utf8))
+        #expect(entries.map(\.status) == [.loaded, .refused])
+    }
+}

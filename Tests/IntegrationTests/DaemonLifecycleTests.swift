@@ -1,0 +1,154 @@
+import BackgrounderProtocol
+import BackgrounderTestSupport
+import Foundation
+import Testing
+
+@testable import BackgrounderDaemon
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+@Suite("Daemon start, stop and state")
+struct DaemonLifecycleTests {
+    @Test("SIGTERM stops it gracefully: exit 0, socket removed, run recorded as clean")
+    func gracefulStop() async throws {
+        let fixture = try await DaemonFixture(prefix: "term")
+        defer { fixture.directory.remove() }
+        let client = try fixture.daemon.client()  // an idle client must not hold up shutdown
+        fixture.daemon.signal(SIGTERM)
+        #expect(await fixture.daemon.waitForExit(timeout: .seconds(10)), "log: \(fixture.daemon.log)")
+        #expect(fixture.daemon.terminationStatus == 0)
+        #expect(!FileManager.default.fileExists(atPath: fixture.daemon.socketPath))
+        withExtendedLifetime(client) {}
+
+        let restarted = try await DaemonProcess(directory: fixture.directory, bundleDirectories: [fixture.bundles])
+        defer { Task { await restarted.stop() } }
+        #expect(!restarted.log.contains("did not stop cleanly"))
+    }
+
+    @Test("killed with SIGKILL, it restarts on the stale socket and says the last run was unclean")
+    func restartAfterKill() async throws {
+        let fixture = try await DaemonFixture(prefix: "kill")
+        defer { fixture.directory.remove() }
+        fixture.daemon.signal(SIGKILL)
+        await fixture.daemon.waitForExit(timeout: .seconds(10))
+        #expect(FileManager.default.fileExists(atPath: fixture.daemon.socketPath), "a killed daemon leaves its socket")
+
+        let restarted = try await DaemonProcess(directory: fixture.directory, bundleDirectories: [fixture.bundles])
+        defer { Task { await restarted.stop() } }
+        #expect(try restarted.status().bundles.loaded == 1)
+        #expect(restarted.log.contains("did not stop cleanly"))
+    }
+
+    @Test("a second daemon on the same socket is refused and the first keeps serving")
+    func secondDaemonRefused() async throws {
+        let fixture = try await DaemonFixture(prefix: "twice")
+        defer { Task { await fixture.tearDown() } }
+        let second = try ChildProcess(
+            Locations.product("backgrounderd"),
+            ["--socket", fixture.daemon.socketPath, "--state-dir", fixture.directory.appending("state2")],
+            logPath: fixture.directory.appending("second.log")
+        )
+        #expect(await second.waitForExit(timeout: .seconds(20)))
+        #expect(second.terminationStatus != 0)
+        #expect(second.output.contains("another backgrounderd is already serving"))
+        #expect(try fixture.daemon.status().bundles.loaded == 1)
+    }
+
+    @Test("socket is 0600 in a 0700 directory; the peer is known by SO_PEERCRED")
+    func socketPermissionsAndPeer() async throws {
+        let fixture = try await DaemonFixture(prefix: "perm")
+        defer { Task { await fixture.tearDown() } }
+        let socketMode =
+            try FileManager.default.attributesOfItem(atPath: fixture.daemon.socketPath)[.posixPermissions] as? Int
+        #expect(socketMode == 0o600)
+        let directoryMode =
+            try FileManager.default.attributesOfItem(
+                atPath: (fixture.daemon.socketPath as NSString).deletingLastPathComponent
+            )[.posixPermissions] as? Int
+        #expect(directoryMode == 0o700)
+
+        let reply = try fixture.daemon.client().request(.hello(Hello(client: "test")))
+        guard case .hello(let hello) = reply.body else {
+            Issue.record("expected HELLO, got \(reply.className)")
+            return
+        }
+        #expect(hello.pid == getpid())
+        #expect(hello.uid == getuid())
+    }
+
+    @Test("the state database is SQLite in WAL mode with the bundles recorded")
+    func stateStore() async throws {
+        let fixture = try await DaemonFixture(prefix: "store")
+        defer { fixture.directory.remove() }
+        await fixture.daemon.stop()
+        let path = fixture.daemon.stateDirectory + "/backgrounder.sqlite"
+        let header = try FileHandle(forReadingFrom: URL(fileURLWithPath: path)).read(upToCount: 20) ?? Data()
+        #expect(header.starts(with: Data("SQLite format 3\0".utf8)))
+        // Bytes 18 and 19 of the header are 2 when the database is in WAL mode.
+        #expect(header.count == 20 && header[18] == 2 && header[19] == 2)
+
+        let store = try StateStore(directory: fixture.daemon.stateDirectory)
+        #expect(try store.knownBundleIdentifiers() == ["org.backgrounder.samples.hello"])
+        #expect(try store.appliedMigrations() == ["v1: runs and bundles"])
+    }
+
+    @Test("reload picks up added, removed and broken bundles; the good ones stay loaded")
+    func reload() async throws {
+        let fixture = try await DaemonFixture(prefix: "reld")
+        defer { Task { await fixture.tearDown() } }
+        let client = try fixture.daemon.client()
+
+        // A second good bundle under another identifier, and a broken one.
+        let second = fixture.directory.appending("second")
+        try SampleBundles.assemble("Hello", into: second)
+        let plist = second + "/Hello.bundle/Info.plist"
+        let text = try String(contentsOfFile: plist, encoding: .utf8)
+            .replacingOccurrences(of: "org.backgrounder.samples.hello", with: "org.example.hello2")
+        try text.write(toFile: plist, atomically: false, encoding: .utf8)
+        try FileManager.default.moveItem(atPath: second + "/Hello.bundle", toPath: fixture.bundles + "/Hello2.bundle")
+        let broken = fixture.bundles + "/Broken.bundle"
+        try FileManager.default.createDirectory(atPath: broken, withIntermediateDirectories: false)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: broken)
+
+        guard case .reload(let added) = try client.request(.reload).body else {
+            Issue.record("expected RELOAD")
+            return
+        }
+        #expect(added.added == ["org.example.hello2"])
+        #expect(added.loaded == 2 && added.refused == 1)
+
+        guard case .bundles(let list) = try client.request(.bundles).body else {
+            Issue.record("expected BUNDLES")
+            return
+        }
+        let refused = try #require(list.bundles.first { $0.status == .refused })
+        #expect(refused.path == broken + "/Info.plist")
+        #expect(refused.key == "Info.plist")
+        #expect(refused.reason == "missing")
+
+        try FileManager.default.removeItem(atPath: fixture.bundles + "/Hello2.bundle")
+        guard case .reload(let removed) = try client.request(.reload).body else {
+            Issue.record("expected RELOAD")
+            return
+        }
+        #expect(removed.removed == ["org.example.hello2"])
+        #expect(removed.loaded == 1)
+    }
+
+    @Test("the Hello sample, run as a bundle, talks to the daemon through BACKGROUNDER_SOCKET")
+    func helloSample() async throws {
+        let fixture = try await DaemonFixture(prefix: "hello")
+        defer { Task { await fixture.tearDown() } }
+        let hello = try ChildProcess(
+            fixture.bundles + "/Hello.bundle/Hello",
+            [],
+            environment: ["BACKGROUNDER_SOCKET": fixture.daemon.socketPath],
+            logPath: fixture.directory.appending("hello.log")
+        )
+        #expect(await hello.waitForExit(timeout: .seconds(20)))
+        #expect(hello.terminationStatus == 0)
+        #expect(hello.output.contains("has 1 bundle(s) loaded"))
+    }
+}

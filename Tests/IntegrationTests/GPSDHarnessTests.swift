@@ -1,0 +1,85 @@
+import BackgrounderCore
+import BackgrounderTestSupport
+import Foundation
+import Testing
+
+@testable import BackgrounderDaemon
+
+/// The harness's gpsd is real: fixes read through libgps match what the fixture says.
+@Suite(
+    "gpsd under gpsfake",
+    .enabled(if: Locations.hasProgram("gpsfake"), "gpsfake is not installed (scripts/setup.sh installs it)"))
+struct GPSDHarnessTests {
+    /// Reported positions and times from the fixture's truth file, keyed by fix time.
+    static func truth(_ name: String) throws -> [Int: (coordinate: Coordinate, altitude: Double)] {
+        let text = try String(contentsOfFile: Locations.gpsFixture(name), encoding: .utf8)
+        var rows: [Int: (coordinate: Coordinate, altitude: Double)] = [:]
+        let formatter = ISO8601DateFormatter()
+        for line in text.split(separator: "\n").dropFirst() {
+            let fields = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            guard fields.count >= 8, fields[4] == "1", let date = formatter.date(from: fields[0]),
+                let latitude = Double(fields[5]), let longitude = Double(fields[6]), let altitude = Double(fields[3])
+            else { continue }
+            rows[Int(date.timeIntervalSince1970)] = (Coordinate(latitude: latitude, longitude: longitude), altitude)
+        }
+        return rows
+    }
+
+    @Test("a fix read through libgps matches the replayed walk")
+    func readFixThroughLibgps() async throws {
+        let directory = try TemporaryDirectory(prefix: "gpsd")
+        defer { directory.remove() }
+        let gpsd = try await GPSDFake(log: Locations.gpsFixture("short-walk.nmea"), directory: directory)
+        defer { Task { await gpsd.stop() } }
+        let truth = try Self.truth("short-walk.truth.csv")
+        #expect(truth.count > 100)
+
+        let connection = try GPSDConnection(host: "127.0.0.1", port: "\(gpsd.port)")
+        var fixes: [Location] = []
+        let deadline = ContinuousClock.now + .seconds(30)
+        while fixes.count < 5 && ContinuousClock.now < deadline {
+            if case .fix(let location) = try connection.next(timeout: .milliseconds(500)) {
+                fixes.append(location)
+            }
+        }
+        #expect(fixes.count == 5, "gpsfake output: \(gpsd.output)")
+        for fix in fixes {
+            let expected = try #require(truth[Int(fix.timestamp)], "fix time \(fix.timestamp) is not in the walk")
+            #expect(abs(fix.coordinate.latitude - expected.coordinate.latitude) < 1e-6)
+            #expect(abs(fix.coordinate.longitude - expected.coordinate.longitude) < 1e-6)
+            #expect(fix.fixMode == .threeDimensional)
+            // The fixture's altitude is the true one; the receiver's error stays within metres.
+            if let altitude = fix.altitude {
+                #expect(abs(altitude - expected.altitude) < 15)
+            }
+        }
+        // gpsd reports some TPVs of an epoch before the GGA's altitude is merged in.
+        #expect(fixes.contains { $0.altitude != nil })
+    }
+
+    @Test("the daemon follows gpsd, notices it die, and reconnects when it returns")
+    func daemonReconnects() async throws {
+        let directory = try TemporaryDirectory(prefix: "gpsr")
+        defer { directory.remove() }
+        var gpsd = try await GPSDFake(log: Locations.gpsFixture("short-walk.nmea"), directory: directory)
+        let port = gpsd.port
+        let daemon = try await DaemonProcess(directory: directory, gpsd: gpsd.address)
+        defer { Task { await daemon.stop() } }
+
+        #expect(try await waitUntil { try daemon.status().lastFix != nil }, "log: \(daemon.log)")
+        #expect(try daemon.status().gpsd.state == .connected)
+
+        await gpsd.stop()
+        #expect(try await waitUntil { try daemon.status().gpsd.state != .connected })
+
+        gpsd = try await GPSDFake(log: Locations.gpsFixture("stationary-jitter.nmea"), port: port, directory: directory)
+        defer { Task { [gpsd] in await gpsd.stop() } }
+        // The stationary fixture lies in Ljubljana at 46.0569 N; the walk started further south.
+        let reconnected = try await waitUntil(timeout: .seconds(30)) {
+            guard let fix = try daemon.status().lastFix else { return false }
+            return abs(fix.coordinate.latitude - 46.0569) < 0.001
+        }
+        #expect(reconnected, "log: \(daemon.log)")
+        #expect(daemon.isRunning)
+    }
+}

@@ -1,0 +1,144 @@
+import BackgrounderProtocol
+import BackgrounderTestSupport
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Hostile and broken clients: each gets an error or a disconnect, the daemon logs it, and
+/// `status` answers right after for everyone else.
+@Suite("Hostile socket clients")
+struct SocketAbuseTests {
+    /// The daemon is alive and answers a fresh client.
+    private func expectServing(_ fixture: DaemonFixture, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        #expect(fixture.daemon.isRunning, sourceLocation: sourceLocation)
+        let status = try fixture.daemon.status()
+        #expect(status.bundles.loaded == 1, sourceLocation: sourceLocation)
+    }
+
+    private func expectError(
+        _ message: DaemonMessage, _ code: ProtocolError.Code, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        guard case .error(let error) = message.body else {
+            Issue.record("expected ERROR \(code), got \(message.className)", sourceLocation: sourceLocation)
+            return
+        }
+        #expect(error.code == code, sourceLocation: sourceLocation)
+    }
+
+    @Test("garbage bytes, invalid UTF-8 and NULs get errors; the connection and daemon go on")
+    func garbage() async throws {
+        let fixture = try await DaemonFixture(prefix: "garb")
+        defer { Task { await fixture.tearDown() } }
+        let client = try fixture.daemon.client()
+        var generator = SystemRandomNumberGenerator()
+        var junk = (0..<4096).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        junk.removeAll { $0 == UInt8(ascii: "\n") }
+        try client.writeAll(Data(junk + [UInt8(ascii: "\n")]))
+        expectError(try client.receive(), .malformedJSON)
+        try client.writeAll(Data([0, 0, 0, UInt8(ascii: "\n")]))
+        expectError(try client.receive(), .malformedJSON)
+        // The same connection still works.
+        guard case .status = try client.request(.status).body else {
+            Issue.record("no STATUS after garbage")
+            return
+        }
+        try expectServing(fixture)
+        #expect(fixture.daemon.log.contains("bad request"))
+    }
+
+    @Test("a 10 MB line is discarded with lineTooLong, and the next line is served")
+    func hugeLine() async throws {
+        let fixture = try await DaemonFixture(prefix: "huge")
+        defer { Task { await fixture.tearDown() } }
+        let client = try fixture.daemon.client(timeout: .seconds(30))
+        try client.writeAll(Data(repeating: UInt8(ascii: "a"), count: 10 * 1024 * 1024) + Data("\n".utf8))
+        let reply = try client.receive()
+        expectError(reply, .lineTooLong)
+        if case .error(let error) = reply.body {
+            #expect(error.message.contains("\(10 * 1024 * 1024)-byte"))
+        }
+        guard case .status = try client.request(.status).body else {
+            Issue.record("no STATUS after the huge line")
+            return
+        }
+        try expectServing(fixture)
+    }
+
+    @Test("half a line then a hang-up costs nothing")
+    func halfLine() async throws {
+        let fixture = try await DaemonFixture(prefix: "half")
+        defer { Task { await fixture.tearDown() } }
+        for _ in 0..<20 {
+            let client = try fixture.daemon.client()
+            try client.writeAll(Data(#"{"class":"STAT"#.utf8))
+        }
+        try expectServing(fixture)
+    }
+
+    @Test("unknown class gets unknownClass naming it")
+    func unknownClass() async throws {
+        let fixture = try await DaemonFixture(prefix: "unkn")
+        defer { Task { await fixture.tearDown() } }
+        let client = try fixture.daemon.client()
+        try client.writeAll(Data(#"{"class":"SELF_DESTRUCT","id":5}"#.utf8) + Data("\n".utf8))
+        let reply = try client.receive()
+        expectError(reply, .unknownClass)
+        #expect(reply.id == .number(5))
+        if case .error(let error) = reply.body { #expect(error.message.contains("SELF_DESTRUCT")) }
+        try expectServing(fixture)
+    }
+
+    @Test("1000 connections opened and dropped")
+    func connectionStorm() async throws {
+        let fixture = try await DaemonFixture(prefix: "storm")
+        defer { Task { await fixture.tearDown() } }
+        for _ in 0..<1000 {
+            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: fixture.daemon.socketPath.utf8) }
+            _ = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
+            }
+            close(fd)
+        }
+        try expectServing(fixture)
+        // Every dropped connection is gone from the daemon's count.
+        #expect(try await waitUntil { try fixture.daemon.status().clients == 1 })
+    }
+
+    @Test("a client that never reads its replies is disconnected; others are served meanwhile")
+    func nonReadingPeer() async throws {
+        let fixture = try await DaemonFixture(prefix: "slow")
+        defer { Task { await fixture.tearDown() } }
+        let greedy = try fixture.daemon.client(timeout: .seconds(30))
+        let request = Data(#"{"class":"STATUS"}"#.utf8) + Data("\n".utf8)
+        try greedy.writeAll(Data((0..<4000).map { _ in request }.joined()))
+        // While its replies pile up, everyone else is served.
+        try expectServing(fixture)
+        #expect(
+            await waitUntil(timeout: .seconds(30)) { fixture.daemon.log.contains("has not read its replies") },
+            "log: \(fixture.daemon.log)"
+        )
+        var received = 0
+        var ending: ControlClientError?
+        while ending == nil {
+            switch Result(catching: { () throws(ControlClientError) in try greedy.receive() }) {
+            case .success: received += 1
+            case .failure(let error): ending = error
+            }
+        }
+        #expect(received < 4000, "the daemon should have hung up before answering everything")
+        // A hang-up with replies still unread arrives as a reset rather than an end of stream.
+        switch ending {
+        case .closedByDaemon, .system(_, ECONNRESET): break
+        default: Issue.record("expected the daemon to hang up, got \(String(describing: ending))")
+        }
+        try expectServing(fixture)
+    }
+}

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs what Backgrounder needs on Debian 12 (only what is missing), then builds the
+# package and bundles the samples into Bundles/. Safe to run again.
+#
+#   scripts/setup.sh            install + build + bundle
+#   scripts/setup.sh --no-build install only
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# gpsd/gpsd-clients: the real gpsd and gpsfake; libgps-dev, libpulse-dev, libsqlite3-dev:
+# the C libraries the package links; pulseaudio(-utils): a private server, pacat and parec;
+# socat: to speak the control protocol by hand (docs/PROTOCOL.md).
+PACKAGES=(gpsd gpsd-clients libgps-dev pulseaudio pulseaudio-utils libpulse-dev libsqlite3-dev socat python3)
+
+as_root() {
+    if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+missing=()
+for package in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "setup: installing ${missing[*]}"
+    as_root apt-get update -qq
+    export DEBIAN_FRONTEND=noninteractive
+    # This image may delete downloaded .deb files mid-install; one retry gets them again.
+    if ! as_root apt-get install -y -qq --no-install-recommends "${missing[@]}"; then
+        echo "setup: apt-get install failed once; retrying"
+        as_root apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    fi
+fi
+
+# gpsd's package starts a system gpsd on port 2947 where systemd exists; the project never
+# relies on it and starts its own under gpsfake on a free port.
+
+command -v swift >/dev/null || { echo "setup: swift is not on PATH; install Swift 6.1 or later" >&2; exit 1; }
+
+if [ "${1:-}" != "--no-build" ]; then
+    swift build
+    swift package --allow-writing-to-package-directory bundle
+fi
