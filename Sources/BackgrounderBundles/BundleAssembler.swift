@@ -1,6 +1,10 @@
 public import BackgrounderCore
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Assembles `Name.bundle` from a built executable and the `Info.plist` kept beside its
 /// sources, then validates the result with the same rules the daemon applies.
 public struct BundleAssembler: Sendable {
@@ -37,13 +41,16 @@ public struct BundleAssembler: Sendable {
         defer { try? fileManager.removeItem(atPath: stagingPath) }
 
         let plistData = try Data(contentsOf: URL(fileURLWithPath: infoPlist))
-        let executableName = try Self.executableName(in: plistData, path: infoPlist)
+        // Everything about the manifest is checked before a file is written, so a hostile
+        // CFBundleExecutable cannot place the copy outside the bundle.
+        let executableName = try ManifestValidator.manifest(fromInfoPlist: plistData, path: infoPlist).manifest
+            .executable
         let executableTarget = stagingPath + "/" + executableName
         try fileManager.createDirectory(
             atPath: (executableTarget as NSString).deletingLastPathComponent,
             withIntermediateDirectories: true
         )
-        try fileManager.copyItem(atPath: executable, toPath: executableTarget)
+        try Self.copyExecutable(from: executable, to: executableTarget)
         try plistData.write(to: URL(fileURLWithPath: stagingPath + "/Info.plist"))
         // StrictModes: nothing in a bundle may be writable by group or others.
         try fileManager.setAttributes([.posixPermissions: 0o755], ofItemAtPath: stagingPath)
@@ -66,22 +73,28 @@ public struct BundleAssembler: Sendable {
         return validated
     }
 
-    /// Reads `CFBundleExecutable` so the executable can be copied under that name.
-    private static func executableName(in data: Data, path: String) throws -> String {
-        struct Header: Decodable {
-            var CFBundleExecutable: String?
-        }
-        let header: Header
-        do {
-            header = try PropertyListDecoder().decode(Header.self, from: data)
-        } catch {
+    /// Copies the executable through a close-on-exec descriptor: a write descriptor that
+    /// leaked into a concurrently spawned child would keep the copy "busy" (ETXTBSY) for as
+    /// long as that child lives, and the bundle could not be launched.
+    private static func copyExecutable(from source: String, to destination: String) throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: source))
+        let descriptor = open(destination, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+        guard descriptor >= 0 else {
             throw BundleProblem(
-                path: path, key: "Info.plist", reason: "not a valid property list with a CFBundleExecutable string")
+                path: destination, key: "bundle", reason: "cannot write: \(String(cString: strerror(errno)))")
         }
-        guard let name = header.CFBundleExecutable, !name.isEmpty else {
-            throw BundleProblem(
-                path: path, key: InfoPlistKey.bundleExecutable.rawValue, reason: "required key is missing")
+        defer { close(descriptor) }
+        try data.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let written = write(descriptor, raw.baseAddress! + offset, raw.count - offset)
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else {
+                    throw BundleProblem(
+                        path: destination, key: "bundle", reason: "cannot write: \(String(cString: strerror(errno)))")
+                }
+                offset += written
+            }
         }
-        return name
     }
 }

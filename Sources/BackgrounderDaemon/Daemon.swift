@@ -41,6 +41,11 @@ public struct Daemon: Sendable {
             store: store
         )
         let server = ControlServer(context: context, logger: logger)
+        let watcher = try BundleWatcher(
+            directories: configuration.bundleDirectories,
+            registry: registry,
+            logger: logger
+        )
 
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
@@ -48,6 +53,7 @@ public struct Daemon: Sendable {
                     .init(service: server),
                     .init(service: location),
                     .init(service: audio),
+                    .init(service: watcher),
                 ],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger

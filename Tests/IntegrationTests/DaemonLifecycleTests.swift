@@ -137,6 +137,30 @@ struct DaemonLifecycleTests {
         #expect(removed.loaded == 1)
     }
 
+    @Test("bundles installed, broken or removed while it runs are noticed without a reload")
+    func watchesBundleDirectories() async throws {
+        let fixture = try await DaemonFixture(prefix: "watch")
+        defer { Task { await fixture.tearDown() } }
+
+        // Install: assemble elsewhere, then move in, as an installer would.
+        let staging = fixture.directory.appending("staging")
+        try SampleBundles.assemble("Hello", into: staging)
+        let plist = staging + "/Hello.bundle/Info.plist"
+        let text = try String(contentsOfFile: plist, encoding: .utf8)
+            .replacingOccurrences(of: "org.backgrounder.samples.hello", with: "org.example.watched")
+        try text.write(toFile: plist, atomically: false, encoding: .utf8)
+        let installed = fixture.bundles + "/Watched.bundle"
+        try FileManager.default.moveItem(atPath: staging + "/Hello.bundle", toPath: installed)
+        #expect(try await waitUntil { try fixture.daemon.status().bundles.loaded == 2 }, "log: \(fixture.daemon.log)")
+
+        // Break it in place: the edit is seen inside the bundle directory.
+        try Data("<plist>broken".utf8).write(to: URL(fileURLWithPath: installed + "/Info.plist"))
+        #expect(try await waitUntil { try fixture.daemon.status().bundles == BundleCounts(loaded: 1, refused: 1) })
+
+        try FileManager.default.removeItem(atPath: installed)
+        #expect(try await waitUntil { try fixture.daemon.status().bundles == BundleCounts(loaded: 1, refused: 0) })
+    }
+
     @Test("the Hello sample, run as a bundle, talks to the daemon through BACKGROUNDER_SOCKET")
     func helloSample() async throws {
         let fixture = try await DaemonFixture(prefix: "hello")

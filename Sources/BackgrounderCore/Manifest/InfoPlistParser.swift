@@ -5,6 +5,9 @@ import Foundation
 enum InfoPlistParser {
     static func parse(_ data: Data, path: String, warnings: inout [BundleProblem]) throws(BundleProblem) -> AppManifest
     {
+        if let reason = PropertyListLimits.problem(with: data) {
+            throw BundleProblem(path: path, key: "Info.plist", reason: reason)
+        }
         let raw: RawInfoPlist
         do {
             raw = try PropertyListDecoder().decode(RawInfoPlist.self, from: data)

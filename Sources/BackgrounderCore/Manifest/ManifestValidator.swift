@@ -90,6 +90,38 @@ public struct ManifestValidator: Sendable {
         }
     }
 
+    /// Parses and checks `Info.plist` bytes alone, without looking at any other file.
+    /// - Parameters:
+    ///   - data: The property list (XML or binary).
+    ///   - path: The file's path, for messages.
+    /// - Returns: The manifest and any warnings.
+    /// - Throws: ``BundleProblem`` naming the key and the reason.
+    public static func manifest(
+        fromInfoPlist data: Data,
+        path: String
+    ) throws(BundleProblem) -> (manifest: AppManifest, warnings: [BundleProblem]) {
+        var warnings: [BundleProblem] = []
+        let manifest = try InfoPlistParser.parse(data, path: path, warnings: &warnings)
+        if let reason = executablePathProblem(manifest.executable) {
+            throw BundleProblem(path: path, key: InfoPlistKey.bundleExecutable.rawValue, reason: reason)
+        }
+        return (manifest, warnings)
+    }
+
+    /// Why a `CFBundleExecutable` value cannot name a file inside the bundle, before any
+    /// file is looked at (the bundle assembler checks this before it copies anything).
+    /// - Parameter executable: The value.
+    /// - Returns: The reason, or `nil` when it is a relative path that stays inside.
+    public static func executablePathProblem(_ executable: String) -> String? {
+        if executable.hasPrefix("/") {
+            return "must be a path inside the bundle, not absolute"
+        }
+        if executable.split(separator: "/", omittingEmptySubsequences: false).contains("..") {
+            return "'..' would leave the bundle"
+        }
+        return nil
+    }
+
     private func checkExecutable(
         _ executable: String,
         in source: some BundleFileSource,
@@ -97,11 +129,8 @@ public struct ManifestValidator: Sendable {
     ) throws(BundleProblem) {
         let key = InfoPlistKey.bundleExecutable.rawValue
         let executablePath = source.bundlePath + "/" + executable
-        if executable.hasPrefix("/") {
-            throw BundleProblem(path: plistPath, key: key, reason: "must be a path inside the bundle, not absolute")
-        }
-        if executable.split(separator: "/", omittingEmptySubsequences: false).contains("..") {
-            throw BundleProblem(path: plistPath, key: key, reason: "'..' would leave the bundle")
+        if let reason = Self.executablePathProblem(executable) {
+            throw BundleProblem(path: plistPath, key: key, reason: reason)
         }
         guard source.facts(of: executable) != nil else {
             throw BundleProblem(path: executablePath, key: key, reason: "executable missing")

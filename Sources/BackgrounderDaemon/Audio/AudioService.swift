@@ -54,13 +54,20 @@ final class AudioService: Service, Sendable {
                 let context = try PulseContext(server: server, name: "backgrounderd", events: continuation)
                 eventLoop: for await event in events {
                     switch event {
-                    case .ready(let description):
-                        set(.connected, description)
-                        logger.info("connected to PulseAudio at \(description)")
+                    case .ready(let actualServer, let version):
+                        // Name the server actually reached when none was configured.
+                        let detail = server == nil ? "\(actualServer), protocol \(version)" : "protocol \(version)"
+                        set(.connected, detail)
+                        logger.info("connected to PulseAudio at \(actualServer), protocol \(version)")
                         backoff = .milliseconds(250)
                     case .failed(let reason):
+                        let wasConnected = connection.state == .connected
                         set(.disconnected, reason)
-                        logger.debug("PulseAudio: \(reason); retrying in \(backoff)")
+                        if wasConnected {
+                            logger.warning("lost PulseAudio: \(reason); reconnecting")
+                        } else {
+                            logger.debug("PulseAudio: \(reason); retrying in \(backoff)")
+                        }
                         break eventLoop
                     }
                 }

@@ -2,8 +2,8 @@ import CPulse
 
 /// Something the PulseAudio context reported from its main-loop thread.
 enum PulseEvent: Sendable {
-    /// The context is ready; the server described itself.
-    case ready(server: String)
+    /// The context is ready: the server it reached and the protocol version it speaks.
+    case ready(server: String, protocolVersion: UInt32)
     /// The context failed or was terminated.
     case failed(reason: String)
 }
@@ -70,7 +70,7 @@ final class PulseContext {
         case PA_CONTEXT_READY:
             let server = pa_context_get_server(context).map { String(cString: $0) } ?? "unknown"
             let version = pa_context_get_server_protocol_version(context)
-            box.events.yield(.ready(server: "\(server) (protocol \(version))"))
+            box.events.yield(.ready(server: server, protocolVersion: version))
         case PA_CONTEXT_FAILED:
             box.events.yield(.failed(reason: String(cString: pa_strerror(pa_context_errno(context)))))
         case PA_CONTEXT_TERMINATED:

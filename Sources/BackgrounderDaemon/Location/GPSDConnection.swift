@@ -62,6 +62,19 @@ final class GPSDConnection {
         guard gps_waiting(data, microseconds) else {
             return nil
         }
+        return try read()
+    }
+
+    /// The socket to gpsd, for `poll(2)`.
+    var descriptor: Int32 { Int32(data.pointee.gps_fd) }
+
+    /// Whether a report can be read without blocking (libgps may have buffered several).
+    var hasBufferedReport: Bool { gps_waiting(data, 0) }
+
+    /// Reads one report; blocks when none is waiting.
+    /// - Returns: The report.
+    /// - Throws: ``GPSDError`` when gpsd closed the connection or the read failed.
+    func read() throws(GPSDError) -> Report {
         let status = gps_read(data, nil, 0)
         guard status >= 0 else {
             throw GPSDError(reason: "gpsd closed the connection")

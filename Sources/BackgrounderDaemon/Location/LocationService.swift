@@ -19,7 +19,7 @@ final class LocationService: Service, Sendable {
     let port: String
     private let logger: Logger
     private let state: Mutex<Snapshot>
-    private let stopRequested = Atomic<Bool>(false)
+    private let wakeup: WakeupPipe
 
     /// The longest wait between reconnection attempts.
     static let maximumBackoff: Duration = .seconds(5)
@@ -42,6 +42,7 @@ final class LocationService: Service, Sendable {
         self.logger = logger
         state = Mutex(
             Snapshot(connection: ServiceConnection(server: address, state: .disconnected, detail: "not started")))
+        wakeup = try WakeupPipe()
     }
 
     /// The connection state and the last fix.
@@ -58,11 +59,11 @@ final class LocationService: Service, Sendable {
         await withGracefulShutdownHandler {
             for await _ in finished.stream {}
         } onGracefulShutdown: { [self] in
-            stopRequested.store(true, ordering: .relaxed)
+            wakeup.wake()
         }
     }
 
-    private var shouldStop: Bool { stopRequested.load(ordering: .relaxed) }
+    private var shouldStop: Bool { wakeup.isWoken }
 
     private func update(_ change: (inout Snapshot) -> Void) {
         state.withLock { change(&$0) }
@@ -82,7 +83,7 @@ final class LocationService: Service, Sendable {
                         server: $0.connection.server, state: .disconnected, detail: error.reason)
                 }
                 logger.debug("\(error.reason); retrying in \(backoff)")
-                sleepUnlessStopped(backoff)
+                _ = wakeup.wait(for: nil, timeout: backoff)
                 backoff = min(backoff * 2, Self.maximumBackoff)
                 continue
             }
@@ -90,9 +91,12 @@ final class LocationService: Service, Sendable {
             logger.info("connected to gpsd")
             backoff = .milliseconds(250)
             do {
-                while !shouldStop {
-                    guard let report = try connection.next(timeout: .milliseconds(200)) else { continue }
-                    if case .fix(let location) = report {
+                // Sleep in poll(2) until gpsd sends something or shutdown wakes us: no
+                // timer wakeups while nothing happens.
+                while !shouldStop
+                    && (connection.hasBufferedReport || wakeup.wait(for: connection.descriptor, timeout: nil))
+                {
+                    if case .fix(let location) = try connection.read() {
                         let now = ContinuousClock.now
                         update {
                             $0.lastFix = location
@@ -110,13 +114,6 @@ final class LocationService: Service, Sendable {
         }
         update {
             $0.connection = ServiceConnection(server: $0.connection.server, state: .disconnected, detail: "stopped")
-        }
-    }
-
-    private func sleepUnlessStopped(_ duration: Duration) {
-        let deadline = ContinuousClock.now + duration
-        while !shouldStop && ContinuousClock.now < deadline {
-            Thread.sleep(forTimeInterval: 0.05)
         }
     }
 }

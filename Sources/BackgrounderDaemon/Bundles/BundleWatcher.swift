@@ -1,0 +1,96 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Rescans the bundle directories when something in them changes (inotify), so installing,
+/// removing or editing a bundle needs no `bgctl reload`.
+///
+/// It watches each bundles directory and each `*.bundle` directory in it, waits for a quiet
+/// moment (an installer copies several files), then reloads once. The thread sleeps in
+/// `poll(2)` with no timeout: no wakeups while nothing changes.
+final class BundleWatcher: Service, Sendable {
+    private let directories: [String]
+    private let registry: BundleRegistry
+    private let logger: Logger
+    private let wakeup: WakeupPipe
+
+    /// How long the directories must stay quiet before a rescan.
+    static let settleTime: Duration = .milliseconds(300)
+
+    init(directories: [String], registry: BundleRegistry, logger: Logger) throws {
+        self.directories = directories
+        self.registry = registry
+        self.logger = logger
+        wakeup = try WakeupPipe()
+    }
+
+    func run() async throws {
+        let inotify = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
+        guard inotify >= 0 else {
+            logger.warning(
+                "inotify is unavailable (\(String(cString: strerror(errno)))); use `bgctl reload` after changing bundles"
+            )
+            try await gracefulShutdown()
+            return
+        }
+        let finished = AsyncStream<Void>.makeStream()
+        let thread = Thread { [self] in
+            watch(inotify)
+            close(inotify)
+            finished.continuation.finish()
+        }
+        thread.name = "bundle-watcher"
+        thread.start()
+        await withGracefulShutdownHandler {
+            for await _ in finished.stream {}
+        } onGracefulShutdown: { [self] in
+            wakeup.wake()
+        }
+    }
+
+    private static let mask = UInt32(
+        IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE | IN_ATTRIB | IN_DELETE_SELF
+    )
+
+    /// Adds a watch for every bundles directory and every bundle in it.
+    private func addWatches(_ inotify: Int32) {
+        for directory in directories {
+            _ = inotify_add_watch(inotify, directory, Self.mask)
+            let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+            for entry in entries where entry.hasSuffix(".bundle") {
+                // Re-adding an existing watch only updates its mask.
+                _ = inotify_add_watch(inotify, directory + "/" + entry, Self.mask)
+            }
+        }
+    }
+
+    private func drain(_ inotify: Int32) {
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        while read(inotify, &buffer, buffer.count) > 0 {}
+    }
+
+    private func watch(_ inotify: Int32) {
+        addWatches(inotify)
+        while wakeup.wait(for: inotify, timeout: nil) {
+            drain(inotify)
+            // Let a copy or an unpack finish before looking.
+            while wakeup.wait(for: inotify, timeout: Self.settleTime) {
+                drain(inotify)
+            }
+            if wakeup.isWoken { return }
+            addWatches(inotify)
+            let registry = self.registry
+            let logger = self.logger
+            Task {
+                let result = await registry.reload()
+                logger.info(
+                    "bundle directories changed: \(result.loaded) loaded, \(result.refused) refused, added \(result.added), removed \(result.removed)"
+                )
+            }
+        }
+    }
+}

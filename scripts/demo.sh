@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# The main job: installs what is missing, builds, bundles the samples, then runs
+# backgrounderd with them against a real gpsd (gpsfake replaying a walk around Lake Bled)
+# and PulseAudio (yours if one answers, else a private headless one with a null sink),
+# and shows what the daemon sees.
+#
+#   scripts/demo.sh          run, show, stop everything
+#   scripts/demo.sh --keep   leave it running until Ctrl-C (bgctl --socket "$RUN/backgrounderd.sock" ...)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+KEEP=${1:-}
+
+scripts/setup.sh
+
+RUN=${BACKGROUNDER_DEMO_DIR:-/tmp/backgrounder-demo-$(id -u)}
+rm -rf "$RUN"
+mkdir -p -m 700 "$RUN"
+BIN=$ROOT/.build/debug
+SOCKET=$RUN/backgrounderd.sock
+PIDS=()
+
+cleanup() {
+    for pid in "${PIDS[@]}"; do kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+}
+trap cleanup EXIT
+
+# Start a command in its own process group so cleanup stops its children too.
+start() {
+    local log=$1
+    shift
+    setsid "$@" >"$log" 2>&1 </dev/null &
+    PIDS+=($!)
+}
+
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+wait_for() {
+    local what=$1
+    shift
+    for _ in $(seq 1 150); do
+        if "$@" >/dev/null 2>&1; then return 0; fi
+        sleep 0.1
+    done
+    echo "demo: $what did not come up; logs are in $RUN" >&2
+    exit 1
+}
+
+echo "== gpsd under gpsfake, replaying Tests/Fixtures/gps/walk-bled.nmea"
+GPSD_PORT=$(free_port)
+start "$RUN/gpsfake.log" gpsfake -q -P "$GPSD_PORT" -c 0.05 "$ROOT/Tests/Fixtures/gps/walk-bled.nmea"
+wait_for "gpsd on port $GPSD_PORT" bash -c "exec 3<>/dev/tcp/127.0.0.1/$GPSD_PORT"
+
+if pactl info >/dev/null 2>&1; then
+    echo "== PulseAudio: using the running server"
+    PULSE_ARGS=()
+else
+    echo "== PulseAudio: none answers, starting a private headless one with a null sink"
+    mkdir -p -m 700 "$RUN/pulse" "$RUN/pulse-home"
+    start "$RUN/pulseaudio.log" env PULSE_RUNTIME_PATH="$RUN/pulse" HOME="$RUN/pulse-home" XDG_RUNTIME_DIR="$RUN/pulse" \
+        pulseaudio -n --daemonize=no --exit-idle-time=-1 --disallow-exit \
+        --load="module-null-sink sink_name=null" --load=module-native-protocol-unix
+    wait_for "PulseAudio" test -S "$RUN/pulse/native"
+    PULSE_ARGS=(--pulse-server "unix:$RUN/pulse/native")
+fi
+
+echo "== backgrounderd with the sample bundles in Bundles/"
+start "$RUN/backgrounderd.log" "$BIN/backgrounderd" --bundles "$ROOT/Bundles" --socket "$SOCKET" \
+    --state-dir "$RUN/state" --gpsd "127.0.0.1:$GPSD_PORT" "${PULSE_ARGS[@]}"
+wait_for "backgrounderd" "$BIN/bgctl" status --socket "$SOCKET"
+wait_for "a first fix" bash -c "'$BIN/bgctl' status --json --socket '$SOCKET' | grep -q lastFix"
+
+echo
+echo "\$ bgctl status"
+"$BIN/bgctl" status --socket "$SOCKET"
+echo
+echo "\$ bgctl bundles"
+"$BIN/bgctl" bundles --socket "$SOCKET"
+echo
+echo "\$ Bundles/Hello.bundle/Hello"
+BACKGROUNDER_SOCKET=$SOCKET "$ROOT/Bundles/Hello.bundle/Hello"
+
+if [ "$KEEP" = "--keep" ]; then
+    echo
+    echo "Running. Try: $BIN/bgctl status --socket $SOCKET    (logs in $RUN; Ctrl-C stops everything)"
+    wait
+fi
