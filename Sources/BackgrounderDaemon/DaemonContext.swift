@@ -27,7 +27,7 @@ final class DaemonContext: Sendable {
     }
 
     /// What `bgctl status` shows.
-    func status() async -> DaemonStatus {
+    func status() -> DaemonStatus {
         let now = ContinuousClock.now
         let gps = location.snapshot
         return DaemonStatus(
@@ -35,7 +35,7 @@ final class DaemonContext: Sendable {
             uptimeSeconds: (now - started).seconds,
             socket: configuration.socketPath,
             stateDirectory: configuration.stateDirectory,
-            bundles: await registry.counts(),
+            bundles: registry.counts(),
             gpsd: gps.connection,
             pulseAudio: audio.connection,
             lastFix: gps.lastFix,

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// A request a client sends to the daemon: one JSON object on one line, its kind in the
 /// `class` field and an optional `id` the reply echoes.

@@ -72,6 +72,7 @@ public final class ChildProcess: Sendable {
             throw HarnessError("posix_spawn \(executable): \(String(cString: strerror(result)))")
         }
         pid = child
+        LiveChildren.shared.insert(child)
     }
 
     deinit {
@@ -89,6 +90,7 @@ public final class ChildProcess: Sendable {
             var status: Int32 = 0
             if waitpid(pid, &status, WNOHANG) == pid {
                 stored = status
+                LiveChildren.shared.remove(pid)
             }
             return stored
         }
@@ -134,4 +136,22 @@ public final class ChildProcess: Sendable {
         await waitForExit(timeout: .seconds(5))
         return false
     }
+}
+
+/// Every child still running, so none outlives the test run: tests stop their children
+/// from a `defer`red task, which may not get to run before the runner exits.
+final class LiveChildren: Sendable {
+    static let shared = LiveChildren()
+    private let groups = Mutex<Set<Int32>>([])
+
+    private init() {
+        atexit {
+            for group in LiveChildren.shared.groups.withLock({ $0 }) {
+                kill(-group, SIGKILL)
+            }
+        }
+    }
+
+    func insert(_ group: Int32) { _ = groups.withLock { $0.insert(group) } }
+    func remove(_ group: Int32) { _ = groups.withLock { $0.remove(group) } }
 }

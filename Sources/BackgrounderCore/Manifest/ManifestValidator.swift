@@ -116,8 +116,12 @@ public struct ManifestValidator: Sendable {
         if executable.hasPrefix("/") {
             return "must be a path inside the bundle, not absolute"
         }
-        if executable.split(separator: "/", omittingEmptySubsequences: false).contains("..") {
+        let components = executable.split(separator: "/", omittingEmptySubsequences: false)
+        if components.contains("..") {
             return "'..' would leave the bundle"
+        }
+        if components.contains(where: { $0.isEmpty || $0 == "." }) {
+            return "'\(executable)' must name a file, with no empty or '.' path components"
         }
         return nil
     }
@@ -154,7 +158,19 @@ public struct ManifestValidator: Sendable {
         guard facts.isExecutable else {
             throw BundleProblem(path: executablePath, key: key, reason: "not executable (no x permission)")
         }
+        if facts.permissions & 0o6000 != 0 {
+            throw BundleProblem(
+                path: executablePath, key: key, reason: "set-user-ID or set-group-ID executables are refused")
+        }
         try checkOwnership(facts, path: executablePath, key: key)
+        // As sshd's StrictModes: every directory between the bundle and the executable must
+        // be as safe as the bundle, or anyone could swap the file underneath.
+        var directory = ""
+        for component in executable.split(separator: "/").dropLast() {
+            directory += directory.isEmpty ? String(component) : "/" + component
+            guard let directoryFacts = source.resolvedFacts(of: directory) else { continue }
+            try checkOwnership(directoryFacts, path: source.bundlePath + "/" + directory, key: key)
+        }
     }
 }
 

@@ -15,6 +15,11 @@ enum PropertyListLimits {
         if data.starts(with: Data("bplist".utf8)) {
             return binaryProblem(data)
         }
+        // Foundation also reads OpenStep text plists; a manifest is XML or binary.
+        let firstByte = data.first { !" \t\r\n".utf8.contains($0) && $0 != 0xEF && $0 != 0xBB && $0 != 0xBF }
+        guard firstByte == UInt8(ascii: "<") else {
+            return "not a valid property list (XML or binary)"
+        }
         return xmlProblem(data)
     }
 
@@ -45,11 +50,16 @@ enum PropertyListLimits {
                 index += 1
                 continue
             }
-            if bytes[index...].starts(with: Array("<!--".utf8)) {
-                guard let end = find(Array("-->".utf8), in: bytes, from: index + 4) else { return nil }
-                index = end + 3
-                continue
+            // Comments, CDATA and processing instructions are opaque: tags inside them
+            // must not count, or a run of closing tags there would buy extra depth.
+            var skipped = false
+            for (opening, closing) in opaqueSections where bytes[index...].starts(with: opening) {
+                guard let end = find(closing, in: bytes, from: index + opening.count) else { return nil }
+                index = end + closing.count
+                skipped = true
+                break
             }
+            if skipped { continue }
             guard let end = bytes[index...].firstIndex(of: close) else { return nil }
             let tag = bytes[(index + 1)..<end]
             let selfClosing = tag.last == UInt8(ascii: "/")
@@ -61,7 +71,7 @@ enum PropertyListLimits {
                     return "nested deeper than \(maximumXMLDepth) levels of arrays and dictionaries"
                 }
             case "/array", "/dict":
-                depth -= 1
+                depth = max(0, depth - 1)
             default:
                 break
             }
@@ -69,6 +79,12 @@ enum PropertyListLimits {
         }
         return nil
     }
+
+    private static let opaqueSections: [(opening: [UInt8], closing: [UInt8])] = [
+        (Array("<!--".utf8), Array("-->".utf8)),
+        (Array("<![CDATA[".utf8), Array("]]>".utf8)),
+        (Array("<?".utf8), Array("?>".utf8)),
+    ]
 
     /// The element name of a tag's inside (`array`, `/dict`), without attributes.
     private static func tagName(_ tag: ArraySlice<UInt8>) -> String {

@@ -3,6 +3,7 @@ import BackgrounderCore
 import BackgrounderProtocol
 import Foundation
 import Logging
+import Synchronization
 
 /// The bundles the daemon knows: scanned from the bundle directories at start and on
 /// `bgctl reload`. A refused bundle is logged with its path, key and reason; the rest load.
@@ -11,7 +12,9 @@ actor BundleRegistry {
     private let scanner: BundleScanner
     private let store: StateStore
     private let logger: Logger
-    private(set) var catalog = BundleCatalog()
+    /// The catalog, also published behind a lock so the control socket can answer
+    /// `BUNDLES` and `STATUS` on its event loop without waiting for the actor.
+    private let published = Mutex(BundleCatalog())
 
     init(directories: [String], scanner: BundleScanner = BundleScanner(), store: StateStore, logger: Logger) {
         self.directories = directories
@@ -27,6 +30,7 @@ actor BundleRegistry {
         for problem in unreadable {
             logger.warning("\(problem)")
         }
+        let catalog = published.withLock { $0 }
         let before = Set(catalog.loaded.keys)
         let after = Set(newCatalog.loaded.keys)
         for bundle in newCatalog.sortedLoaded where !before.contains(bundle.manifest.bundleIdentifier) {
@@ -42,7 +46,7 @@ actor BundleRegistry {
         for problem in newCatalog.refused where !catalog.refused.contains(problem) {
             logger.error("refused \(problem)")
         }
-        catalog = newCatalog
+        published.withLock { $0 = newCatalog }
         do {
             try store.recordLoaded(newCatalog.sortedLoaded, at: Date())
         } catch {
@@ -56,15 +60,19 @@ actor BundleRegistry {
         )
     }
 
+    /// The bundles as of the last scan.
+    nonisolated var catalog: BundleCatalog { published.withLock { $0 } }
+
     /// Every bundle, loaded first, for `bgctl bundles`.
-    func list() -> BundleList {
-        BundleList(
+    nonisolated func list() -> BundleList {
+        let catalog = self.catalog
+        return BundleList(
             bundles: catalog.sortedLoaded.map(BundleEntry.loaded) + catalog.refused.map(BundleEntry.refused)
         )
     }
 
     /// Counts for `bgctl status`.
-    func counts() -> BundleCounts {
-        BundleCounts(loaded: catalog.loaded.count, refused: catalog.refused.count)
+    nonisolated func counts() -> BundleCounts {
+        published.withLock { BundleCounts(loaded: $0.loaded.count, refused: $0.refused.count) }
     }
 }

@@ -1,31 +1,26 @@
 import BackgrounderProtocol
-import Foundation
 import Logging
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
 /// Serves the control protocol on a Unix socket: a greeting on connect, then one reply per
-/// request line. Each connection runs in its own child task; a client that misbehaves gets
-/// an `ERROR` or a disconnect and nobody else notices.
-final class ControlServer: Service {
+/// request line, answered by a ``ControlHandler`` on the connection's event loop. A client
+/// that misbehaves gets an `ERROR` or a disconnect and nobody else notices.
+final class ControlServer: Service, Sendable {
     private let context: DaemonContext
     private let router: RequestRouter
     private let logger: Logger
     private let group: any EventLoopGroup
-    private let codec = LineCodec()
+    private let connections = Mutex<[ObjectIdentifier: any Channel]>([:])
 
     /// How long a peer may leave replies unread before it is disconnected.
     static let stalledReaderTimeout: TimeAmount = .seconds(5)
-
-    private struct Connection: Sendable {
-        var channel: NIOAsyncChannel<ControlFrame, ByteBuffer>
-        var peer: PeerCredentials
-    }
 
     init(context: DaemonContext, logger: Logger, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
         self.context = context
@@ -36,97 +31,50 @@ final class ControlServer: Service {
 
     func run() async throws {
         let path = context.configuration.socketPath
-        let logger = self.logger
         let server = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             // A script that writes a request and closes its side (`echo ... | socat`) still
-            // gets its reply: end of input ends the request stream, not the connection.
+            // gets its reply: end of input ends the requests, not the connection.
             .childChannelOption(.allowRemoteHalfClosure, value: true)
             .childChannelOption(.writeBufferWaterMark, value: .init(low: 64 * 1024, high: 256 * 1024))
-            .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: false) { channel in
+            .childChannelInitializer { [self] channel in
                 PeerCredentials.of(channel).flatMapThrowing { peer in
-                    var connectionLogger = logger
-                    connectionLogger[metadataKey: "peer.pid"] = "\(peer.pid)"
-                    try channel.pipeline.syncOperations.addHandlers(
-                        StalledReaderHandler(timeout: Self.stalledReaderTimeout, logger: connectionLogger),
-                        ByteToMessageHandler(LineFrameDecoder(maximumLength: WireLimits.maximumLineLength))
-                    )
-                    return Connection(
-                        channel: try NIOAsyncChannel(wrappingChannelSynchronously: channel),
-                        peer: peer
-                    )
+                    try self.configure(channel, peer: peer)
                 }
             }
+            .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: false)
+            .get()
         guard chmod(path, 0o600) == 0 else {
+            server.close(promise: nil)
             throw DaemonError(.socket, path: path, "cannot restrict the socket to its owner (chmod 0600)")
         }
         logger.info("listening on \(path)")
         defer { unlink(path) }
 
         try await withGracefulShutdownHandler {
-            try await server.executeThenClose { inbound in
-                try await withThrowingDiscardingTaskGroup { tasks in
-                    for try await connection in inbound {
-                        tasks.addTask {
-                            // Clients stay connected for as long as they like; on shutdown
-                            // their tasks are cancelled so the daemon does not wait on them.
-                            await cancelWhenGracefulShutdown {
-                                await self.serve(connection)
-                            }
-                        }
-                    }
-                }
+            try await server.closeFuture.get()
+        } onGracefulShutdown: { [self] in
+            server.close(promise: nil)
+            // Clients may stay connected as long as they like; shutdown does not wait on them.
+            for channel in self.connections.withLock({ Array($0.values) }) {
+                channel.close(promise: nil)
             }
-        } onGracefulShutdown: {
-            server.channel.close(promise: nil)
         }
     }
 
-    private func serve(_ connection: Connection) async {
-        var logger = self.logger
-        logger[metadataKey: "peer.pid"] = "\(connection.peer.pid)"
-        logger[metadataKey: "peer.uid"] = "\(connection.peer.uid)"
-        context.clientCount.add(1, ordering: .relaxed)
-        defer { context.clientCount.subtract(1, ordering: .relaxed) }
-        logger.debug("client connected")
-        do {
-            try await connection.channel.executeThenClose { inbound, outbound in
-                try await outbound.write(encode(DaemonMessage(.version(.current))))
-                for try await frame in inbound {
-                    let reply: DaemonMessage
-                    switch frame {
-                    case .line(let line):
-                        if line.readableBytes == 0 { continue }
-                        reply = await router.reply(to: line, from: connection.peer, logger: logger)
-                    case .overlong(let count):
-                        logger.notice("discarded a \(count)-byte line")
-                        reply = DaemonMessage(
-                            .error(
-                                ProtocolError(
-                                    .lineTooLong,
-                                    "a \(count)-byte line was discarded; lines may hold at most \(WireLimits.maximumLineLength) bytes"
-                                )
-                            )
-                        )
-                    }
-                    try await outbound.write(encode(reply))
-                }
-            }
-            logger.debug("client disconnected")
-        } catch {
-            logger.debug("client connection ended: \(error)")
-        }
-    }
-
-    private func encode(_ message: DaemonMessage) -> ByteBuffer {
-        do {
-            return ByteBuffer(bytes: try codec.encode(message))
-        } catch {
-            // Only a non-finite number can fail to encode; say so rather than go silent.
-            logger.error("could not encode a \(message.className) reply: \(error)")
-            let fallback = DaemonMessage(
-                id: message.id, .error(ProtocolError(.failed, "the daemon could not encode its reply")))
-            return ByteBuffer(bytes: (try? codec.encode(fallback)) ?? Data("{\"class\":\"ERROR\"}\n".utf8))
+    private func configure(_ channel: any Channel, peer: PeerCredentials) throws {
+        var connectionLogger = logger
+        connectionLogger[metadataKey: "peer.pid"] = "\(peer.pid)"
+        connectionLogger[metadataKey: "peer.uid"] = "\(peer.uid)"
+        try channel.pipeline.syncOperations.addHandlers(
+            StalledReaderHandler(timeout: Self.stalledReaderTimeout, logger: connectionLogger),
+            ByteToMessageHandler(LineFrameDecoder(maximumLength: WireLimits.maximumLineLength)),
+            ControlHandler(router: router, peer: peer, context: context, logger: connectionLogger)
+        )
+        let key = ObjectIdentifier(channel)
+        connections.withLock { $0[key] = channel }
+        channel.closeFuture.whenComplete { [self] _ in
+            _ = self.connections.withLock { $0.removeValue(forKey: key) }
         }
     }
 }

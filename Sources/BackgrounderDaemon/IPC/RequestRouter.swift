@@ -7,6 +7,14 @@ import NIOCore
 /// Turns one request line into one reply. Never throws: whatever a client sends, it gets
 /// an answer (an `ERROR` naming what was wrong), and nobody else is affected.
 struct RequestRouter: Sendable {
+    /// How a request is answered.
+    enum Route: Sendable {
+        /// Answered at once, on the connection's event loop.
+        case now(DaemonMessage)
+        /// Answered when the work finishes (it runs as a task, off the event loop).
+        case later(@Sendable () async -> DaemonMessage)
+    }
+
     let context: DaemonContext
     private let codec = LineCodec()
 
@@ -14,43 +22,40 @@ struct RequestRouter: Sendable {
         self.context = context
     }
 
-    /// Answers one line from a peer.
-    func reply(to line: ByteBuffer, from peer: PeerCredentials, logger: Logger) async -> DaemonMessage {
+    /// Decides the reply to one line from a peer.
+    func route(_ line: ByteBuffer, from peer: PeerCredentials, logger: Logger) -> Route {
         let bytes = Array(line.readableBytesView)
         let message: ClientMessage
         do {
             message = try codec.decode(ClientMessage.self, from: bytes)
         } catch {
             logger.notice("bad request: \(error)")
-            return DaemonMessage(id: Self.leniantID(in: bytes), .error(error))
+            return .now(DaemonMessage(id: Self.lenientID(in: bytes), .error(error)))
         }
         logger.trace("\(message.className)")
-        return DaemonMessage(id: message.id, await answer(message.body, from: peer))
-    }
-
-    private func answer(_ body: ClientMessage.Body, from peer: PeerCredentials) async -> DaemonMessage.Body {
-        switch body {
+        let id = message.id
+        switch message.body {
         case .hello(let hello):
             guard hello.protocol == ProtocolVersion.major else {
-                return .error(
-                    ProtocolError(
-                        .versionMismatch,
-                        "this daemon speaks protocol \(ProtocolVersion.major), the client \(hello.protocol)"
-                    )
+                let error = ProtocolError(
+                    .versionMismatch,
+                    "this daemon speaks protocol \(ProtocolVersion.major), the client \(hello.protocol)"
                 )
+                return .now(DaemonMessage(id: id, .error(error)))
             }
-            return .hello(HelloReply(pid: peer.pid, uid: peer.uid))
+            return .now(DaemonMessage(id: id, .hello(HelloReply(pid: peer.pid, uid: peer.uid))))
         case .status:
-            return .status(await context.status())
+            return .now(DaemonMessage(id: id, .status(context.status())))
         case .bundles:
-            return .bundles(await context.registry.list())
+            return .now(DaemonMessage(id: id, .bundles(context.registry.list())))
         case .reload:
-            return .reload(await context.registry.reload())
+            let registry = context.registry
+            return .later { DaemonMessage(id: id, .reload(await registry.reload())) }
         }
     }
 
     /// The `id` of a request that failed to decode, so even its error can be matched up.
-    private static func leniantID(in bytes: [UInt8]) -> MessageID? {
+    private static func lenientID(in bytes: [UInt8]) -> MessageID? {
         struct OnlyID: Decodable { var id: MessageID? }
         return (try? JSONDecoder().decode(OnlyID.self, from: Data(bytes)))?.id
     }

@@ -20,6 +20,9 @@ final class StalledReaderHandler: ChannelInboundHandler {
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
+        // Stop reading requests while replies wait: a client that writes without reading
+        // must not make the daemon buffer replies without bound.
+        context.channel.setOption(ChannelOptions.autoRead, value: context.channel.isWritable).whenComplete { _ in }
         if context.channel.isWritable {
             pendingClose?.cancel()
             pendingClose = nil

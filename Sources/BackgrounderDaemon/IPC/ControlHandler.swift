@@ -1,0 +1,117 @@
+import BackgrounderProtocol
+import Foundation
+import Logging
+import NIOCore
+
+/// Answers one connection's requests on its event loop, in order.
+///
+/// Most requests are answered right there, from state the services publish behind locks, so
+/// a round trip costs one read and one write on one thread. A request that must wait (a
+/// rescan) runs as a task; lines that arrive meanwhile queue up so replies keep their order.
+final class ControlHandler: ChannelInboundHandler {
+    typealias InboundIn = ControlFrame
+    typealias OutboundOut = ByteBuffer
+
+    /// Lines a client may pipeline behind a slow request before it is disconnected.
+    static let maximumQueuedLines = 1024
+
+    private let router: RequestRouter
+    private let peer: PeerCredentials
+    private let daemon: DaemonContext
+    private let logger: Logger
+    private let codec = LineCodec()
+    private var queued = CircularBuffer<ControlFrame>()
+    private var waitingForReply = false
+
+    init(router: RequestRouter, peer: PeerCredentials, context: DaemonContext, logger: Logger) {
+        self.router = router
+        self.peer = peer
+        self.daemon = context
+        self.logger = logger
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        daemon.clientCount.add(1, ordering: .relaxed)
+        logger.debug("client connected")
+        context.writeAndFlush(wrapOutboundOut(encode(DaemonMessage(.version(.current)))), promise: nil)
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        daemon.clientCount.subtract(1, ordering: .relaxed)
+        logger.debug("client disconnected")
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        guard !waitingForReply else {
+            guard queued.count < Self.maximumQueuedLines else {
+                logger.warning("disconnecting a client that queued \(queued.count) lines behind a slow request")
+                context.close(promise: nil)
+                return
+            }
+            queued.append(frame)
+            return
+        }
+        handle(frame, context: context)
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        context.flush()
+        context.fireChannelReadComplete()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        logger.debug("client connection ended: \(error)")
+        context.close(promise: nil)
+    }
+
+    private func handle(_ frame: ControlFrame, context: ChannelHandlerContext) {
+        switch frame {
+        case .line(let line):
+            guard line.readableBytes > 0 else { return }
+            switch router.route(line, from: peer, logger: logger) {
+            case .now(let reply):
+                context.write(wrapOutboundOut(encode(reply)), promise: nil)
+            case .later(let operation):
+                waitingForReply = true
+                let promise = context.eventLoop.makePromise(of: DaemonMessage.self)
+                promise.completeWithTask(operation)
+                let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+                promise.futureResult.assumeIsolated().whenSuccess { reply in
+                    let (handler, context) = bound.value
+                    context.writeAndFlush(handler.wrapOutboundOut(handler.encode(reply)), promise: nil)
+                    handler.waitingForReply = false
+                    handler.drainQueue(context: context)
+                }
+            }
+        case .overlong(let count):
+            logger.notice("discarded a \(count)-byte line")
+            let error = ProtocolError(
+                .lineTooLong,
+                "a \(count)-byte line was discarded; lines may hold at most \(WireLimits.maximumLineLength) bytes"
+            )
+            context.write(wrapOutboundOut(encode(DaemonMessage(.error(error)))), promise: nil)
+        }
+    }
+
+    private func drainQueue(context: ChannelHandlerContext) {
+        while !waitingForReply, let frame = queued.popFirst() {
+            handle(frame, context: context)
+        }
+        context.flush()
+    }
+
+    private func encode(_ message: DaemonMessage) -> ByteBuffer {
+        do {
+            return ByteBuffer(bytes: try codec.encode(message))
+        } catch {
+            // Only a non-finite number can fail to encode; say so rather than go silent.
+            logger.error("could not encode a \(message.className) reply: \(error)")
+            let fallback = DaemonMessage(
+                id: message.id, .error(ProtocolError(.failed, "the daemon could not encode its reply")))
+            return ByteBuffer(bytes: (try? codec.encode(fallback)) ?? Data("{\"class\":\"ERROR\"}\n".utf8))
+        }
+    }
+}
