@@ -18,6 +18,7 @@ let package = Package(
         .executable(name: "bgbench", targets: ["bgbench"]),
         .library(name: "BackgroundKit", targets: ["BackgroundKit"]),
         .executable(name: "Hello", targets: ["Hello"]),
+        .executable(name: "Fibonacci", targets: ["Fibonacci"]),
         .plugin(name: "BundlePlugin", targets: ["BundlePlugin"]),
     ],
     dependencies: [
@@ -137,6 +138,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        .executableTarget(
+            name: "Fibonacci",
+            dependencies: ["BackgroundKit"],
+            path: "Samples/Fibonacci",
+            exclude: ["Info.plist"],
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Tests
         .target(
             name: "BackgrounderTestSupport",
@@ -169,6 +178,7 @@ let package = Package(
                 "backgrounderd",
                 "bgctl",
                 "Hello",
+                "Fibonacci",
             ],
             swiftSettings: swiftSettings
         ),

@@ -18,6 +18,22 @@ public struct Daemon: Sendable {
         self.logger = logger
     }
 
+    private func suspensionMechanism() throws -> any SuspensionMechanism {
+        switch configuration.suspension {
+        case .signals:
+            return SignalFreezer()
+        case .cgroup:
+            return try CgroupFreezer.discover().get()
+        case .auto:
+            switch CgroupFreezer.discover() {
+            case .success(let freezer): return freezer
+            case .failure(let reason):
+                logger.warning("no usable cgroup v2 freezer (\(reason)); suspending apps with SIGSTOP")
+                return SignalFreezer()
+            }
+        }
+    }
+
     /// Runs until SIGTERM or SIGINT.
     /// - Throws: ``DaemonError`` when the socket or state directory cannot be used, or the
     ///   first error a service fails with.
@@ -31,6 +47,21 @@ public struct Daemon: Sendable {
 
         let registry = BundleRegistry(directories: configuration.bundleDirectories, store: store, logger: logger)
         await registry.reload()
+        let mechanism = try suspensionMechanism()
+        let supervisor = try Supervisor(
+            mechanism: mechanism,
+            logDirectory: configuration.stateDirectory + "/logs",
+            socketPath: configuration.socketPath,
+            logger: logger
+        )
+        let apps = AppManager(
+            supervisor: supervisor,
+            registry: registry,
+            store: store,
+            policy: configuration.policy,
+            logger: logger
+        )
+        logger.info("apps are suspended with \(mechanism.name); policy \(configuration.policy.name)")
         let location = try LocationService(address: configuration.gpsdAddress, logger: logger)
         let audio = AudioService(server: configuration.pulseServer, logger: logger)
         let context = DaemonContext(
@@ -38,7 +69,8 @@ public struct Daemon: Sendable {
             registry: registry,
             location: location,
             audio: audio,
-            store: store
+            store: store,
+            apps: apps
         )
         let server = ControlServer(context: context, logger: logger)
         let watcher = try BundleWatcher(
@@ -60,6 +92,7 @@ public struct Daemon: Sendable {
             )
         )
         try await group.run()
+        await apps.terminateAll()
         try store.endRun(id: run.id, at: Date())
         logger.info("stopped")
     }

@@ -1,3 +1,4 @@
+public import BackgrounderCore
 public import BackgrounderProtocol
 
 /// Everything the daemon needs to know before it starts, from its command line.
@@ -12,6 +13,20 @@ public struct DaemonConfiguration: Sendable {
     public var gpsdAddress: String
     /// The PulseAudio server, or `nil` for libpulse's default.
     public var pulseServer: String?
+    /// The standard policy's numbers.
+    public var policy: StandardPolicy
+    /// How apps are suspended.
+    public var suspension: SuspensionChoice
+
+    /// How apps are suspended.
+    public enum SuspensionChoice: String, Sendable, CaseIterable {
+        /// The cgroup v2 freezer where a writable cgroup v2 exists, else signals.
+        case auto
+        /// The cgroup v2 freezer, or refuse to start.
+        case cgroup
+        /// SIGSTOP/SIGCONT of each app's process group.
+        case signals
+    }
 
     /// Creates a configuration; every parameter defaults to the XDG locations and gpsd's port.
     public init(
@@ -19,8 +34,12 @@ public struct DaemonConfiguration: Sendable {
         socketPath: String = DefaultPaths.socket,
         stateDirectory: String = DefaultPaths.stateDirectory,
         gpsdAddress: String = "127.0.0.1:2947",
-        pulseServer: String? = nil
+        pulseServer: String? = nil,
+        policy: StandardPolicy = StandardPolicy(),
+        suspension: SuspensionChoice = .auto
     ) {
+        self.policy = policy
+        self.suspension = suspension
         self.bundleDirectories = bundleDirectories
         self.socketPath = socketPath
         self.stateDirectory = stateDirectory

@@ -9,6 +9,7 @@ final class DaemonContext: Sendable {
     let location: LocationService
     let audio: AudioService
     let store: StateStore
+    let apps: AppManager
     let started = ContinuousClock.now
     let clientCount = Atomic<Int>(0)
 
@@ -17,8 +18,10 @@ final class DaemonContext: Sendable {
         registry: BundleRegistry,
         location: LocationService,
         audio: AudioService,
-        store: StateStore
+        store: StateStore,
+        apps: AppManager
     ) {
+        self.apps = apps
         self.configuration = configuration
         self.registry = registry
         self.location = location
@@ -40,7 +43,8 @@ final class DaemonContext: Sendable {
             pulseAudio: audio.connection,
             lastFix: gps.lastFix,
             lastFixAgeSeconds: gps.lastFixReceived.map { (now - $0).seconds },
-            clients: clientCount.load(ordering: .relaxed)
+            clients: clientCount.load(ordering: .relaxed),
+            suspension: apps.mechanismName
         )
     }
 }

@@ -13,6 +13,24 @@ public struct ClientMessage: Sendable, Hashable {
         case bundles
         /// Asks the daemon to rescan its bundle directories.
         case reload
+        /// Launches an app, or brings it to the foreground.
+        case open(AppReference)
+        /// Sends the foreground app to the background (the home button).
+        case home
+        /// Locks the screen: the foreground app goes to the background until `unlock`.
+        case lock
+        /// Unlocks the screen: the app that was in front comes back.
+        case unlock
+        /// Force-quits an app.
+        case quit(AppReference)
+        /// Lists apps and their states.
+        case ps
+        /// An app the daemon launched introduces itself.
+        case checkIn(CheckIn)
+        /// An app begins a finite-length background task.
+        case beginTask(BeginTask)
+        /// An app ends a finite-length background task.
+        case endTask(TaskReference)
     }
 
     /// The request's identifier, echoed in the reply.
@@ -27,7 +45,10 @@ public struct ClientMessage: Sendable, Hashable {
     }
 
     /// The class names a client may send, as they appear on the wire.
-    public static let classNames = ["HELLO", "STATUS", "BUNDLES", "RELOAD"]
+    public static let classNames = [
+        "HELLO", "STATUS", "BUNDLES", "RELOAD", "OPEN", "HOME", "LOCK", "UNLOCK", "QUIT", "PS", "CHECKIN",
+        "BEGIN_TASK", "END_TASK",
+    ]
 
     /// The wire name of this request's class.
     public var className: String {
@@ -36,6 +57,15 @@ public struct ClientMessage: Sendable, Hashable {
         case .status: "STATUS"
         case .bundles: "BUNDLES"
         case .reload: "RELOAD"
+        case .open: "OPEN"
+        case .home: "HOME"
+        case .lock: "LOCK"
+        case .unlock: "UNLOCK"
+        case .quit: "QUIT"
+        case .ps: "PS"
+        case .checkIn: "CHECKIN"
+        case .beginTask: "BEGIN_TASK"
+        case .endTask: "END_TASK"
         }
     }
 }
@@ -70,6 +100,15 @@ extension ClientMessage: Codable {
         case "STATUS": body = .status
         case "BUNDLES": body = .bundles
         case "RELOAD": body = .reload
+        case "OPEN": body = .open(try AppReference(from: decoder))
+        case "HOME": body = .home
+        case "LOCK": body = .lock
+        case "UNLOCK": body = .unlock
+        case "QUIT": body = .quit(try AppReference(from: decoder))
+        case "PS": body = .ps
+        case "CHECKIN": body = .checkIn(try CheckIn(from: decoder))
+        case "BEGIN_TASK": body = .beginTask(try BeginTask(from: decoder))
+        case "END_TASK": body = .endTask(try TaskReference(from: decoder))
         default:
             throw ProtocolError(
                 .unknownClass,
@@ -84,7 +123,11 @@ extension ClientMessage: Codable {
         try header.encodeIfPresent(id, forKey: .id)
         switch body {
         case .hello(let hello): try hello.encode(to: encoder)
-        case .status, .bundles, .reload: break
+        case .open(let app), .quit(let app): try app.encode(to: encoder)
+        case .checkIn(let checkIn): try checkIn.encode(to: encoder)
+        case .beginTask(let task): try task.encode(to: encoder)
+        case .endTask(let task): try task.encode(to: encoder)
+        case .status, .bundles, .reload, .home, .lock, .unlock, .ps: break
         }
     }
 }

@@ -14,6 +14,12 @@ extension DaemonMessage: Codable {
         case "BUNDLES": body = .bundles(try BundleList(from: decoder))
         case "RELOAD": body = .reload(try ReloadResult(from: decoder))
         case "ERROR": body = .error(try ProtocolError(from: decoder))
+        case "OK": body = .done(try Done(from: decoder))
+        case "APPS": body = .apps(try AppList(from: decoder))
+        case "CHECKIN": body = .checkedIn(try CheckInReply(from: decoder))
+        case "TASK": body = .task(try TaskReference(from: decoder))
+        case "LIFECYCLE": body = .lifecycle(try LifecycleNotice(from: decoder))
+        case "EXPIRE": body = .expire(try ExpireTasks(from: decoder))
         default: throw ProtocolError(.unknownClass, "unknown class '\(className)' from the daemon")
         }
     }
@@ -29,6 +35,12 @@ extension DaemonMessage: Codable {
         case .bundles(let payload): try payload.encode(to: encoder)
         case .reload(let payload): try payload.encode(to: encoder)
         case .error(let payload): try payload.encode(to: encoder)
+        case .done(let payload): try payload.encode(to: encoder)
+        case .apps(let payload): try payload.encode(to: encoder)
+        case .checkedIn(let payload): try payload.encode(to: encoder)
+        case .task(let payload): try payload.encode(to: encoder)
+        case .lifecycle(let payload): try payload.encode(to: encoder)
+        case .expire(let payload): try payload.encode(to: encoder)
         }
     }
 }

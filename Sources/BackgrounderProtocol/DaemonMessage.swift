@@ -16,6 +16,18 @@ public struct DaemonMessage: Sendable, Hashable {
         case reload(ReloadResult)
         /// `ERROR`: why a request could not be served.
         case error(ProtocolError)
+        /// `OK`: a request that changes something succeeded.
+        case done(Done)
+        /// `APPS`: every app and its state.
+        case apps(AppList)
+        /// `CHECKIN`: the reply to an app's check-in.
+        case checkedIn(CheckInReply)
+        /// `TASK`: the reply to `BEGIN_TASK`.
+        case task(TaskReference)
+        /// `LIFECYCLE`: sent to an app when its state changes.
+        case lifecycle(LifecycleNotice)
+        /// `EXPIRE`: sent to an app when its tasks' time is nearly up.
+        case expire(ExpireTasks)
     }
 
     /// The identifier of the request this answers.
@@ -38,6 +50,12 @@ public struct DaemonMessage: Sendable, Hashable {
         case .bundles: "BUNDLES"
         case .reload: "RELOAD"
         case .error: "ERROR"
+        case .done: "OK"
+        case .apps: "APPS"
+        case .checkedIn: "CHECKIN"
+        case .task: "TASK"
+        case .lifecycle: "LIFECYCLE"
+        case .expire: "EXPIRE"
         }
     }
 }

@@ -26,6 +26,8 @@ public struct DaemonStatus: Sendable, Hashable, Codable {
     public var lastFixAgeSeconds: Double?
     /// Connected clients, this one included.
     public var clients: Int
+    /// How apps are suspended: `cgroup` (the cgroup v2 freezer) or `signals` (SIGSTOP).
+    public var suspension: String?
 
     /// Creates a status.
     public init(
@@ -40,8 +42,10 @@ public struct DaemonStatus: Sendable, Hashable, Codable {
         pulseAudio: ServiceConnection,
         lastFix: Location? = nil,
         lastFixAgeSeconds: Double? = nil,
-        clients: Int
+        clients: Int,
+        suspension: String? = nil
     ) {
+        self.suspension = suspension
         self.version = version
         self.protocol = `protocol`
         self.pid = pid

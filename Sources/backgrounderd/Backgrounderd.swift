@@ -40,8 +40,38 @@ struct Backgrounderd: AsyncParsableCommand {
         help: ArgumentHelp("The PulseAudio server (default: libpulse's own choice).", valueName: "SERVER"))
     var pulseServer: String?
 
+    @Option(
+        name: .customLong("task-budget"),
+        help: ArgumentHelp(
+            "Seconds of background time for finite-length tasks (iOS: 30; classic: 180).", valueName: "SECONDS"))
+    var taskBudget: Double = 30
+
+    @Option(
+        name: .customLong("expiration-warning"),
+        help: ArgumentHelp("Seconds before the budget ends that expiration handlers run.", valueName: "SECONDS"))
+    var expirationWarning: Double = 5
+
+    @Option(
+        name: .customLong("suspend-grace"),
+        help: ArgumentHelp(
+            "Seconds an app with no assertion runs in the background before it is suspended.", valueName: "SECONDS"))
+    var suspendGrace: Double = 5
+
+    @Option(help: "How apps are suspended: auto (cgroup v2 freezer when writable, else signals), cgroup, or signals.")
+    var suspension: DaemonConfiguration.SuspensionChoice = .auto
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: Logger.Level = .info
+
+    func validate() throws {
+        for (flag, value) in [
+            ("--task-budget", taskBudget), ("--expiration-warning", expirationWarning),
+            ("--suspend-grace", suspendGrace),
+        ]
+        where !(value.isFinite && value >= 0) {
+            throw ValidationError("\(flag) must be a number of seconds, 0 or more")
+        }
+    }
 
     func run() async throws {
         let level = logLevel
@@ -52,12 +82,22 @@ struct Backgrounderd: AsyncParsableCommand {
         }
         var logger = Logger(label: "backgrounderd")
         logger[metadataKey: "pid"] = "\(getpid())"
+        // Absolute paths: apps are started in their bundle directory, and logs should say
+        // exactly which file is meant.
+        func absolute(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.path }
         let configuration = DaemonConfiguration(
-            bundleDirectories: bundleDirectories.isEmpty ? [DefaultPaths.bundlesDirectory] : bundleDirectories,
-            socketPath: socket ?? DefaultPaths.socket,
-            stateDirectory: stateDirectory ?? DefaultPaths.stateDirectory,
+            bundleDirectories: (bundleDirectories.isEmpty ? [DefaultPaths.bundlesDirectory] : bundleDirectories).map(
+                absolute),
+            socketPath: absolute(socket ?? DefaultPaths.socket),
+            stateDirectory: absolute(stateDirectory ?? DefaultPaths.stateDirectory),
             gpsdAddress: gpsd,
-            pulseServer: pulseServer
+            pulseServer: pulseServer,
+            policy: StandardPolicy(
+                suspendGrace: .seconds(suspendGrace),
+                taskBudget: .seconds(taskBudget),
+                expirationWarning: .seconds(expirationWarning)
+            ),
+            suspension: suspension
         )
         do {
             try await Daemon(configuration: configuration, logger: logger).run()
@@ -69,3 +109,5 @@ struct Backgrounderd: AsyncParsableCommand {
 }
 
 extension Logger.Level: @retroactive ExpressibleByArgument {}
+
+extension DaemonConfiguration.SuspensionChoice: ExpressibleByArgument {}

@@ -6,8 +6,11 @@ import BackgrounderCore
 struct BGCtl: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bgctl",
-        abstract: "Control backgrounderd: status, bundles, reload, validate.",
+        abstract: "Control backgrounderd: apps, their life cycle, bundles and status.",
         version: BackgrounderVersion.release,
-        subcommands: [Status.self, Bundles.self, Reload.self, Validate.self]
+        subcommands: [
+            Status.self, PS.self, Open.self, Home.self, Lock.self, Unlock.self, Quit.self, Bundles.self, Reload.self,
+            Validate.self,
+        ]
     )
 }

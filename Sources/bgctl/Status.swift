@@ -40,6 +40,7 @@ struct Status: ParsableCommand {
                 ["gpsd", gps],
                 ["PulseAudio", pulse],
                 ["clients", "\(status.clients)"],
+                ["suspension", status.suspension ?? "-"],
             ])
         )
     }

@@ -21,6 +21,7 @@ final class ControlHandler: ChannelInboundHandler {
     private let logger: Logger
     private let codec = LineCodec()
     private var queued = CircularBuffer<ControlFrame>()
+    private var identity: ConnectionIdentity?
     private var waitingForReply = false
 
     init(router: RequestRouter, peer: PeerCredentials, context: DaemonContext, logger: Logger) {
@@ -31,6 +32,7 @@ final class ControlHandler: ChannelInboundHandler {
     }
 
     func channelActive(context: ChannelHandlerContext) {
+        identity = ConnectionIdentity(channel: context.channel)
         daemon.clientCount.add(1, ordering: .relaxed)
         logger.debug("client connected")
         context.writeAndFlush(wrapOutboundOut(encode(DaemonMessage(.version(.current)))), promise: nil)
@@ -39,6 +41,10 @@ final class ControlHandler: ChannelInboundHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         daemon.clientCount.subtract(1, ordering: .relaxed)
+        if let identity, let bundle = identity.bundle {
+            let apps = daemon.apps
+            Task { await apps.disconnected(bundle, channel: identity.channel) }
+        }
         logger.debug("client disconnected")
         context.fireChannelInactive()
     }
@@ -71,7 +77,9 @@ final class ControlHandler: ChannelInboundHandler {
         switch frame {
         case .line(let line):
             guard line.readableBytes > 0 else { return }
-            switch router.route(line, from: peer, logger: logger) {
+            let identity = self.identity ?? ConnectionIdentity(channel: context.channel)
+            self.identity = identity
+            switch router.route(line, from: peer, connection: identity, logger: logger) {
             case .now(let reply):
                 context.write(wrapOutboundOut(encode(reply)), promise: nil)
             case .later(let operation):

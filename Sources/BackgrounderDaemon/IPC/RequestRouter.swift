@@ -23,7 +23,8 @@ struct RequestRouter: Sendable {
     }
 
     /// Decides the reply to one line from a peer.
-    func route(_ line: ByteBuffer, from peer: PeerCredentials, logger: Logger) -> Route {
+    func route(_ line: ByteBuffer, from peer: PeerCredentials, connection: ConnectionIdentity, logger: Logger) -> Route
+    {
         let bytes = Array(line.readableBytesView)
         let message: ClientMessage
         do {
@@ -51,6 +52,52 @@ struct RequestRouter: Sendable {
         case .reload:
             let registry = context.registry
             return .later { DaemonMessage(id: id, .reload(await registry.reload())) }
+        default:
+            return routeToApps(message, from: peer, connection: connection)
+        }
+    }
+
+    /// Requests the app manager answers: user actions, `ps`, and apps' own requests.
+    private func routeToApps(_ message: ClientMessage, from peer: PeerCredentials, connection: ConnectionIdentity)
+        -> Route
+    {
+        let apps = context.apps
+        let id = message.id
+        func later(_ work: @escaping @Sendable () async throws -> DaemonMessage.Body) -> Route {
+            .later {
+                do {
+                    return DaemonMessage(id: id, try await work())
+                } catch let error as ProtocolError {
+                    return DaemonMessage(id: id, .error(error))
+                } catch {
+                    return DaemonMessage(id: id, .error(ProtocolError(.failed, "\(error)")))
+                }
+            }
+        }
+        func asApp(_ work: @escaping @Sendable (String) async -> DaemonMessage.Body) -> Route {
+            guard let bundle = connection.bundle else {
+                return .now(
+                    DaemonMessage(id: id, .error(ProtocolError(.failed, "\(message.className) needs a CHECKIN first"))))
+            }
+            return .later { DaemonMessage(id: id, await work(bundle)) }
+        }
+        switch message.body {
+        case .open(let app): return later { .done(try await apps.open(app.bundle)) }
+        case .home: return later { .done(await apps.home()) }
+        case .lock: return later { .done(await apps.lock()) }
+        case .unlock: return later { .done(try await apps.unlock()) }
+        case .quit(let app): return later { .done(try await apps.quit(app.bundle)) }
+        case .ps: return later { .apps(await apps.list()) }
+        case .checkIn(let checkIn):
+            return later {
+                let reply = try await apps.checkIn(checkIn.bundle, peer: peer, channel: connection.channel)
+                connection.bundle = checkIn.bundle
+                return .checkedIn(reply)
+            }
+        case .beginTask(let task): return asApp { .task(await apps.beginTask($0, named: task.name)) }
+        case .endTask(let task): return asApp { .done(await apps.endTask($0, task: task.task)) }
+        case .hello, .status, .bundles, .reload:
+            preconditionFailure("answered by route(_:from:connection:logger:)")
         }
     }
 

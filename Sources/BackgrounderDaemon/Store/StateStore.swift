@@ -103,6 +103,23 @@ final class StateStore: Sendable {
         }
     }
 
+    /// Remembers or clears a force quit (`bgctl quit` sets it; `bgctl open` clears it).
+    func setForceQuit(_ bundleIdentifier: String, _ forceQuit: Bool) throws {
+        try database.write { db in
+            try db.execute(
+                sql: "UPDATE bundle SET forceQuit = ? WHERE bundleIdentifier = ?",
+                arguments: [forceQuit, bundleIdentifier]
+            )
+        }
+    }
+
+    /// Bundles a person force-quit.
+    func forceQuitBundles() throws -> Set<String> {
+        try database.read { db in
+            Set(try String.fetchAll(db, sql: "SELECT bundleIdentifier FROM bundle WHERE forceQuit"))
+        }
+    }
+
     /// Identifiers of every bundle the store has ever seen.
     func knownBundleIdentifiers() throws -> [String] {
         try database.read { db in

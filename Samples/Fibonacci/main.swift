@@ -1,0 +1,72 @@
+import BackgroundKit
+import Foundation
+
+// Fibonacci: the finite-length background task of the background-modes tutorial. It computes
+// the next Fibonacci number ten times a second, holding a background task while it does, so
+// it keeps computing for a while after it leaves the foreground. When the expiration handler
+// runs it ends the task and is suspended; opened again, it picks up where it stopped.
+
+/// Writes a line straight to standard output (a log file when the daemon runs the app), so
+/// nothing sits in a buffer when the app is frozen or killed.
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+@MainActor
+final class FibonacciDelegate: ApplicationDelegate {
+    private var previous: UInt64 = 0
+    private var current: UInt64 = 1
+    private var index = 1
+    private var task = BackgroundTaskIdentifier.invalid
+
+    func application(_ application: Application, didFinishLaunchingWith reason: LaunchReason) {
+        say("launched (\(reason.rawValue))")
+        registerBackgroundTask(application)
+        Task { await compute(application) }
+    }
+
+    func applicationDidBecomeActive(_ application: Application) {
+        say("active at n=\(index)")
+        if task == .invalid { registerBackgroundTask(application) }
+    }
+
+    func applicationDidEnterBackground(_ application: Application) {
+        say("entered the background at n=\(index)")
+    }
+
+    func applicationWillTerminate(_ application: Application) {
+        say("terminating at n=\(index)")
+    }
+
+    private func registerBackgroundTask(_ application: Application) {
+        task = application.beginBackgroundTask(withName: "fibonacci") { [weak self] in
+            guard let self else { return }
+            say("expiration handler: ending the task at n=\(self.index)")
+            application.endBackgroundTask(self.task)
+            self.task = .invalid
+        }
+        say(task == .invalid ? "no background time left" : "began background task \(task.rawValue)")
+    }
+
+    private func compute(_ application: Application) async {
+        while true {
+            try? await Task.sleep(for: .milliseconds(100))
+            let (next, overflow) = previous.addingReportingOverflow(current)
+            if overflow {
+                (previous, current, index) = (0, 1, 1)
+            } else {
+                (previous, current, index) = (current, next, index + 1)
+            }
+            if application.applicationState == .background {
+                let remaining = application.backgroundTimeRemaining
+                say("n=\(index) value=\(current) remaining=\(String(format: "%.1f", remaining))s")
+            } else {
+                say("n=\(index) value=\(current)")
+            }
+        }
+    }
+}
+
+MainActor.assumeIsolated {
+    Application.main(delegate: FibonacciDelegate())
+}

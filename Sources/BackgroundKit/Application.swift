@@ -1,0 +1,170 @@
+public import BackgrounderCore
+import BackgrounderProtocol
+public import Foundation
+
+/// Identifies a finite-length background task, as `UIBackgroundTaskIdentifier`.
+public struct BackgroundTaskIdentifier: Sendable, Hashable, RawRepresentable {
+    public var rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// No task: returned when the app has no background time left.
+    public static let invalid = BackgroundTaskIdentifier(rawValue: 0)
+}
+
+/// What an app hears about its life cycle, as `UIApplicationDelegate`. Called on the main actor.
+@MainActor
+public protocol ApplicationDelegate: AnyObject {
+    /// The app launched; `reason` says why (a person, or an event it registered for).
+    func application(_ application: Application, didFinishLaunchingWith reason: LaunchReason)
+    /// The app came to the foreground and receives events.
+    func applicationDidBecomeActive(_ application: Application)
+    /// The app is about to leave the foreground.
+    func applicationWillResignActive(_ application: Application)
+    /// The app is in the background: save state; it will be suspended unless it holds an assertion.
+    func applicationDidEnterBackground(_ application: Application)
+    /// The app is about to come back to the foreground.
+    func applicationWillEnterForeground(_ application: Application)
+    /// The app is about to be terminated; it exits when this returns.
+    func applicationWillTerminate(_ application: Application)
+}
+
+extension ApplicationDelegate {
+    public func application(_ application: Application, didFinishLaunchingWith reason: LaunchReason) {}
+    public func applicationDidBecomeActive(_ application: Application) {}
+    public func applicationWillResignActive(_ application: Application) {}
+    public func applicationDidEnterBackground(_ application: Application) {}
+    public func applicationWillEnterForeground(_ application: Application) {}
+    public func applicationWillTerminate(_ application: Application) {}
+}
+
+/// The app's side of the daemon, as `UIApplication`: its state, its launch reason, and
+/// finite-length background tasks.
+@MainActor
+public final class Application {
+    /// The one instance.
+    public static let shared = Application()
+
+    /// The delegate that hears about life-cycle changes.
+    public private(set) var delegate: (any ApplicationDelegate)?
+    /// The app's state as the daemon last said.
+    public private(set) var applicationState: ApplicationState = .inactive
+    /// Why the app was launched.
+    public private(set) var launchReason: LaunchReason = .user
+    /// The bundle identifier the daemon launched this process as.
+    public let bundleIdentifier: String
+
+    private var connection: AppConnection?
+    private var expirationHandlers: [Int: @MainActor () -> Void] = [:]
+    private var remainingAtNotice: (seconds: Double, at: ContinuousClock.Instant)?
+
+    private init() {
+        bundleIdentifier = ProcessInfo.processInfo.environment["BACKGROUNDER_BUNDLE_ID"] ?? ""
+    }
+
+    /// Connects to the daemon, checks in, tells the delegate it launched, and runs the main
+    /// queue forever, as `UIApplicationMain`.
+    /// - Parameter delegate: The app's delegate (kept alive by the application).
+    public static func main(delegate: some ApplicationDelegate) -> Never {
+        let application = Application.shared
+        application.delegate = delegate
+        do {
+            try application.checkIn()
+        } catch {
+            FileHandle.standardError.write(Data("BackgroundKit: \(error)\n".utf8))
+            exit(1)
+        }
+        delegate.application(application, didFinishLaunchingWith: application.launchReason)
+        dispatchMain()
+    }
+
+    private func checkIn() throws {
+        guard !bundleIdentifier.isEmpty else {
+            throw ControlClientError.unreadableReply(
+                "BACKGROUNDER_BUNDLE_ID is not set: apps are launched by backgrounderd (`bgctl open ID`)")
+        }
+        let connection = try AppConnection(
+            socketPath: DefaultPaths.socket,
+            onNotice: { message in
+                Task { @MainActor in Application.shared.handle(message) }
+            },
+            onClose: {
+                // Without its daemon an app has no life cycle; end rather than run unsupervised.
+                FileHandle.standardError.write(Data("BackgroundKit: the daemon closed the connection; exiting\n".utf8))
+                exit(0)
+            }
+        )
+        self.connection = connection
+        let reply = try connection.request(.checkIn(CheckIn(bundle: bundleIdentifier)))
+        switch reply.body {
+        case .checkedIn(let checkedIn):
+            launchReason = checkedIn.launchReason
+            applicationState = checkedIn.state
+        case .error(let error):
+            throw ControlClientError.unreadableReply("check-in refused: \(error.message)")
+        default:
+            throw ControlClientError.unreadableReply("unexpected \(reply.className) to CHECKIN")
+        }
+    }
+
+    private func handle(_ message: DaemonMessage) {
+        switch message.body {
+        case .lifecycle(let notice):
+            applicationState = notice.state
+            remainingAtNotice = notice.backgroundTimeRemaining.map { ($0, ContinuousClock.now) }
+            guard let delegate else { return }
+            switch notice.event {
+            case .didBecomeActive: delegate.applicationDidBecomeActive(self)
+            case .willResignActive: delegate.applicationWillResignActive(self)
+            case .didEnterBackground: delegate.applicationDidEnterBackground(self)
+            case .willEnterForeground: delegate.applicationWillEnterForeground(self)
+            case .willTerminate:
+                delegate.applicationWillTerminate(self)
+                exit(0)
+            }
+        case .expire(let expire):
+            for task in expire.tasks {
+                expirationHandlers.removeValue(forKey: task)?()
+            }
+        default:
+            break
+        }
+    }
+
+    /// Asks for background time to finish a task, as `beginBackgroundTask(withName:expirationHandler:)`.
+    /// - Parameters:
+    ///   - name: A name for logs and `bgctl ps`.
+    ///   - expirationHandler: Called shortly before the time is up; it must end the task.
+    /// - Returns: The task, or ``BackgroundTaskIdentifier/invalid`` when no time is left.
+    public func beginBackgroundTask(
+        withName name: String? = nil,
+        expirationHandler: (@MainActor () -> Void)? = nil
+    ) -> BackgroundTaskIdentifier {
+        guard let connection,
+            let reply = try? connection.request(.beginTask(BeginTask(name: name ?? "unnamed"))),
+            case .task(let task) = reply.body, task.task != 0
+        else { return .invalid }
+        if let expirationHandler { expirationHandlers[task.task] = expirationHandler }
+        return BackgroundTaskIdentifier(rawValue: task.task)
+    }
+
+    /// Ends a task begun with ``beginBackgroundTask(withName:expirationHandler:)``.
+    public func endBackgroundTask(_ identifier: BackgroundTaskIdentifier) {
+        guard identifier != .invalid, let connection else { return }
+        expirationHandlers.removeValue(forKey: identifier.rawValue)
+        _ = try? connection.request(.endTask(TaskReference(task: identifier.rawValue)))
+    }
+
+    /// Seconds of background time left; effectively unlimited in the foreground, as on iOS.
+    public var backgroundTimeRemaining: TimeInterval {
+        guard applicationState == .background, let notice = remainingAtNotice else {
+            return .greatestFiniteMagnitude
+        }
+        return max(0, notice.seconds - (ContinuousClock.now - notice.at).secondsValue)
+    }
+}
+
+extension Duration {
+    fileprivate var secondsValue: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,60 @@
+/// Decides how much background time apps get and how the daemon treats them.
+///
+/// The standard policy carries iOS's numbers; a plug-in policy (a shared library in a
+/// bundle) can replace it. Every answer is pure: same inputs, same answer.
+public protocol BackgroundPolicy: Sendable {
+    /// A short name for logs and `bgctl status`.
+    var name: String { get }
+
+    /// How long an app with no assertion may run after entering the background before it is
+    /// suspended.
+    func suspendGrace(for app: AppManifest) -> Duration
+
+    /// How long finite-length background tasks may run, counted from entering the background.
+    func backgroundTaskBudget(for app: AppManifest) -> Duration
+
+    /// How long before the budget ends the app's expiration handlers are called.
+    func expirationWarning(for app: AppManifest) -> Duration
+
+    /// How many launches within ``crashLoopWindow(for:)`` make a crash loop.
+    func crashLoopLimit(for app: AppManifest) -> Int
+
+    /// The window over which launches are counted for crash-loop throttling.
+    func crashLoopWindow(for app: AppManifest) -> Duration
+}
+
+/// iOS's rules and numbers, each configurable.
+public struct StandardPolicy: BackgroundPolicy {
+    /// Grace before suspending an app with no assertion (iOS: a few seconds).
+    public var suspendGrace: Duration
+    /// Finite-length task budget (iOS 13+: about 30 s; classically 180 s).
+    public var taskBudget: Duration
+    /// How long before the deadline expiration handlers run.
+    public var expirationWarning: Duration
+    /// Launches within `crashLoopWindow` that count as a crash loop (systemd: 5 in 10 s).
+    public var crashLoopLimit: Int
+    /// The crash-loop window.
+    public var crashLoopWindow: Duration
+
+    /// Creates the standard policy.
+    public init(
+        suspendGrace: Duration = .seconds(5),
+        taskBudget: Duration = .seconds(30),
+        expirationWarning: Duration = .seconds(5),
+        crashLoopLimit: Int = 5,
+        crashLoopWindow: Duration = .seconds(10)
+    ) {
+        self.suspendGrace = suspendGrace
+        self.taskBudget = taskBudget
+        self.expirationWarning = expirationWarning
+        self.crashLoopLimit = crashLoopLimit
+        self.crashLoopWindow = crashLoopWindow
+    }
+
+    public var name: String { "standard" }
+    public func suspendGrace(for app: AppManifest) -> Duration { suspendGrace }
+    public func backgroundTaskBudget(for app: AppManifest) -> Duration { taskBudget }
+    public func expirationWarning(for app: AppManifest) -> Duration { min(expirationWarning, taskBudget) }
+    public func crashLoopLimit(for app: AppManifest) -> Int { crashLoopLimit }
+    public func crashLoopWindow(for app: AppManifest) -> Duration { crashLoopWindow }
+}

@@ -1,0 +1,19 @@
+import NIOCore
+import Synchronization
+
+/// Who a connection speaks for: nobody in particular, or the app that checked in on it.
+final class ConnectionIdentity: Sendable {
+    /// The connection's channel, where the daemon sends an app its notices.
+    let channel: any Channel
+    private let checkedIn = Mutex<String?>(nil)
+
+    init(channel: any Channel) {
+        self.channel = channel
+    }
+
+    /// The bundle identifier the connection checked in as, once the daemon believed it.
+    var bundle: String? {
+        get { checkedIn.withLock { $0 } }
+        set { checkedIn.withLock { $0 = newValue } }
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The cgroup v2 freezer: each app in a child cgroup of the daemon's own; suspend writes
+/// `cgroup.freeze` and waits for `frozen 1` in `cgroup.events`; kill writes `cgroup.kill`.
+struct CgroupFreezer: SuspensionMechanism {
+    /// The daemon's cgroup directory, under which apps get theirs.
+    let base: String
+
+    var name: String { "cgroup" }
+
+    /// Finds the daemon's cgroup v2 directory and checks that children can be made there.
+    /// - Returns: The freezer, or the reason it cannot be used.
+    static func discover() -> Result<CgroupFreezer, DaemonError> {
+        guard let mount = cgroup2Mount() else {
+            return .failure(
+                DaemonError(.configuration, path: "/proc/self/mountinfo", "no cgroup2 file system is mounted"))
+        }
+        guard let own = ownCgroup() else {
+            return .failure(
+                DaemonError(.configuration, path: "/proc/self/cgroup", "no cgroup v2 membership (0::) line"))
+        }
+        let base = (mount + own).replacingOccurrences(of: "//", with: "/")
+        let probe = base + "/backgrounder-probe-\(getpid())"
+        guard mkdir(probe, 0o755) == 0 || errno == EEXIST else {
+            return .failure(
+                DaemonError(
+                    .configuration, path: base, "cannot create child cgroups: \(String(cString: strerror(errno)))"))
+        }
+        defer { rmdir(probe) }
+        guard access(probe + "/cgroup.freeze", W_OK) == 0, access(probe + "/cgroup.kill", W_OK) == 0 else {
+            return .failure(
+                DaemonError(
+                    .configuration, path: probe, "no writable cgroup.freeze and cgroup.kill (kernel 5.14 or later)"))
+        }
+        return .success(CgroupFreezer(base: base))
+    }
+
+    /// The cgroup2 mount point from /proc/self/mountinfo (/sys/fs/cgroup on unified
+    /// systems, /sys/fs/cgroup/unified on hybrid ones).
+    static func cgroup2Mount() -> String? {
+        guard let text = try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8) else { return nil }
+        for line in text.split(separator: "\n") {
+            // "36 25 0:31 / /sys/fs/cgroup rw,... - cgroup2 cgroup2 rw,..."
+            let halves = line.components(separatedBy: " - ")
+            guard halves.count == 2, halves[1].hasPrefix("cgroup2 ") else { continue }
+            let fields = halves[0].split(separator: " ")
+            if fields.count >= 5 { return String(fields[4]) }
+        }
+        return nil
+    }
+
+    /// The daemon's own cgroup v2 path from /proc/self/cgroup (the `0::` line).
+    static func ownCgroup() -> String? {
+        guard let text = try? String(contentsOfFile: "/proc/self/cgroup", encoding: .utf8) else { return nil }
+        for line in text.split(separator: "\n") where line.hasPrefix("0::") {
+            return String(line.dropFirst(3))
+        }
+        return nil
+    }
+
+    func prepare(appID: String) throws -> AppContainer {
+        let path = base + "/app-" + appID
+        if mkdir(path, 0o755) != 0 && errno != EEXIST {
+            throw DaemonError(
+                .configuration, path: path, "cannot create the app's cgroup: \(String(cString: strerror(errno)))")
+        }
+        // A cgroup left frozen by a daemon that was killed must not freeze the new process.
+        try write("0", to: path + "/cgroup.freeze")
+        return AppContainer(cgroupPath: path, prologue: "echo $$ > '\(path)/cgroup.procs' || exit 126")
+    }
+
+    func freeze(_ container: AppContainer, leader: Int32) throws {
+        guard let path = container.cgroupPath else { return }
+        try write("1", to: path + "/cgroup.freeze")
+        try waitForFrozen(path, frozen: true)
+    }
+
+    func thaw(_ container: AppContainer, leader: Int32) throws {
+        guard let path = container.cgroupPath else { return }
+        try write("0", to: path + "/cgroup.freeze")
+    }
+
+    func kill(_ container: AppContainer, leader: Int32) throws {
+        guard let path = container.cgroupPath else { return }
+        try write("1", to: path + "/cgroup.kill")
+    }
+
+    func contains(_ pid: Int32, container: AppContainer, leader: Int32) -> Bool {
+        guard let path = container.cgroupPath,
+            let text = try? String(contentsOfFile: path + "/cgroup.procs", encoding: .utf8)
+        else { return false }
+        return text.split(separator: "\n").contains { Int32($0) == pid }
+    }
+
+    func release(_ container: AppContainer) {
+        guard let path = container.cgroupPath else { return }
+        rmdir(path)
+    }
+
+    /// Whether `cgroup.events` says the cgroup is frozen.
+    static func isFrozen(_ path: String) -> Bool {
+        guard let text = try? String(contentsOfFile: path + "/cgroup.events", encoding: .utf8) else { return false }
+        return text.split(separator: "\n").contains("frozen 1")
+    }
+
+    /// Waits for the kernel to report the freeze complete: every task stopped, not merely asked to.
+    private func waitForFrozen(_ path: String, frozen: Bool) throws {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while Self.isFrozen(path) != frozen {
+            if ContinuousClock.now > deadline {
+                throw DaemonError(
+                    .configuration, path: path + "/cgroup.events", "the freezer did not report frozen within 5 s")
+            }
+            usleep(1000)
+        }
+    }
+
+    private func write(_ value: String, to file: String) throws {
+        let descriptor = open(file, O_WRONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw DaemonError(.configuration, path: file, "cannot open: \(String(cString: strerror(errno)))")
+        }
+        defer { close(descriptor) }
+        let written = value.withCString { Glibc.write(descriptor, $0, strlen($0)) }
+        guard written >= 0 else {
+            throw DaemonError(
+                .configuration, path: file, "cannot write '\(value)': \(String(cString: strerror(errno)))")
+        }
+    }
+}

@@ -1,0 +1,31 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// How a process ended, from its `waitpid` status.
+enum ExitStatus: Sendable, Hashable, CustomStringConvertible {
+    /// It called `exit` with this code.
+    case exited(Int32)
+    /// A signal ended it.
+    case signaled(Int32)
+
+    init(waitStatus status: Int32) {
+        let signal = status & 0x7f
+        self = signal == 0 ? .exited((status >> 8) & 0xff) : .signaled(signal)
+    }
+
+    /// Whether it looks like a crash (a fatal signal the app did not ask for, or a failure code).
+    var isCrash: Bool {
+        switch self {
+        case .exited(let code): code != 0
+        case .signaled(let signal): signal != SIGTERM && signal != SIGKILL && signal != SIGINT
+        }
+    }
+
+    var description: String {
+        switch self {
+        case .exited(let code): "exited with status \(code)"
+        case .signaled(let signal): "killed by signal \(signal) (\(String(cString: strsignal(signal))))"
+        }
+    }
+}

@@ -1,0 +1,31 @@
+import BackgrounderCore
+import NIOCore
+
+/// What the daemon tracks for one app: its life cycle, its process, its connection.
+struct ManagedApp: Sendable {
+    /// The bundle as loaded.
+    var bundle: ValidatedBundle
+    /// The iOS state machine and background-time rules.
+    var lifecycle: AppLifecycle
+    /// The running process, if any.
+    var process: Supervisor.Launched?
+    /// Why it was launched last.
+    var launchReason: LaunchReason = .user
+    /// The app's own connection, once it checked in: where notices go.
+    var channel: (any Channel)?
+    /// The timer that calls `evaluate` at the life cycle's next deadline.
+    var timer: Task<Void, Never>?
+    /// Launch times within the crash-loop window.
+    var recentLaunches: [Duration] = []
+    /// How the last process ended.
+    var lastExit: String?
+    /// Why launches are refused, while crash-loop throttling is on.
+    var throttledUntil: Duration?
+
+    init(bundle: ValidatedBundle, policy: any BackgroundPolicy) {
+        self.bundle = bundle
+        self.lifecycle = AppLifecycle(manifest: bundle.manifest, policy: policy)
+    }
+
+    var identifier: String { bundle.manifest.bundleIdentifier }
+}

@@ -1,0 +1,30 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The parts of /proc/PID/stat the supervisor reads: state, parent and CPU time.
+struct ProcessStat: Sendable {
+    /// One letter: R running, S sleeping, T stopped, Z zombie...
+    var state: Character
+    /// The parent's pid.
+    var parent: Int32
+    /// utime + stime, in seconds.
+    var cpuSeconds: Double
+
+    private static let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
+
+    /// Reads a process's stat line, or `nil` when it is gone.
+    static func read(_ pid: Int32) -> ProcessStat? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = text.lastIndex(of: ")")
+        else { return nil }
+        // The command name may hold spaces and parentheses: fields start after the last ')'.
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let state = fields[0].first, let parent = Int32(fields[1]),
+            let user = Double(fields[11]), let system = Double(fields[12])
+        else { return nil }
+        return ProcessStat(state: state, parent: parent, cpuSeconds: (user + system) / ticksPerSecond)
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The fallback where no writable cgroup v2 exists: each app leads its own session and
+/// process group; suspend is SIGSTOP to the group, resume SIGCONT, kill SIGKILL.
+///
+/// Weaker than the freezer: a process that leaves the group escapes it, and a stopped
+/// process is visible as stopped to its parent. `bgctl status` says which is in use.
+struct SignalFreezer: SuspensionMechanism {
+    var name: String { "signals" }
+
+    func prepare(appID: String) throws -> AppContainer {
+        AppContainer(cgroupPath: nil, prologue: "")
+    }
+
+    func freeze(_ container: AppContainer, leader: Int32) throws {
+        try signal(SIGSTOP, leader)
+        // Return once every process of the group is stopped, as the freezer does.
+        let deadline = ContinuousClock.now + .seconds(5)
+        while !Self.groupStopped(leader) && ContinuousClock.now < deadline {
+            usleep(1000)
+        }
+    }
+
+    func thaw(_ container: AppContainer, leader: Int32) throws {
+        try signal(SIGCONT, leader)
+    }
+
+    func kill(_ container: AppContainer, leader: Int32) throws {
+        try signal(SIGKILL, leader)
+    }
+
+    func contains(_ pid: Int32, container: AppContainer, leader: Int32) -> Bool {
+        getpgid(pid) == leader
+    }
+
+    func release(_ container: AppContainer) {}
+
+    private func signal(_ number: Int32, _ leader: Int32) throws {
+        if Glibc.kill(-leader, number) != 0 && errno != ESRCH {
+            throw DaemonError(
+                .configuration, path: "process group \(leader)", "kill failed: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Whether every process in the group is in state T (stopped).
+    static func groupStopped(_ leader: Int32) -> Bool {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return false }
+        for entry in entries {
+            guard let pid = Int32(entry), getpgid(pid) == leader else { continue }
+            guard let stat = ProcessStat.read(pid), stat.state == "T" || stat.state == "t" else { return false }
+        }
+        return true
+    }
+}

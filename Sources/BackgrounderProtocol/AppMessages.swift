@@ -1,0 +1,171 @@
+public import BackgrounderCore
+
+/// `OPEN`, `QUIT`: a request naming one app by its bundle identifier.
+public struct AppReference: Sendable, Hashable, Codable {
+    /// The app's `CFBundleIdentifier`.
+    public var bundle: String
+
+    /// Names an app.
+    public init(bundle: String) {
+        self.bundle = bundle
+    }
+}
+
+/// `CHECKIN`: an app the daemon launched introduces itself. The daemon believes the claim
+/// only if the connecting process (by `SO_PEERCRED`) is one it launched for that bundle.
+public struct CheckIn: Sendable, Hashable, Codable {
+    /// The bundle the app says it is.
+    public var bundle: String
+
+    /// Creates a check-in.
+    public init(bundle: String) {
+        self.bundle = bundle
+    }
+}
+
+/// `CHECKIN` reply: what the app needs to finish launching.
+public struct CheckInReply: Sendable, Hashable, Codable {
+    /// Why it was launched.
+    public var launchReason: LaunchReason
+    /// Its state once checked in.
+    public var state: ApplicationState
+
+    /// Creates a reply.
+    public init(launchReason: LaunchReason, state: ApplicationState) {
+        self.launchReason = launchReason
+        self.state = state
+    }
+}
+
+/// `BEGIN_TASK`: an app begins a finite-length background task.
+public struct BeginTask: Sendable, Hashable, Codable {
+    /// A name for logs and `bgctl ps`.
+    public var name: String
+
+    /// Creates a request.
+    public init(name: String) {
+        self.name = name
+    }
+}
+
+/// `END_TASK`, and the reply to `BEGIN_TASK`: one task. Task 0 is iOS's `.invalid`: no task
+/// was started because the app has no background time left.
+public struct TaskReference: Sendable, Hashable, Codable {
+    /// The task's identifier.
+    public var task: Int
+
+    /// Creates a reference.
+    public init(task: Int) {
+        self.task = task
+    }
+}
+
+/// `OK`: a request that changes something succeeded; `detail` says what happened.
+public struct Done: Sendable, Hashable, Codable {
+    /// What happened, for people.
+    public var detail: String
+    /// The app's state afterwards, when the request was about one app.
+    public var state: ApplicationState?
+    /// Seconds of background time left, when in the background.
+    public var backgroundTimeRemaining: Double?
+
+    /// Creates a reply.
+    public init(detail: String, state: ApplicationState? = nil, backgroundTimeRemaining: Double? = nil) {
+        self.detail = detail
+        self.state = state
+        self.backgroundTimeRemaining = backgroundTimeRemaining
+    }
+}
+
+/// `LIFECYCLE`: sent to an app, unasked, when its state changes.
+public struct LifecycleNotice: Sendable, Hashable, Codable {
+    /// The delegate method to call.
+    public var event: LifecycleEvent
+    /// The state after the event.
+    public var state: ApplicationState
+    /// Seconds of background time left, in the background.
+    public var backgroundTimeRemaining: Double?
+
+    /// Creates a notice.
+    public init(event: LifecycleEvent, state: ApplicationState, backgroundTimeRemaining: Double? = nil) {
+        self.event = event
+        self.state = state
+        self.backgroundTimeRemaining = backgroundTimeRemaining
+    }
+}
+
+/// `EXPIRE`: sent to an app, unasked, when its tasks' deadline is near: call their
+/// expiration handlers and end them.
+public struct ExpireTasks: Sendable, Hashable, Codable {
+    /// The tasks whose time is nearly up.
+    public var tasks: [Int]
+
+    /// Creates a notice.
+    public init(tasks: [Int]) {
+        self.tasks = tasks
+    }
+}
+
+/// `APPS` reply: every known app, for `bgctl ps`.
+public struct AppList: Sendable, Hashable, Codable {
+    /// One entry per loaded bundle, sorted by identifier.
+    public var apps: [AppInfo]
+
+    /// Creates a list.
+    public init(apps: [AppInfo]) {
+        self.apps = apps
+    }
+}
+
+/// One app in `bgctl ps`. Scripts rely on `id`, `pid`, `state`, `assertions`, `cpuSeconds`.
+public struct AppInfo: Sendable, Hashable, Codable {
+    /// `CFBundleIdentifier`.
+    public var id: String
+    /// `CFBundleName`.
+    public var name: String
+    /// The process, while running.
+    public var pid: Int32?
+    /// The life-cycle state.
+    public var state: ApplicationState
+    /// Declared background modes.
+    public var modes: [String]
+    /// What keeps it running: `task:NAME`, `audio`, `location`.
+    public var assertions: [String]
+    /// Seconds of background time left, in the background.
+    public var backgroundTimeRemaining: Double?
+    /// CPU time of all its processes, in seconds.
+    public var cpuSeconds: Double
+    /// How its last process ended, for example "terminated: background task overran".
+    public var lastExit: String?
+    /// Set while crash-loop throttling refuses launches.
+    public var throttled: String?
+    /// Whether a person force-quit it (it is then not relaunched for most events).
+    public var forceQuit: Bool
+
+    /// Creates an entry.
+    public init(
+        id: String,
+        name: String,
+        pid: Int32?,
+        state: ApplicationState,
+        modes: [String],
+        assertions: [String],
+        backgroundTimeRemaining: Double?,
+        cpuSeconds: Double,
+        lastExit: String?,
+        throttled: String?,
+        forceQuit: Bool
+    ) {
+        self.id = id
+        self.name = name
+        self.pid = pid
+        self.state = state
+        self.modes = modes
+        self.assertions = assertions
+        self.backgroundTimeRemaining = backgroundTimeRemaining
+        self.cpuSeconds = cpuSeconds
+        self.lastExit = lastExit
+        self.throttled = throttled
+        self.forceQuit = forceQuit
+    }
+}

@@ -1,0 +1,87 @@
+import ArgumentParser
+import BackgrounderProtocol
+
+/// Prints the outcome of a request that changes something.
+private func report(_ body: DaemonMessage.Body, options: CommonOptions) throws {
+    guard case .done(let done) = body else { throw ValidationError("unexpected reply") }
+    if options.json {
+        try options.printJSON(done)
+    } else {
+        print(done.detail)
+    }
+}
+
+struct Open: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Launch an app, or bring it to the foreground; the foreground app goes to the background."
+    )
+    @OptionGroup var options: CommonOptions
+    @Argument(help: "The app's bundle identifier.") var id: String
+
+    func run() throws { try report(options.request(.open(AppReference(bundle: id))), options: options) }
+}
+
+struct Home: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Send the foreground app to the background.")
+    @OptionGroup var options: CommonOptions
+
+    func run() throws { try report(options.request(.home), options: options) }
+}
+
+struct Lock: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Lock the screen: the foreground app goes to the background.")
+    @OptionGroup var options: CommonOptions
+
+    func run() throws { try report(options.request(.lock), options: options) }
+}
+
+struct Unlock: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Unlock the screen: the app that was in front comes back.")
+    @OptionGroup var options: CommonOptions
+
+    func run() throws { try report(options.request(.unlock), options: options) }
+}
+
+struct Quit: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Force-quit an app. It is not relaunched for events (except location) until opened again."
+    )
+    @OptionGroup var options: CommonOptions
+    @Argument(help: "The app's bundle identifier.") var id: String
+
+    func run() throws { try report(options.request(.quit(AppReference(bundle: id))), options: options) }
+}
+
+struct PS: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ps",
+        abstract: "List apps: id, pid, state, modes, assertions, background time remaining, CPU seconds."
+    )
+    @OptionGroup var options: CommonOptions
+
+    func run() throws {
+        guard case .apps(let list) = try options.request(.ps) else { throw ValidationError("unexpected reply") }
+        if options.json {
+            try options.printJSON(list.apps)
+            return
+        }
+        var rows = [["ID", "PID", "STATE", "MODES", "ASSERTIONS", "BG LEFT", "CPU s", "NOTE"]]
+        for app in list.apps {
+            let note = [app.throttled, app.forceQuit ? "force-quit" : nil, app.lastExit.map { "last: \($0)" }]
+                .compactMap { $0 }.joined(separator: "; ")
+            rows.append([
+                app.id,
+                app.pid.map(String.init) ?? "-",
+                app.state.rawValue,
+                app.modes.isEmpty ? "-" : app.modes.joined(separator: ","),
+                app.assertions.isEmpty ? "-" : app.assertions.joined(separator: ","),
+                app.backgroundTimeRemaining.map { String(format: "%.1f", $0) } ?? "-",
+                String(format: "%.2f", app.cpuSeconds),
+                note.isEmpty ? "-" : note,
+            ])
+        }
+        print(table(rows))
+    }
+}
