@@ -153,6 +153,12 @@ let package = Package(
             path: "Tests/BackgrounderTestSupport",
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "TestApp",
+            dependencies: ["BackgroundKit"],
+            path: "Tests/Fixtures/TestApp",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "BackgrounderCoreTests",
             dependencies: ["BackgrounderCore"],
@@ -179,6 +185,7 @@ let package = Package(
                 "bgctl",
                 "Hello",
                 "Fibonacci",
+                "TestApp",
             ],
             swiftSettings: swiftSettings
         ),

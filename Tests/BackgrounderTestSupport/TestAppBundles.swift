@@ -1,0 +1,47 @@
+import BackgrounderBundles
+import Foundation
+
+/// Bundles of the `TestApp` fixture executable, each with its own identifier and behaviour
+/// (`idle`, `never-end-task`, `ignore-sigterm`, `fork-children`, `crash`).
+public enum TestAppBundles {
+    /// Assembles `directory/NAME.bundle` around the TestApp executable.
+    /// - Parameters:
+    ///   - name: The bundle's base name; the identifier is `org.backgrounder.tests.NAME` lowercased.
+    ///   - behavior: What the app does (its `TestAppBehavior` key).
+    ///   - exitsOnSuspend: `UIApplicationExitsOnSuspend`.
+    ///   - directory: The bundles directory.
+    /// - Returns: The bundle identifier.
+    @discardableResult
+    public static func make(
+        _ name: String,
+        behavior: String = "idle",
+        exitsOnSuspend: Bool = false,
+        into directory: String
+    ) throws -> String {
+        let identifier = "org.backgrounder.tests.\(name.lowercased())"
+        let plist = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+            <plist version="1.0">
+            <dict>
+                <key>CFBundleIdentifier</key><string>\(identifier)</string>
+                <key>CFBundleName</key><string>\(name)</string>
+                <key>CFBundleExecutable</key><string>TestApp</string>
+                <key>UIApplicationExitsOnSuspend</key><\(exitsOnSuspend ? "true" : "false")/>
+                <key>TestAppBehavior</key><string>\(behavior)</string>
+            </dict>
+            </plist>
+            """
+        let source = directory + "/.\(name).Info.plist"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try plist.write(toFile: source, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: source) }
+        try BundleAssembler().assemble(
+            name: name,
+            executable: Locations.product("TestApp"),
+            infoPlist: source,
+            outputDirectory: directory
+        )
+        return identifier
+    }
+}

@@ -1,0 +1,61 @@
+import BackgroundKit
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+// A deliberately configurable app for the life-cycle tests. Its behaviour comes from the
+// `TestAppBehavior` key of its own Info.plist (the daemon starts apps in their bundle), so
+// one executable serves as a well-behaved app, a stubborn one and a crashing one.
+
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+struct Manifest: Decodable {
+    var TestAppBehavior: String?
+}
+
+let behavior =
+    (try? PropertyListDecoder().decode(Manifest.self, from: Data(contentsOf: URL(fileURLWithPath: "Info.plist"))))?
+    .TestAppBehavior ?? "idle"
+say("behavior \(behavior)")
+
+switch behavior {
+case "crash":
+    say("crashing")
+    exit(3)
+case "ignore-sigterm":
+    signal(SIGTERM, SIG_IGN)
+case "fork-children":
+    for _ in 0..<2 {
+        var pid: pid_t = 0
+        let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sleep"), strdup("600"), nil]
+        posix_spawn(&pid, "/bin/sleep", nil, nil, argv, environ)
+        say("child \(pid)")
+    }
+default:
+    break
+}
+
+@MainActor
+final class TestAppDelegate: ApplicationDelegate {
+    func application(_ application: Application, didFinishLaunchingWith reason: LaunchReason) {
+        say("launched \(reason.rawValue)")
+        if behavior == "never-end-task" {
+            let task = application.beginBackgroundTask(withName: "stubborn") {
+                say("expiration handler ignored")
+            }
+            say("began task \(task.rawValue)")
+        }
+    }
+
+    func applicationDidEnterBackground(_ application: Application) { say("didEnterBackground") }
+    func applicationDidBecomeActive(_ application: Application) { say("didBecomeActive") }
+    func applicationWillTerminate(_ application: Application) { say("willTerminate") }
+}
+
+MainActor.assumeIsolated {
+    Application.main(delegate: TestAppDelegate())
+}

@@ -1,0 +1,281 @@
+import BackgrounderCore
+import BackgrounderProtocol
+import BackgrounderTestSupport
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The life cycle with real processes: real cgroups (or signals), real CPU time from /proc.
+@Suite("Life cycle with real processes")
+struct LifecycleTests {
+    static let fibonacci = "org.backgrounder.samples.fibonacci"
+    /// Short numbers so the tests take seconds: budget 4 s, expiration 1.5 s before it, grace 1 s.
+    static let fastPolicy = ["--task-budget", "4", "--expiration-warning", "1.5", "--suspend-grace", "1"]
+
+    struct Running {
+        let directory: TemporaryDirectory
+        let bundles: String
+        let daemon: DaemonProcess
+
+        init(prefix: String, suspension: String = "auto", setUp: (String) throws -> Void) async throws {
+            directory = try TemporaryDirectory(prefix: prefix)
+            bundles = directory.appending("bundles")
+            try FileManager.default.createDirectory(atPath: bundles, withIntermediateDirectories: true)
+            try setUp(bundles)
+            daemon = try await DaemonProcess(
+                directory: directory,
+                bundleDirectories: [bundles],
+                extraArguments: LifecycleTests.fastPolicy + ["--suspension", suspension]
+            )
+        }
+
+        func request(_ body: ClientMessage.Body) throws -> DaemonMessage.Body {
+            try daemon.client().request(body).body
+        }
+
+        func app(_ id: String) throws -> AppInfo {
+            guard case .apps(let list) = try request(.ps), let app = list.apps.first(where: { $0.id == id }) else {
+                throw HarnessError("no \(id) in ps")
+            }
+            return app
+        }
+
+        func appLog(_ id: String) -> String {
+            (try? String(contentsOfFile: daemon.stateDirectory + "/logs/\(id).log", encoding: .utf8)) ?? ""
+        }
+
+        func tearDown() async {
+            await daemon.stop()
+            directory.remove()
+        }
+    }
+
+    /// The last `n=` index Fibonacci printed.
+    static func lastIndex(_ log: String) -> Int? {
+        log.split(separator: "\n").reversed().lazy.compactMap { line -> Int? in
+            guard line.hasPrefix("n=") else { return nil }
+            return Int(line.dropFirst(2).prefix { $0.isNumber })
+        }.first
+    }
+
+    static func cpuSeconds(_ pid: Int32) -> Double? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = text.lastIndex(of: ")")
+        else { return nil }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    func fibonacciRunsOnBorrowedTimeThenFreezes(suspension: String) async throws {
+        let running = try await Running(prefix: "fib", suspension: suspension) { bundles in
+            try SampleBundles.assemble("Fibonacci", into: bundles)
+        }
+        defer { Task { await running.tearDown() } }
+        let id = Self.fibonacci
+
+        guard case .done = try running.request(.open(AppReference(bundle: id))) else {
+            Issue.record("open failed")
+            return
+        }
+        #expect(try await waitUntil { try running.app(id).state == .active })
+        #expect(try running.app(id).assertions == ["task:fibonacci"])
+        _ = try running.request(.home)
+
+        // In the background it keeps computing on its task, and says how much time is left.
+        #expect(try running.app(id).state == .background)
+        #expect(await waitUntil { running.appLog(id).contains("remaining=") })
+        // The expiration handler runs before the deadline, then the app is suspended.
+        #expect(await waitUntil { running.appLog(id).contains("expiration handler") }, "\(running.appLog(id))")
+        #expect(try await waitUntil { try running.app(id).state == .suspended }, "\(running.daemon.log)")
+
+        let pid = try #require(try running.app(id).pid)
+        if suspension == "auto" {
+            let events = try String(contentsOfFile: "/sys/fs/cgroup/unified/app-\(id)/cgroup.events", encoding: .utf8)
+            #expect(events.contains("frozen 1"))
+        }
+        let cpuBefore = try #require(Self.cpuSeconds(pid))
+        let indexBefore = try #require(Self.lastIndex(running.appLog(id)))
+        try await Task.sleep(for: .seconds(2))
+        #expect(Self.cpuSeconds(pid) == cpuBefore, "a suspended app uses no CPU")
+        #expect(Self.lastIndex(running.appLog(id)) == indexBefore, "a suspended app prints nothing")
+
+        // Opened again, it is thawed and continues where it stopped.
+        _ = try running.request(.open(AppReference(bundle: id)))
+        #expect(try running.app(id).state == .active)
+        #expect(await waitUntil { (Self.lastIndex(running.appLog(id)) ?? 0) > indexBefore + 3 })
+        #expect(running.appLog(id).contains("n=\(indexBefore + 1) "), "the sequence continues from n=\(indexBefore)")
+        #expect(try running.app(id).pid == pid, "the same process, not a relaunch")
+    }
+
+    @Test("Fibonacci computes on its task, its expiration handler runs, it is frozen, and open thaws it (cgroup)")
+    func fibonacciCgroup() async throws {
+        try await fibonacciRunsOnBorrowedTimeThenFreezes(suspension: "auto")
+    }
+
+    @Test("the same with SIGSTOP/SIGCONT instead of the freezer")
+    func fibonacciSignals() async throws {
+        try await fibonacciRunsOnBorrowedTimeThenFreezes(suspension: "signals")
+    }
+
+    @Test("an app that never ends its task is terminated at the deadline, and says why")
+    func overrun() async throws {
+        var id = ""
+        let running = try await Running(prefix: "over") { bundles in
+            id = try TestAppBundles.make("Stubborn", behavior: "never-end-task", into: bundles)
+        }
+        defer { Task { await running.tearDown() } }
+        _ = try running.request(.open(AppReference(bundle: id)))
+        #expect(await waitUntil { running.appLog(id).contains("began task") })
+        _ = try running.request(.home)
+        #expect(await waitUntil { running.appLog(id).contains("expiration handler ignored") })
+        #expect(try await waitUntil { try running.app(id).state == .notRunning }, "\(running.daemon.log)")
+        #expect(try running.app(id).lastExit == "terminated: background task overran")
+        #expect(running.daemon.log.contains("background task overran"))
+    }
+
+    @Test("an app with no assertion is suspended after the grace period")
+    func graceThenSuspend() async throws {
+        var id = ""
+        let running = try await Running(prefix: "idle") { bundles in
+            id = try TestAppBundles.make("Idle", into: bundles)
+        }
+        defer { Task { await running.tearDown() } }
+        _ = try running.request(.open(AppReference(bundle: id)))
+        #expect(await waitUntil { running.appLog(id).contains("didBecomeActive") })
+        _ = try running.request(.home)
+        #expect(try running.app(id).state == .background)
+        #expect(try await waitUntil { try running.app(id).state == .suspended })
+        #expect(running.appLog(id).contains("didEnterBackground"))
+    }
+
+    @Test("an ExitsOnSuspend app hears willTerminate and exits instead of being suspended")
+    func exitsOnSuspend() async throws {
+        var id = ""
+        let running = try await Running(prefix: "exit") { bundles in
+            id = try TestAppBundles.make("Leaver", exitsOnSuspend: true, into: bundles)
+        }
+        defer { Task { await running.tearDown() } }
+        _ = try running.request(.open(AppReference(bundle: id)))
+        #expect(await waitUntil { running.appLog(id).contains("didBecomeActive") })
+        _ = try running.request(.home)
+        #expect(try await waitUntil { try running.app(id).state == .notRunning })
+        #expect(running.appLog(id).contains("willTerminate"))
+        #expect(try running.app(id).lastExit == "terminated: exits on suspend")
+    }
+
+    @Test("force quit ends the app, is remembered, and open clears it")
+    func forceQuit() async throws {
+        var id = ""
+        let running = try await Running(prefix: "quit") { bundles in
+            id = try TestAppBundles.make("Quitter", into: bundles)
+        }
+        defer { Task { await running.tearDown() } }
+        _ = try running.request(.open(AppReference(bundle: id)))
+        #expect(await waitUntil { running.appLog(id).contains("didBecomeActive") })
+        _ = try running.request(.quit(AppReference(bundle: id)))
+        #expect(try await waitUntil { try running.app(id).state == .notRunning })
+        #expect(try running.app(id).forceQuit)
+        #expect(running.appLog(id).contains("willTerminate"))
+        _ = try running.request(.open(AppReference(bundle: id)))
+        #expect(try !running.app(id).forceQuit)
+    }
+
+    @Test("a crash loop is throttled: the sixth launch in ten seconds is refused")
+    func crashLoop() async throws {
+        var id = ""
+        let running = try await Running(prefix: "loop") { bundles in
+            id = try TestAppBundles.make("Crasher", behavior: "crash", into: bundles)
+        }
+        defer { Task { await running.tearDown() } }
+        for attempt in 1...5 {
+            guard case .done = try running.request(.open(AppReference(bundle: id))) else {
+                Issue.record("launch \(attempt) refused too early")
+                return
+            }
+            #expect(try await waitUntil { try running.app(id).state == .notRunning })
+        }
+        #expect(try running.app(id).lastExit == "crashed: exited with status 3")
+        guard case .error(let error) = try running.request(.open(AppReference(bundle: id))) else {
+            Issue.record("the sixth launch was not refused")
+            return
+        }
+        #expect(error.message.contains("crash-looping"))
+        #expect(try running.app(id).throttled != nil)
+    }
+
+    @Test("an app that ignores SIGTERM is killed after the grace period")
+    func ignoresSigterm() async throws {
+        var id = ""
+        let running = try await Running(prefix: "deaf") { bundles in
+            id = try TestAppBundles.make("Deaf", behavior: "ignore-sigterm", into: bundles)
+        }
+        defer { Task { await running.tearDown() } }
+        _ = try running.request(.open(AppReference(bundle: id)))
+        #expect(await waitUntil { running.appLog(id).contains("didBecomeActive") })
+        // willTerminate makes TestApp exit on its own; to test SIGTERM, kill its connection
+        // handling: quit it while it is suspended, so it hears nothing before SIGTERM.
+        _ = try running.request(.home)
+        #expect(try await waitUntil { try running.app(id).state == .suspended })
+        _ = try running.request(.quit(AppReference(bundle: id)))
+        #expect(try await waitUntil(timeout: .seconds(15)) { try running.app(id).state == .notRunning })
+        #expect(running.daemon.log.contains("did not exit within"), "\(running.daemon.log)")
+    }
+
+    @Test("children an app forks are frozen with it and die with it")
+    func forkedChildren() async throws {
+        var id = ""
+        let running = try await Running(prefix: "fork") { bundles in
+            id = try TestAppBundles.make("Forker", behavior: "fork-children", into: bundles)
+        }
+        defer { Task { await running.tearDown() } }
+        _ = try running.request(.open(AppReference(bundle: id)))
+        #expect(await waitUntil { running.appLog(id).contains("didBecomeActive") })
+        let children = running.appLog(id).split(separator: "\n").compactMap { line in
+            line.hasPrefix("child ") ? Int32(line.dropFirst(6)) : nil
+        }
+        #expect(children.count == 2)
+        _ = try running.request(.home)
+        #expect(try await waitUntil { try running.app(id).state == .suspended })
+        for child in children {
+            let state = try String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8)
+            #expect(state.contains(") S ") || state.contains(") T ") || state.contains(") D "))
+        }
+        _ = try running.request(.quit(AppReference(bundle: id)))
+        #expect(try await waitUntil(timeout: .seconds(15)) { try running.app(id).state == .notRunning })
+        #expect(await waitUntil { children.allSatisfy { kill($0, 0) != 0 } }, "no child outlives its app")
+    }
+
+    @Test("a process the daemon did not launch cannot check in as an app")
+    func impostor() async throws {
+        var id = ""
+        let running = try await Running(prefix: "fake") { bundles in
+            id = try TestAppBundles.make("Real", into: bundles)
+        }
+        defer { Task { await running.tearDown() } }
+        // Not running at all:
+        guard case .error(let notLaunched) = try running.request(.checkIn(CheckIn(bundle: id))) else {
+            Issue.record("an impostor checked in")
+            return
+        }
+        #expect(notLaunched.message.contains("not launched by this daemon"))
+        // Running, but this test process is not one of its processes:
+        _ = try running.request(.open(AppReference(bundle: id)))
+        #expect(await waitUntil { running.appLog(id).contains("didBecomeActive") })
+        guard case .error(let notItself) = try running.request(.checkIn(CheckIn(bundle: id))) else {
+            Issue.record("an impostor checked in while the app ran")
+            return
+        }
+        #expect(notItself.message.contains("not a process of \(id)"))
+        #expect(running.daemon.log.contains("claimed to be \(id)"))
+        // And without a check-in, no task can be begun.
+        guard case .error(let noTask) = try running.request(.beginTask(BeginTask(name: "x"))) else {
+            Issue.record("a task without check-in")
+            return
+        }
+        #expect(noTask.message.contains("CHECKIN first"))
+    }
+}
