@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "BackgroundKit", targets: ["BackgroundKit"]),
         .executable(name: "Hello", targets: ["Hello"]),
         .executable(name: "Fibonacci", targets: ["Fibonacci"]),
+        .library(name: "LowPowerPolicy", type: .dynamic, targets: ["LowPowerPolicy"]),
         .plugin(name: "BundlePlugin", targets: ["BundlePlugin"]),
     ],
     dependencies: [
@@ -39,6 +40,11 @@ let package = Package(
             name: "CPulse",
             pkgConfig: "libpulse-simple",
             providers: [.apt(["libpulse-dev"])]
+        ),
+
+        .target(
+            name: "CBackgrounderPolicy",
+            path: "Sources/CBackgrounderPolicy"
         ),
 
         // MARK: Pure logic and the wire protocol
@@ -66,6 +72,7 @@ let package = Package(
                 "BackgrounderProtocol",
                 "CGPS",
                 "CPulse",
+                "CBackgrounderPolicy",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -146,6 +153,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        .target(
+            name: "LowPowerPolicy",
+            dependencies: ["CBackgrounderPolicy"],
+            path: "Samples/LowPowerPolicy",
+            exclude: ["Info.plist"],
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Tests
         .target(
             name: "BackgrounderTestSupport",
@@ -186,6 +201,7 @@ let package = Package(
                 "Hello",
                 "Fibonacci",
                 "TestApp",
+                "LowPowerPolicy",
             ],
             swiftSettings: swiftSettings
         ),

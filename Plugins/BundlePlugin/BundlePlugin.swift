@@ -3,7 +3,7 @@ import PackagePlugin
 
 /// `swift package --allow-writing-to-package-directory bundle [PRODUCT...]`
 ///
-/// Builds each named executable product (every product whose target keeps an Info.plist
+/// Builds each named executable or dynamic-library product (every one whose target keeps an Info.plist
 /// beside its sources, when none is named) and hands it to the `bgbundle` tool, which
 /// writes `Bundles/NAME.bundle`. `--release` builds in release mode.
 @main
@@ -14,7 +14,11 @@ struct BundlePlugin: CommandPlugin {
         let requested = extractor.remainingArguments
 
         let bundleable = context.package.products.compactMap { product -> (String, URL)? in
-            guard product is ExecutableProduct, let target = product.targets.first else { return nil }
+            // Apps are executables; policy plug-ins are dynamic libraries.
+            let isDynamicLibrary = (product as? LibraryProduct)?.kind == .dynamic
+            guard product is ExecutableProduct || isDynamicLibrary, let target = product.targets.first else {
+                return nil
+            }
             let plist = target.directoryURL.appendingPathComponent("Info.plist")
             return FileManager.default.fileExists(atPath: plist.path) ? (product.name, plist) : nil
         }
@@ -42,7 +46,9 @@ struct BundlePlugin: CommandPlugin {
                 parameters: .init(configuration: release ? .release : .debug, echoLogs: false)
             )
             guard result.succeeded,
-                let executable = result.builtArtifacts.first(where: { $0.kind == .executable })
+                let executable = result.builtArtifacts.first(where: {
+                    $0.kind == .executable || $0.kind == .dynamicLibrary
+                })
             else {
                 print(result.logText)
                 failures.append(name)

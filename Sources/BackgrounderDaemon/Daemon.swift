@@ -1,4 +1,5 @@
 import BackgrounderBundles
+import BackgrounderCore
 import Foundation
 public import Logging
 import ServiceLifecycle
@@ -16,6 +17,23 @@ public struct Daemon: Sendable {
     public init(configuration: DaemonConfiguration, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
+    }
+
+    /// The plug-in policy named by `--policy`, or the standard one, saying why when a plug-in
+    /// cannot be used: a broken plug-in must not keep the daemon from serving.
+    private func choosePolicy(_ catalog: BundleCatalog) -> any BackgroundPolicy {
+        guard let identifier = configuration.policyBundle else { return configuration.policy }
+        do {
+            let policy = try PluginPolicy.load(identifier, from: catalog, standard: configuration.policy)
+            let numbers = policy.numbers
+            logger.info(
+                "loaded policy plug-in \(identifier): task budget \(numbers.taskBudget), grace \(numbers.suspendGrace), expiration warning \(numbers.expirationWarning)"
+            )
+            return policy
+        } catch {
+            logger.error("policy plug-in not used: \(error); using the standard policy")
+            return configuration.policy
+        }
     }
 
     private func suspensionMechanism() throws -> any SuspensionMechanism {
@@ -54,14 +72,15 @@ public struct Daemon: Sendable {
             socketPath: configuration.socketPath,
             logger: logger
         )
+        let policy = choosePolicy(registry.catalog)
         let apps = AppManager(
             supervisor: supervisor,
             registry: registry,
             store: store,
-            policy: configuration.policy,
+            policy: policy,
             logger: logger
         )
-        logger.info("apps are suspended with \(mechanism.name); policy \(configuration.policy.name)")
+        logger.info("apps are suspended with \(mechanism.name); policy \(policy.name)")
         let location = try LocationService(address: configuration.gpsdAddress, logger: logger)
         let audio = AudioService(server: configuration.pulseServer, logger: logger)
         let context = DaemonContext(

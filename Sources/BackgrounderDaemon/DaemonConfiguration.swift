@@ -17,6 +17,8 @@ public struct DaemonConfiguration: Sendable {
     public var policy: StandardPolicy
     /// How apps are suspended.
     public var suspension: SuspensionChoice
+    /// A policy plug-in bundle's identifier, or `nil` for the standard policy.
+    public var policyBundle: String?
 
     /// How apps are suspended.
     public enum SuspensionChoice: String, Sendable, CaseIterable {
@@ -36,8 +38,10 @@ public struct DaemonConfiguration: Sendable {
         gpsdAddress: String = "127.0.0.1:2947",
         pulseServer: String? = nil,
         policy: StandardPolicy = StandardPolicy(),
-        suspension: SuspensionChoice = .auto
+        suspension: SuspensionChoice = .auto,
+        policyBundle: String? = nil
     ) {
+        self.policyBundle = policyBundle
         self.policy = policy
         self.suspension = suspension
         self.bundleDirectories = bundleDirectories

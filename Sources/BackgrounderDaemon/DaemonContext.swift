@@ -44,7 +44,8 @@ final class DaemonContext: Sendable {
             lastFix: gps.lastFix,
             lastFixAgeSeconds: gps.lastFixReceived.map { (now - $0).seconds },
             clients: clientCount.load(ordering: .relaxed),
-            suspension: apps.mechanismName
+            suspension: apps.mechanismName,
+            policy: apps.policyName
         )
     }
 }

@@ -28,6 +28,8 @@ public struct DaemonStatus: Sendable, Hashable, Codable {
     public var clients: Int
     /// How apps are suspended: `cgroup` (the cgroup v2 freezer) or `signals` (SIGSTOP).
     public var suspension: String?
+    /// The policy in force: `standard` or a plug-in's bundle identifier.
+    public var policy: String?
 
     /// Creates a status.
     public init(
@@ -43,8 +45,10 @@ public struct DaemonStatus: Sendable, Hashable, Codable {
         lastFix: Location? = nil,
         lastFixAgeSeconds: Double? = nil,
         clients: Int,
-        suspension: String? = nil
+        suspension: String? = nil,
+        policy: String? = nil
     ) {
+        self.policy = policy
         self.suspension = suspension
         self.version = version
         self.protocol = `protocol`

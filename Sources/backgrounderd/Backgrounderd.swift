@@ -60,6 +60,9 @@ struct Backgrounderd: AsyncParsableCommand {
     @Option(help: "How apps are suspended: auto (cgroup v2 freezer when writable, else signals), cgroup, or signals.")
     var suspension: DaemonConfiguration.SuspensionChoice = .auto
 
+    @Option(help: ArgumentHelp("A policy plug-in bundle's identifier (default: the standard policy).", valueName: "ID"))
+    var policy: String?
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: Logger.Level = .info
 
@@ -97,7 +100,8 @@ struct Backgrounderd: AsyncParsableCommand {
                 taskBudget: .seconds(taskBudget),
                 expirationWarning: .seconds(expirationWarning)
             ),
-            suspension: suspension
+            suspension: suspension,
+            policyBundle: policy
         )
         do {
             try await Daemon(configuration: configuration, logger: logger).run()

@@ -41,6 +41,7 @@ struct Status: ParsableCommand {
                 ["PulseAudio", pulse],
                 ["clients", "\(status.clients)"],
                 ["suspension", status.suspension ?? "-"],
+                ["policy", status.policy ?? "-"],
             ])
         )
     }

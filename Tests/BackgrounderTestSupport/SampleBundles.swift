@@ -1,5 +1,6 @@
 import BackgrounderBundles
 public import BackgrounderCore
+import Foundation
 
 /// Sample app bundles assembled from the built products, as `swift package bundle` does.
 public enum SampleBundles {
@@ -10,9 +11,12 @@ public enum SampleBundles {
     /// - Returns: The validated bundle.
     @discardableResult
     public static func assemble(_ name: String, into directory: String) throws -> ValidatedBundle {
-        try BundleAssembler().assemble(
+        // Policy plug-ins are dynamic libraries: libNAME.so beside the executables.
+        let library = Locations.product("lib\(name).so")
+        let built = FileManager.default.fileExists(atPath: library) ? library : Locations.product(name)
+        return try BundleAssembler().assemble(
             name: name,
-            executable: Locations.product(name),
+            executable: built,
             infoPlist: Locations.repositoryRoot + "/Samples/\(name)/Info.plist",
             outputDirectory: directory
         )

@@ -19,6 +19,10 @@ public struct AppManifest: Sendable, Hashable, Codable {
     public var permittedTaskIdentifiers: [String]
     /// The usage descriptions shown when the app asks for a permission.
     public var usageDescriptions: UsageDescriptions
+    /// An app, or a policy plug-in (`CFBundlePackageType` `BNDL`).
+    public var kind: BundleKind = .application
+    /// For a policy plug-in: the C function the daemon calls (`BackgrounderPolicyEntryPoint`).
+    public var policyEntryPoint: String?
 
     /// Creates a manifest; validation lives in ``ManifestValidator``.
     public init(
@@ -45,6 +49,14 @@ public struct AppManifest: Sendable, Hashable, Codable {
     public var sortedModeNames: [String] {
         backgroundModes.map(\.rawValue).sorted()
     }
+}
+
+/// What a bundle holds.
+public enum BundleKind: String, Sendable, Hashable, Codable {
+    /// An app: an executable the daemon launches (`CFBundlePackageType` `APPL`, the default).
+    case application
+    /// A policy plug-in: a shared library the daemon loads (`CFBundlePackageType` `BNDL`).
+    case policy
 }
 
 /// The `NS…UsageDescription` strings a manifest carries.

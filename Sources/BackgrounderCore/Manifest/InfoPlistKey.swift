@@ -3,6 +3,8 @@ public enum InfoPlistKey: String, Sendable, CaseIterable, CodingKey {
     case bundleIdentifier = "CFBundleIdentifier"
     case bundleName = "CFBundleName"
     case bundleExecutable = "CFBundleExecutable"
+    case packageType = "CFBundlePackageType"
+    case policyEntryPoint = "BackgrounderPolicyEntryPoint"
     case backgroundModes = "UIBackgroundModes"
     case exitsOnSuspend = "UIApplicationExitsOnSuspend"
     case permittedTaskIdentifiers = "BGTaskSchedulerPermittedIdentifiers"

@@ -99,7 +99,30 @@ enum InfoPlistParser {
             )
         }
 
-        return AppManifest(
+        let kind: BundleKind
+        switch raw.packageType {
+        case nil, "APPL": kind = .application
+        case "BNDL": kind = .policy
+        case let other?:
+            throw BundleProblem(
+                path: path,
+                key: InfoPlistKey.packageType.rawValue,
+                reason: "'\(other)' is neither APPL (an app) nor BNDL (a policy plug-in)"
+            )
+        }
+        if kind == .policy {
+            guard let entry = raw.policyEntryPoint, !entry.isEmpty,
+                entry.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") })
+            else {
+                throw BundleProblem(
+                    path: path,
+                    key: InfoPlistKey.policyEntryPoint.rawValue,
+                    reason: "a policy plug-in must name its C entry point (letters, digits and '_')"
+                )
+            }
+        }
+
+        var manifest = AppManifest(
             bundleIdentifier: identifier,
             name: name,
             executable: executable,
@@ -109,6 +132,9 @@ enum InfoPlistParser {
             permittedTaskIdentifiers: taskIdentifiers,
             usageDescriptions: usage
         )
+        manifest.kind = kind
+        manifest.policyEntryPoint = kind == .policy ? raw.policyEntryPoint : nil
+        return manifest
     }
 }
 
@@ -123,6 +149,8 @@ private struct RawInfoPlist: Decodable {
     var locationAlwaysAndWhenInUseUsage: String?
     var locationWhenInUseUsage: String?
     var microphoneUsage: String?
+    var packageType: String?
+    var policyEntryPoint: String?
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: InfoPlistKey.self)
@@ -142,6 +170,8 @@ private struct RawInfoPlist: Decodable {
         locationAlwaysAndWhenInUseUsage = try field(String.self, .locationAlwaysAndWhenInUseUsage, "a string")
         locationWhenInUseUsage = try field(String.self, .locationWhenInUseUsage, "a string")
         microphoneUsage = try field(String.self, .microphoneUsage, "a string")
+        packageType = try field(String.self, .packageType, "a string")
+        policyEntryPoint = try field(String.self, .policyEntryPoint, "a string")
     }
 }
 

@@ -40,6 +40,8 @@ actor AppManager {
 
     /// The suspension mechanism's name, for `bgctl status`.
     nonisolated var mechanismName: String { supervisor.mechanism.name }
+    /// The policy's name, for `bgctl status`.
+    nonisolated var policyName: String { policy.name }
 
     private var now: Duration { ContinuousClock.now - origin }
 
@@ -55,6 +57,9 @@ actor AppManager {
         if let app = apps[identifier] { return app }
         guard let bundle = registry.catalog.loaded[identifier] else {
             throw ProtocolError(.failed, "no loaded bundle has the identifier '\(identifier)' (see `bgctl bundles`)")
+        }
+        guard bundle.manifest.kind == .application else {
+            throw ProtocolError(.failed, "\(identifier) is a policy plug-in, not an app")
         }
         let app = ManagedApp(bundle: bundle, policy: policy)
         apps[identifier] = app
@@ -244,7 +249,7 @@ actor AppManager {
     /// `bgctl ps`.
     func list() -> AppList {
         let now = self.now
-        let bundles = registry.catalog.sortedLoaded
+        let bundles = registry.catalog.sortedLoaded.filter { $0.manifest.kind == .application }
         return AppList(
             apps: bundles.map { bundle in
                 let identifier = bundle.manifest.bundleIdentifier

@@ -1,0 +1,87 @@
+import BackgrounderCore
+import CBackgrounderPolicy
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A policy whose numbers come from a plug-in bundle's shared library (see
+/// Sources/CBackgrounderPolicy/include/backgrounder_policy.h for the C ABI).
+struct PluginPolicy: BackgroundPolicy {
+    let name: String
+    let numbers: StandardPolicy
+
+    func suspendGrace(for app: AppManifest) -> Duration { numbers.suspendGrace(for: app) }
+    func backgroundTaskBudget(for app: AppManifest) -> Duration { numbers.backgroundTaskBudget(for: app) }
+    func expirationWarning(for app: AppManifest) -> Duration { numbers.expirationWarning(for: app) }
+    func crashLoopLimit(for app: AppManifest) -> Int { numbers.crashLoopLimit(for: app) }
+    func crashLoopWindow(for app: AppManifest) -> Duration { numbers.crashLoopWindow(for: app) }
+
+    /// Loads a policy plug-in.
+    /// - Parameters:
+    ///   - identifier: The policy bundle's identifier (`--policy`).
+    ///   - catalog: The loaded bundles.
+    ///   - standard: The standard policy, whose numbers the plug-in starts from.
+    /// - Returns: The plug-in's policy.
+    /// - Throws: ``DaemonError`` naming the bundle, library or symbol and what went wrong.
+    static func load(_ identifier: String, from catalog: BundleCatalog, standard: StandardPolicy) throws -> PluginPolicy
+    {
+        guard let bundle = catalog.loaded[identifier] else {
+            let refused = catalog.refused.first { $0.path.contains(identifier) }
+            throw DaemonError(
+                .configuration,
+                path: "--policy \(identifier)",
+                refused.map { "the policy bundle was refused: \($0)" } ?? "no loaded bundle has this identifier"
+            )
+        }
+        guard bundle.manifest.kind == .policy, let symbol = bundle.manifest.policyEntryPoint else {
+            throw DaemonError(
+                .configuration, path: bundle.path, "is an app, not a policy bundle (CFBundlePackageType BNDL)")
+        }
+        let library = bundle.executablePath
+        // RTLD_LOCAL: the plug-in's symbols stay its own. The handle is never closed: the
+        // policy is used for the daemon's whole life.
+        guard let handle = dlopen(library, RTLD_NOW | RTLD_LOCAL) else {
+            throw DaemonError(.configuration, path: library, "dlopen failed: \(String(cString: dlerror()))")
+        }
+        guard let address = dlsym(handle, symbol) else {
+            throw DaemonError(.configuration, path: library, "has no symbol '\(symbol)' (BackgrounderPolicyEntryPoint)")
+        }
+        let entry = unsafeBitCast(address, to: backgrounder_policy_entry_v1.self)
+        var numbers = backgrounder_policy_v1(
+            abi: BACKGROUNDER_POLICY_ABI_V1,
+            suspend_grace: standard.suspendGrace.seconds,
+            task_budget: standard.taskBudget.seconds,
+            expiration_warning: standard.expirationWarning.seconds,
+            crash_loop_limit: Int32(standard.crashLoopLimit),
+            crash_loop_window: standard.crashLoopWindow.seconds
+        )
+        let status = entry(&numbers)
+        guard status == 0 else {
+            throw DaemonError(.configuration, path: library, "\(symbol) returned \(status)")
+        }
+        let seconds = [
+            ("suspend_grace", numbers.suspend_grace), ("task_budget", numbers.task_budget),
+            ("expiration_warning", numbers.expiration_warning), ("crash_loop_window", numbers.crash_loop_window),
+        ]
+        for (field, value) in seconds where !(value.isFinite && value >= 0 && value < 86_400 * 365) {
+            throw DaemonError(
+                .configuration, path: library, "\(symbol) set \(field) to \(value), not a number of seconds")
+        }
+        guard numbers.crash_loop_limit > 0 else {
+            throw DaemonError(
+                .configuration, path: library, "\(symbol) set crash_loop_limit to \(numbers.crash_loop_limit)")
+        }
+        return PluginPolicy(
+            name: identifier,
+            numbers: StandardPolicy(
+                suspendGrace: .seconds(numbers.suspend_grace),
+                taskBudget: .seconds(numbers.task_budget),
+                expirationWarning: .seconds(numbers.expiration_warning),
+                crashLoopLimit: Int(numbers.crash_loop_limit),
+                crashLoopWindow: .seconds(numbers.crash_loop_window)
+            )
+        )
+    }
+}
