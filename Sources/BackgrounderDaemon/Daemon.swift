@@ -41,15 +41,22 @@ public struct Daemon: Sendable {
         case .signals:
             return SignalFreezer()
         case .cgroup:
-            return try CgroupFreezer.discover().get()
+            return clearingLeftovers(try CgroupFreezer.discover(stateDirectory: configuration.stateDirectory).get())
         case .auto:
-            switch CgroupFreezer.discover() {
-            case .success(let freezer): return freezer
+            switch CgroupFreezer.discover(stateDirectory: configuration.stateDirectory) {
+            case .success(let freezer): return clearingLeftovers(freezer)
             case .failure(let reason):
                 logger.warning("no usable cgroup v2 freezer (\(reason)); suspending apps with SIGSTOP")
                 return SignalFreezer()
             }
         }
+    }
+
+    private func clearingLeftovers(_ freezer: CgroupFreezer) -> CgroupFreezer {
+        for identifier in freezer.clearLeftovers() {
+            logger.warning("ended \(identifier), left running by a daemon that did not stop cleanly")
+        }
+        return freezer
     }
 
     /// Runs until SIGTERM or SIGINT.
@@ -112,6 +119,7 @@ public struct Daemon: Sendable {
         )
         try await group.run()
         await apps.terminateAll()
+        (mechanism as? CgroupFreezer)?.removeBase()
         try store.endRun(id: run.id, at: Date())
         logger.info("stopped")
     }

@@ -61,6 +61,15 @@ struct LifecycleTests {
         }.first
     }
 
+    static func cgroup2Mount() -> String? {
+        let text = (try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8)) ?? ""
+        for line in text.split(separator: "\n") where line.contains(" - cgroup2 ") {
+            let fields = line.split(separator: " ")
+            if fields.count > 4 { return String(fields[4]) }
+        }
+        return nil
+    }
+
     static func cpuSeconds(_ pid: Int32) -> Double? {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
             let close = text.lastIndex(of: ")")
@@ -94,7 +103,12 @@ struct LifecycleTests {
 
         let pid = try #require(try running.app(id).pid)
         if suspension == "auto" {
-            let events = try String(contentsOfFile: "/sys/fs/cgroup/unified/app-\(id)/cgroup.events", encoding: .utf8)
+            // The app's cgroup is the one its pid is in (/proc/PID/cgroup's 0:: line).
+            let membership = try String(contentsOfFile: "/proc/\(pid)/cgroup", encoding: .utf8)
+            let relative = try #require(membership.split(separator: "\n").first { $0.hasPrefix("0::") }?.dropFirst(3))
+            #expect(relative.hasSuffix("/app-\(id)"))
+            let mount = try #require(Self.cgroup2Mount())
+            let events = try String(contentsOfFile: mount + relative + "/cgroup.events", encoding: .utf8)
             #expect(events.contains("frozen 1"))
         }
         let cpuBefore = try #require(Self.cpuSeconds(pid))

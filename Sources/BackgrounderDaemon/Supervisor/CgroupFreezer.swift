@@ -12,9 +12,17 @@ struct CgroupFreezer: SuspensionMechanism {
 
     var name: String { "cgroup" }
 
-    /// Finds the daemon's cgroup v2 directory and checks that children can be made there.
+    /// Finds the daemon's cgroup v2 directory, makes the daemon's own group of app cgroups
+    /// under it, and checks the freezer works there.
+    ///
+    /// The group is named after the state directory, so two daemons never share app cgroups
+    /// (one's cleanup would kill the other's apps), and a daemon restarted after SIGKILL finds
+    /// the apps its predecessor left and ends them: nobody supervises them any more.
+    /// - Parameters:
+    ///   - stateDirectory: The daemon's state directory.
+    ///   - logger: Where leftovers are reported.
     /// - Returns: The freezer, or the reason it cannot be used.
-    static func discover() -> Result<CgroupFreezer, DaemonError> {
+    static func discover(stateDirectory: String) -> Result<CgroupFreezer, DaemonError> {
         guard let mount = cgroup2Mount() else {
             return .failure(
                 DaemonError(.configuration, path: "/proc/self/mountinfo", "no cgroup2 file system is mounted"))
@@ -23,8 +31,14 @@ struct CgroupFreezer: SuspensionMechanism {
             return .failure(
                 DaemonError(.configuration, path: "/proc/self/cgroup", "no cgroup v2 membership (0::) line"))
         }
-        let base = (mount + own).replacingOccurrences(of: "//", with: "/")
-        let probe = base + "/backgrounder-probe-\(getpid())"
+        let parent = (mount + own).replacingOccurrences(of: "//", with: "/")
+        let base = parent + "/backgrounder." + stableHash(stateDirectory)
+        guard mkdir(base, 0o755) == 0 || errno == EEXIST else {
+            return .failure(
+                DaemonError(
+                    .configuration, path: base, "cannot create child cgroups: \(String(cString: strerror(errno)))"))
+        }
+        let probe = base + "/probe-\(getpid())"
         guard mkdir(probe, 0o755) == 0 || errno == EEXIST else {
             return .failure(
                 DaemonError(
@@ -37,6 +51,43 @@ struct CgroupFreezer: SuspensionMechanism {
                     .configuration, path: probe, "no writable cgroup.freeze and cgroup.kill (kernel 5.14 or later)"))
         }
         return .success(CgroupFreezer(base: base))
+    }
+
+    /// Removes the daemon's group of app cgroups when no app is left in it (clean shutdown).
+    func removeBase() {
+        rmdir(base)
+    }
+
+    /// FNV-1a of a path, in hex: a short stable cgroup name.
+    private static func stableHash(_ text: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        }
+        return String(hash, radix: 16)
+    }
+
+    /// App cgroups left by a daemon that did not stop cleanly: their processes are killed
+    /// (nobody supervises them) and the cgroups removed.
+    /// - Returns: The bundle identifiers whose leftovers were cleared.
+    func clearLeftovers() -> [String] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: base)) ?? []
+        var cleared: [String] = []
+        for entry in entries where entry.hasPrefix("app-") {
+            let path = base + "/" + entry
+            let populated =
+                (try? String(contentsOfFile: path + "/cgroup.events", encoding: .utf8))?
+                .contains("populated 1") ?? false
+            if populated {
+                try? write("1", to: path + "/cgroup.kill")
+                let deadline = ContinuousClock.now + .seconds(2)
+                while rmdir(path) != 0 && errno == EBUSY && ContinuousClock.now < deadline { usleep(10_000) }
+                cleared.append(String(entry.dropFirst(4)))
+            } else {
+                rmdir(path)
+            }
+        }
+        return cleared
     }
 
     /// The cgroup2 mount point from /proc/self/mountinfo (/sys/fs/cgroup on unified
