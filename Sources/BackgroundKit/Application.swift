@@ -26,6 +26,8 @@ public protocol ApplicationDelegate: AnyObject {
     func applicationWillEnterForeground(_ application: Application)
     /// The app is about to be terminated; it exits when this returns.
     func applicationWillTerminate(_ application: Application)
+    /// An event the app registered for arrived while it was running (a push, a fetch window).
+    func application(_ application: Application, didReceive event: LaunchReason)
 }
 
 extension ApplicationDelegate {
@@ -35,6 +37,7 @@ extension ApplicationDelegate {
     public func applicationDidEnterBackground(_ application: Application) {}
     public func applicationWillEnterForeground(_ application: Application) {}
     public func applicationWillTerminate(_ application: Application) {}
+    public func application(_ application: Application, didReceive event: LaunchReason) {}
 }
 
 /// The app's side of the daemon, as `UIApplication`: its state, its launch reason, and
@@ -121,6 +124,8 @@ public final class Application {
                 delegate.applicationWillTerminate(self)
                 exit(0)
             }
+        case .event(let event):
+            delegate?.application(self, didReceive: event.reason)
         case .expire(let expire):
             for task in expire.tasks {
                 expirationHandlers.removeValue(forKey: task)?()

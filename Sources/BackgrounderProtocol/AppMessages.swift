@@ -169,3 +169,29 @@ public struct AppInfo: Sendable, Hashable, Codable {
         self.forceQuit = forceQuit
     }
 }
+
+/// `WAKE`: an event for an app (`bgctl push`, `bgctl simulate`, and later the location
+/// service): it is relaunched, woken or told, as the relaunch rules say.
+public struct WakeRequest: Sendable, Hashable, Codable {
+    /// The app's `CFBundleIdentifier`.
+    public var bundle: String
+    /// What happened.
+    public var reason: LaunchReason
+
+    /// Creates a request.
+    public init(bundle: String, reason: LaunchReason) {
+        self.bundle = bundle
+        self.reason = reason
+    }
+}
+
+/// `EVENT`: sent to a running app, unasked, when an event it registered for arrives.
+public struct EventNotice: Sendable, Hashable, Codable {
+    /// What happened.
+    public var reason: LaunchReason
+
+    /// Creates a notice.
+    public init(reason: LaunchReason) {
+        self.reason = reason
+    }
+}

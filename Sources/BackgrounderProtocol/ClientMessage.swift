@@ -31,6 +31,8 @@ public struct ClientMessage: Sendable, Hashable {
         case beginTask(BeginTask)
         /// An app ends a finite-length background task.
         case endTask(TaskReference)
+        /// An event for an app: relaunch, wake or tell it.
+        case wake(WakeRequest)
     }
 
     /// The request's identifier, echoed in the reply.
@@ -47,7 +49,7 @@ public struct ClientMessage: Sendable, Hashable {
     /// The class names a client may send, as they appear on the wire.
     public static let classNames = [
         "HELLO", "STATUS", "BUNDLES", "RELOAD", "OPEN", "HOME", "LOCK", "UNLOCK", "QUIT", "PS", "CHECKIN",
-        "BEGIN_TASK", "END_TASK",
+        "BEGIN_TASK", "END_TASK", "WAKE",
     ]
 
     /// The wire name of this request's class.
@@ -66,6 +68,7 @@ public struct ClientMessage: Sendable, Hashable {
         case .checkIn: "CHECKIN"
         case .beginTask: "BEGIN_TASK"
         case .endTask: "END_TASK"
+        case .wake: "WAKE"
         }
     }
 }
@@ -109,6 +112,7 @@ extension ClientMessage: Codable {
         case "CHECKIN": body = .checkIn(try CheckIn(from: decoder))
         case "BEGIN_TASK": body = .beginTask(try BeginTask(from: decoder))
         case "END_TASK": body = .endTask(try TaskReference(from: decoder))
+        case "WAKE": body = .wake(try WakeRequest(from: decoder))
         default:
             throw ProtocolError(
                 .unknownClass,
@@ -127,6 +131,7 @@ extension ClientMessage: Codable {
         case .checkIn(let checkIn): try checkIn.encode(to: encoder)
         case .beginTask(let task): try task.encode(to: encoder)
         case .endTask(let task): try task.encode(to: encoder)
+        case .wake(let wake): try wake.encode(to: encoder)
         case .status, .bundles, .reload, .home, .lock, .unlock, .ps: break
         }
     }

@@ -20,6 +20,7 @@ extension DaemonMessage: Codable {
         case "TASK": body = .task(try TaskReference(from: decoder))
         case "LIFECYCLE": body = .lifecycle(try LifecycleNotice(from: decoder))
         case "EXPIRE": body = .expire(try ExpireTasks(from: decoder))
+        case "EVENT": body = .event(try EventNotice(from: decoder))
         default: throw ProtocolError(.unknownClass, "unknown class '\(className)' from the daemon")
         }
     }
@@ -41,6 +42,7 @@ extension DaemonMessage: Codable {
         case .task(let payload): try payload.encode(to: encoder)
         case .lifecycle(let payload): try payload.encode(to: encoder)
         case .expire(let payload): try payload.encode(to: encoder)
+        case .event(let payload): try payload.encode(to: encoder)
         }
     }
 }

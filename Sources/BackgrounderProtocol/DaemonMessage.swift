@@ -28,6 +28,8 @@ public struct DaemonMessage: Sendable, Hashable {
         case lifecycle(LifecycleNotice)
         /// `EXPIRE`: sent to an app when its tasks' time is nearly up.
         case expire(ExpireTasks)
+        /// `EVENT`: sent to a running app when an event it registered for arrives.
+        case event(EventNotice)
     }
 
     /// The identifier of the request this answers.
@@ -56,6 +58,7 @@ public struct DaemonMessage: Sendable, Hashable {
         case .task: "TASK"
         case .lifecycle: "LIFECYCLE"
         case .expire: "EXPIRE"
+        case .event: "EVENT"
         }
     }
 }

@@ -9,8 +9,8 @@ struct BGCtl: ParsableCommand {
         abstract: "Control backgrounderd: apps, their life cycle, bundles and status.",
         version: BackgrounderVersion.release,
         subcommands: [
-            Status.self, PS.self, Open.self, Home.self, Lock.self, Unlock.self, Quit.self, Bundles.self, Reload.self,
-            Validate.self,
+            Status.self, PS.self, Open.self, Home.self, Lock.self, Unlock.self, Quit.self, Push.self, Simulate.self,
+            Bundles.self, Reload.self, Validate.self,
         ]
     )
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BackgrounderCore
 import BackgrounderProtocol
 
 /// Prints the outcome of a request that changes something.
@@ -83,5 +84,32 @@ struct PS: ParsableCommand {
             ])
         }
         print(table(rows))
+    }
+}
+
+struct Push: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Deliver a push to an app (remote-notification mode): relaunched, woken or told, as iOS would."
+    )
+    @OptionGroup var options: CommonOptions
+    @Argument(help: "The app's bundle identifier.") var id: String
+
+    func run() throws { try report(options.request(.wake(WakeRequest(bundle: id, reason: .push))), options: options) }
+}
+
+struct Simulate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Simulate an event for an app: fetch, location, region, download or audio."
+    )
+    @OptionGroup var options: CommonOptions
+    @Argument(help: "fetch, location, region, download or audio.") var event: String
+    @Argument(help: "The app's bundle identifier.") var id: String
+
+    func run() throws {
+        let events: [LaunchReason] = [.fetch, .location, .region, .download, .audio]
+        guard let reason = LaunchReason(rawValue: event), events.contains(reason) else {
+            throw ValidationError("'\(event)' is not one of: \(events.map(\.rawValue).joined(separator: ", "))")
+        }
+        try report(options.request(.wake(WakeRequest(bundle: id, reason: reason))), options: options)
     }
 }

@@ -9,6 +9,7 @@ public enum TestAppBundles {
     ///   - name: The bundle's base name; the identifier is `org.backgrounder.tests.NAME` lowercased.
     ///   - behavior: What the app does (its `TestAppBehavior` key).
     ///   - exitsOnSuspend: `UIApplicationExitsOnSuspend`.
+    ///   - modes: `UIBackgroundModes`.
     ///   - directory: The bundles directory.
     /// - Returns: The bundle identifier.
     @discardableResult
@@ -16,6 +17,7 @@ public enum TestAppBundles {
         _ name: String,
         behavior: String = "idle",
         exitsOnSuspend: Bool = false,
+        modes: [String] = [],
         into directory: String
     ) throws -> String {
         let identifier = "org.backgrounder.tests.\(name.lowercased())"
@@ -29,6 +31,8 @@ public enum TestAppBundles {
                 <key>CFBundleExecutable</key><string>TestApp</string>
                 <key>UIApplicationExitsOnSuspend</key><\(exitsOnSuspend ? "true" : "false")/>
                 <key>TestAppBehavior</key><string>\(behavior)</string>
+                <key>UIBackgroundModes</key><array>\(modes.map { "<string>\($0)</string>" }.joined())</array>
+                <key>NSLocationAlwaysAndWhenInUseUsageDescription</key><string>Tests location events.</string>
             </dict>
             </plist>
             """

@@ -132,6 +132,17 @@ public struct AppLifecycle: Sendable {
         return actions
     }
 
+    /// An event woke the suspended app: it is thawed for a new stretch of background time,
+    /// after which the usual rules (grace, tasks) apply again.
+    public mutating func wake(now: Duration) -> [Action] {
+        guard state == .suspended, terminating == nil else { return [] }
+        state = .background
+        enteredBackgroundAt = now
+        lastAssertionEndedAt = nil
+        expirationSent = false
+        return [.resume]
+    }
+
     // MARK: Assertions
 
     /// Begins a finite-length background task.

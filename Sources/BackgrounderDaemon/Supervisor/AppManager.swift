@@ -128,6 +128,36 @@ actor AppManager {
         return Done(detail: "force-quitting \(identifier)", state: app.lifecycle.state)
     }
 
+    /// An event for an app: relaunch, wake or tell it, as ``EventRouting`` decides.
+    func wake(_ identifier: String, for reason: LaunchReason) throws(ProtocolError) -> Done {
+        var app = try app(identifier)
+        let decision = EventRouting.decide(
+            reason,
+            for: app.bundle.manifest,
+            state: app.lifecycle.state,
+            forceQuit: forceQuit.contains(identifier)
+        )
+        let logger = appLogger(identifier, pid: app.process?.pid)
+        switch decision {
+        case .refuse(let why):
+            logger.info("\(reason.rawValue) event not delivered: \(why)")
+            throw ProtocolError(.failed, why)
+        case .launchInBackground:
+            try launch(identifier, reason: reason, foreground: false)
+            return Done(detail: "relaunched \(identifier) into the background for \(reason.rawValue)", state: .inactive)
+        case .wake:
+            let actions = app.lifecycle.wake(now: now)
+            apps[identifier] = app
+            perform(actions, for: identifier)
+            notify(identifier, .event(EventNotice(reason: reason)))
+            logger.info("woken for \(reason.rawValue)")
+            return Done(detail: "woke \(identifier) for \(reason.rawValue)", state: app.lifecycle.state)
+        case .deliver:
+            notify(identifier, .event(EventNotice(reason: reason)))
+            return Done(detail: "delivered \(reason.rawValue) to \(identifier)", state: app.lifecycle.state)
+        }
+    }
+
     private func sendToBackground(_ identifier: String) {
         guard var app = apps[identifier] else { return }
         let actions = app.lifecycle.moveToBackground(now: now)

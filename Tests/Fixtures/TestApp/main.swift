@@ -54,6 +54,7 @@ final class TestAppDelegate: ApplicationDelegate {
     func applicationDidEnterBackground(_ application: Application) { say("didEnterBackground") }
     func applicationDidBecomeActive(_ application: Application) { say("didBecomeActive") }
     func applicationWillTerminate(_ application: Application) { say("willTerminate") }
+    func application(_ application: Application, didReceive event: LaunchReason) { say("received \(event.rawValue)") }
 }
 
 MainActor.assumeIsolated {

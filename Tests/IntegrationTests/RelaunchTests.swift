@@ -1,0 +1,94 @@
+import BackgrounderCore
+import BackgrounderProtocol
+import BackgrounderTestSupport
+import Foundation
+import Testing
+
+/// The relaunch rules with real processes: a system-terminated app is relaunched for its
+/// events, a force-quit one is not (except for location), a suspended one is woken.
+@Suite("Relaunch rules")
+struct RelaunchTests {
+    typealias Running = LifecycleTests.Running
+
+    private func pushApp(_ prefix: String, behavior: String = "idle") async throws -> (Running, String) {
+        var id = ""
+        let running = try await Running(prefix: prefix) { bundles in
+            id = try TestAppBundles.make(
+                "Pushy", behavior: behavior, modes: ["remote-notification", "location"], into: bundles)
+        }
+        return (running, id)
+    }
+
+    @Test("a system-terminated app is relaunched into the background for a push")
+    func systemTerminatedIsRelaunched() async throws {
+        let (running, id) = try await pushApp("push", behavior: "never-end-task")
+        defer { Task { await running.tearDown() } }
+        _ = try running.request(.open(AppReference(bundle: id)))
+        #expect(await waitUntil { running.appLog(id).contains("began task") })
+        _ = try running.request(.home)
+        #expect(try await waitUntil { try running.app(id).lastExit == "terminated: background task overran" })
+
+        guard case .done(let done) = try running.request(.wake(WakeRequest(bundle: id, reason: .push))) else {
+            Issue.record("the push was refused")
+            return
+        }
+        #expect(done.detail.contains("relaunched"))
+        #expect(await waitUntil { running.appLog(id).contains("launched push") }, "\(running.appLog(id))")
+        #expect(try await waitUntil { [.background, .suspended].contains(try running.app(id).state) })
+        #expect(try running.app(id).pid != nil)
+    }
+
+    @Test("a force-quit app is not relaunched for a push, but is for a location event")
+    func forceQuitIsNotRelaunched() async throws {
+        let (running, id) = try await pushApp("fq")
+        defer { Task { await running.tearDown() } }
+        _ = try running.request(.open(AppReference(bundle: id)))
+        #expect(await waitUntil { running.appLog(id).contains("didBecomeActive") })
+        _ = try running.request(.quit(AppReference(bundle: id)))
+        #expect(try await waitUntil { try running.app(id).state == .notRunning })
+
+        guard case .error(let refused) = try running.request(.wake(WakeRequest(bundle: id, reason: .push))) else {
+            Issue.record("a force-quit app was relaunched for a push")
+            return
+        }
+        #expect(refused.message.contains("force-quit"))
+        #expect(try running.app(id).state == .notRunning)
+
+        guard case .done = try running.request(.wake(WakeRequest(bundle: id, reason: .location))) else {
+            Issue.record("a location event did not relaunch the force-quit app")
+            return
+        }
+        #expect(await waitUntil { running.appLog(id).contains("launched location") })
+    }
+
+    @Test("an event an app did not declare a mode for does not reach it")
+    func undeclaredMode() async throws {
+        let (running, id) = try await pushApp("mode")
+        defer { Task { await running.tearDown() } }
+        guard case .error(let refused) = try running.request(.wake(WakeRequest(bundle: id, reason: .fetch))) else {
+            Issue.record("a fetch reached an app without the fetch mode")
+            return
+        }
+        #expect(refused.message.contains("does not declare the fetch background mode"))
+    }
+
+    @Test("a suspended app is woken by a push, hears it, and is suspended again after the grace")
+    func suspendedIsWoken() async throws {
+        let (running, id) = try await pushApp("wake")
+        defer { Task { await running.tearDown() } }
+        _ = try running.request(.open(AppReference(bundle: id)))
+        #expect(await waitUntil { running.appLog(id).contains("didBecomeActive") })
+        _ = try running.request(.home)
+        #expect(try await waitUntil { try running.app(id).state == .suspended })
+        let pid = try running.app(id).pid
+
+        guard case .done(let done) = try running.request(.wake(WakeRequest(bundle: id, reason: .push))) else {
+            Issue.record("the push was refused")
+            return
+        }
+        #expect(done.detail.contains("woke"))
+        #expect(await waitUntil { running.appLog(id).contains("received push") })
+        #expect(try running.app(id).pid == pid, "woken, not relaunched")
+        #expect(try await waitUntil { try running.app(id).state == .suspended })
+    }
+}
