@@ -88,6 +88,7 @@ public struct Daemon: Sendable {
             logger: logger
         )
         logger.info("apps are suspended with \(mechanism.name); policy \(policy.name)")
+        let memoryPressure = try MemoryPressureMonitor(apps: apps, logger: logger)
         let location = try LocationService(address: configuration.gpsdAddress, logger: logger)
         let audio = AudioService(server: configuration.pulseServer, logger: logger)
         let context = DaemonContext(
@@ -112,6 +113,7 @@ public struct Daemon: Sendable {
                     .init(service: location),
                     .init(service: audio),
                     .init(service: watcher),
+                    .init(service: memoryPressure),
                 ],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger

@@ -33,6 +33,8 @@ public struct ClientMessage: Sendable, Hashable {
         case endTask(TaskReference)
         /// An event for an app: relaunch, wake or tell it.
         case wake(WakeRequest)
+        /// Acts as if the kernel reported memory pressure (for tests and people trying it).
+        case memoryPressure
     }
 
     /// The request's identifier, echoed in the reply.
@@ -49,7 +51,7 @@ public struct ClientMessage: Sendable, Hashable {
     /// The class names a client may send, as they appear on the wire.
     public static let classNames = [
         "HELLO", "STATUS", "BUNDLES", "RELOAD", "OPEN", "HOME", "LOCK", "UNLOCK", "QUIT", "PS", "CHECKIN",
-        "BEGIN_TASK", "END_TASK", "WAKE",
+        "BEGIN_TASK", "END_TASK", "WAKE", "MEMORY_PRESSURE",
     ]
 
     /// The wire name of this request's class.
@@ -69,6 +71,7 @@ public struct ClientMessage: Sendable, Hashable {
         case .beginTask: "BEGIN_TASK"
         case .endTask: "END_TASK"
         case .wake: "WAKE"
+        case .memoryPressure: "MEMORY_PRESSURE"
         }
     }
 }
@@ -113,6 +116,7 @@ extension ClientMessage: Codable {
         case "BEGIN_TASK": body = .beginTask(try BeginTask(from: decoder))
         case "END_TASK": body = .endTask(try TaskReference(from: decoder))
         case "WAKE": body = .wake(try WakeRequest(from: decoder))
+        case "MEMORY_PRESSURE": body = .memoryPressure
         default:
             throw ProtocolError(
                 .unknownClass,
@@ -132,7 +136,7 @@ extension ClientMessage: Codable {
         case .beginTask(let task): try task.encode(to: encoder)
         case .endTask(let task): try task.encode(to: encoder)
         case .wake(let wake): try wake.encode(to: encoder)
-        case .status, .bundles, .reload, .home, .lock, .unlock, .ps: break
+        case .status, .bundles, .reload, .home, .lock, .unlock, .ps, .memoryPressure: break
         }
     }
 }

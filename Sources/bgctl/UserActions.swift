@@ -99,16 +99,22 @@ struct Push: ParsableCommand {
 
 struct Simulate: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Simulate an event for an app: fetch, location, region, download or audio."
+        abstract: "Simulate an event: fetch, location, region, download or audio for an app, or memory-pressure."
     )
     @OptionGroup var options: CommonOptions
-    @Argument(help: "fetch, location, region, download or audio.") var event: String
-    @Argument(help: "The app's bundle identifier.") var id: String
+    @Argument(help: "fetch, location, region, download, audio, or memory-pressure.") var event: String
+    @Argument(help: "The app's bundle identifier (not for memory-pressure).") var id: String?
 
     func run() throws {
+        if event == "memory-pressure" {
+            try report(options.request(.memoryPressure), options: options)
+            return
+        }
+        guard let id else { throw ValidationError("name the app: bgctl simulate \(event) ID") }
         let events: [LaunchReason] = [.fetch, .location, .region, .download, .audio]
         guard let reason = LaunchReason(rawValue: event), events.contains(reason) else {
-            throw ValidationError("'\(event)' is not one of: \(events.map(\.rawValue).joined(separator: ", "))")
+            throw ValidationError(
+                "'\(event)' is not one of: \(events.map(\.rawValue).joined(separator: ", ")), memory-pressure")
         }
         try report(options.request(.wake(WakeRequest(bundle: id, reason: reason))), options: options)
     }

@@ -94,6 +94,7 @@ struct RequestRouter: Sendable {
                 connection.bundle = checkIn.bundle
                 return .checkedIn(reply)
             }
+        case .memoryPressure: return later { .done(await apps.relieveMemoryPressure()) }
         case .wake(let wake): return later { .done(try await apps.wake(wake.bundle, for: wake.reason)) }
         case .beginTask(let task): return asApp { .task(await apps.beginTask($0, named: task.name)) }
         case .endTask(let task): return asApp { .done(await apps.endTask($0, task: task.task)) }

@@ -158,6 +158,32 @@ actor AppManager {
         }
     }
 
+    /// Memory is short: ends the first app jetsam's order names, without notice.
+    /// - Returns: What was done.
+    @discardableResult
+    func relieveMemoryPressure() -> Done {
+        let candidates = apps.values.compactMap { app -> Jetsam.Candidate? in
+            guard let process = app.process, app.lifecycle.terminating == nil else { return nil }
+            return Jetsam.Candidate(
+                identifier: app.identifier,
+                state: app.lifecycle.state,
+                residentBytes: ProcessStat.residentBytes(process.pid),
+                isForeground: foreground == app.identifier,
+                playsAudio: app.lifecycle.assertions.contains("audio")
+            )
+        }
+        guard let victim = Jetsam.order(candidates).first, var app = apps[victim] else {
+            logger.notice("memory pressure, but no app to end")
+            return Done(detail: "memory pressure: no app to end")
+        }
+        let megabytes = (candidates.first { $0.identifier == victim }?.residentBytes ?? 0) / 1_048_576
+        appLogger(victim, pid: app.process?.pid).notice("memory pressure: ending it (\(megabytes) MB resident)")
+        let actions = app.lifecycle.terminate(.memoryPressure)
+        apps[victim] = app
+        perform(actions, for: victim)
+        return Done(detail: "memory pressure: ended \(victim) (\(megabytes) MB)", state: app.lifecycle.state)
+    }
+
     private func sendToBackground(_ identifier: String) {
         guard var app = apps[identifier] else { return }
         let actions = app.lifecycle.moveToBackground(now: now)
@@ -363,6 +389,11 @@ actor AppManager {
         let logger = appLogger(identifier, pid: process.pid)
         logger.notice("terminating: \(reason.rawValue)")
         let supervisor = self.supervisor
+        if reason == .memoryPressure {
+            // Jetsam gives no notice and no grace.
+            supervisor.kill(process)
+            return
+        }
         let noticeGiven = reason == .exitsOnSuspend || reason == .forceQuit || reason == .daemonShutdown
         Task { [weak self] in
             if noticeGiven {

@@ -15,6 +15,14 @@ struct ProcessStat: Sendable {
 
     private static let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
 
+    /// Resident memory of a process in bytes (/proc/PID/statm), or 0 when it is gone.
+    static func residentBytes(_ pid: Int32) -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/statm", encoding: .utf8) else { return 0 }
+        let fields = text.split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+
     /// Reads a process's stat line, or `nil` when it is gone.
     static func read(_ pid: Int32) -> ProcessStat? {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),

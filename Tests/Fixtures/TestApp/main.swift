@@ -26,6 +26,11 @@ switch behavior {
 case "crash":
     say("crashing")
     exit(3)
+case "hog":
+    // 64 MiB, touched so it is resident: the largest app for the jetsam tests.
+    let hog = UnsafeMutableRawPointer.allocate(byteCount: 64 << 20, alignment: 4096)
+    memset(hog, 1, 64 << 20)
+    say("holding 64 MiB at \(hog)")
 case "ignore-sigterm":
     signal(SIGTERM, SIG_IGN)
 case "fork-children":

@@ -1,0 +1,49 @@
+import BackgrounderCore
+import BackgrounderProtocol
+import BackgrounderTestSupport
+import Foundation
+import Testing
+
+/// Jetsam with real processes: under memory pressure suspended apps go first, largest
+/// first, without notice; the foreground app goes last.
+@Suite("Memory pressure")
+struct MemoryPressureTests {
+    @Test("suspended apps are ended largest first, then the rest; the foreground app last")
+    func jetsamOrder() async throws {
+        var ids: [String: String] = [:]
+        let running = try await LifecycleTests.Running(prefix: "jet") { bundles in
+            ids["front"] = try TestAppBundles.make("Front", into: bundles)
+            ids["small"] = try TestAppBundles.make("Small", into: bundles)
+            ids["hog"] = try TestAppBundles.make("Hog", behavior: "hog", into: bundles)
+        }
+        defer { Task { await running.tearDown() } }
+        let front = try #require(ids["front"]), small = try #require(ids["small"]), hog = try #require(ids["hog"])
+        if FileManager.default.fileExists(atPath: "/proc/pressure/memory") {
+            #expect(
+                await waitUntil { running.daemon.log.contains("watching memory pressure") }, "\(running.daemon.log)")
+        }
+        for id in [hog, small, front] {
+            _ = try running.request(.open(AppReference(bundle: id)))
+            #expect(await waitUntil { running.appLog(id).contains("didBecomeActive") })
+        }
+        // Front is in front; the other two were sent back and are suspended after the grace.
+        #expect(
+            try await waitUntil { try running.app(hog).state == .suspended && running.app(small).state == .suspended })
+
+        var ended: [String] = []
+        for _ in 0..<3 {
+            guard case .done(let done) = try running.request(.memoryPressure) else {
+                Issue.record("memory pressure was not relieved")
+                return
+            }
+            let victim = try #require([hog, small, front].first { done.detail.contains($0) }, "\(done.detail)")
+            #expect(try await waitUntil { try running.app(victim).state == .notRunning })
+            #expect(try running.app(victim).lastExit == "terminated: memory pressure")
+            ended.append(victim)
+        }
+        #expect(ended == [hog, small, front])
+        // Without notice: jetsam sends no willTerminate.
+        #expect(!running.appLog(hog).contains("willTerminate"))
+        #expect(!running.appLog(small).contains("willTerminate"))
+    }
+}
