@@ -52,7 +52,8 @@ public struct AppLifecycle: Sendable {
     private var wantsForeground = false
     private var enteredBackgroundAt: Duration?
     private var lastAssertionEndedAt: Duration?
-    private var expirationSent = false
+    /// Tasks whose expiration handlers were already called.
+    private var expiredTasks: Set<BackgroundTaskID> = []
     private var nextTaskID: BackgroundTaskID = 1
 
     /// Creates the life cycle of an app that is not running.
@@ -106,7 +107,7 @@ public struct AppLifecycle: Sendable {
             state = .background
             enteredBackgroundAt = now
             lastAssertionEndedAt = nil
-            expirationSent = false
+            expiredTasks = []
             return resign + [.deliver(.didEnterBackground)] + evaluate(now: now)
         case .background, .suspended, .notRunning:
             return []
@@ -115,6 +116,8 @@ public struct AppLifecycle: Sendable {
 
     /// The app comes to the foreground (`bgctl open`, `bgctl unlock`).
     public mutating func moveToForeground(now: Duration) -> [Action] {
+        // An app being terminated (told willTerminate, or killed) does not come back.
+        guard terminating == nil else { return [] }
         wantsForeground = true
         var actions: [Action] = []
         switch state {
@@ -124,7 +127,7 @@ public struct AppLifecycle: Sendable {
         case .background:
             state = .active
             enteredBackgroundAt = nil
-            expirationSent = false
+            expiredTasks = []
             actions += [.deliver(.willEnterForeground), .deliver(.didBecomeActive)]
         case .inactive, .active, .notRunning:
             break
@@ -139,7 +142,7 @@ public struct AppLifecycle: Sendable {
         state = .background
         enteredBackgroundAt = now
         lastAssertionEndedAt = nil
-        expirationSent = false
+        expiredTasks = []
         return [.resume]
     }
 
@@ -163,50 +166,67 @@ public struct AppLifecycle: Sendable {
         return evaluate(now: now)
     }
 
-    /// Takes or releases a named assertion (an audio stream, location updates).
+    /// Takes or releases a named assertion (an audio stream, location updates). While one is
+    /// held, background time is unlimited, as on iOS; when the last is released in the
+    /// background, the usual budget and grace start from that moment.
     public mutating func setAssertion(_ name: String, held: Bool, now: Duration) -> [Action] {
         if held {
+            // Only running code takes an assertion; a suspended app runs none.
+            guard state == .inactive || state == .active || state == .background, terminating == nil else { return [] }
             assertions.insert(name)
             return []
         }
         guard assertions.remove(name) != nil else { return [] }
-        if tasks.isEmpty && assertions.isEmpty { lastAssertionEndedAt = now }
+        if assertions.isEmpty {
+            if state == .background {
+                enteredBackgroundAt = now
+                expiredTasks = []
+            }
+            if tasks.isEmpty { lastAssertionEndedAt = now }
+        }
         return evaluate(now: now)
     }
 
     // MARK: Time
 
-    /// Time left for background tasks, or `nil` in the foreground (unlimited).
+    /// Time left for background tasks, or `nil` when unlimited (in the foreground, or while an
+    /// assertion such as audio is held).
     public func backgroundTimeRemaining(now: Duration) -> Duration? {
-        guard state == .background || state == .suspended, let since = enteredBackgroundAt else { return nil }
+        guard state == .background || state == .suspended, assertions.isEmpty, let since = enteredBackgroundAt
+        else { return nil }
         return max(.zero, since + budget - now)
     }
 
     /// The next moment ``evaluate(now:)`` could act, or `nil` when only an event can change things.
     public var nextDeadline: Duration? {
-        guard state == .background, terminating == nil, let since = enteredBackgroundAt else { return nil }
+        guard state == .background, terminating == nil, assertions.isEmpty, let since = enteredBackgroundAt
+        else { return nil }
         if !tasks.isEmpty {
-            return expirationSent ? since + budget : since + budget - warning
+            let unwarned = tasks.keys.contains { !expiredTasks.contains($0) }
+            return unwarned ? since + budget - warning : since + budget
         }
-        guard assertions.isEmpty else { return nil }
         return max(since, lastAssertionEndedAt ?? since) + grace
     }
 
     /// Applies the background rules at `now`.
     public mutating func evaluate(now: Duration) -> [Action] {
         guard state == .background, terminating == nil, let since = enteredBackgroundAt else { return [] }
+        // An assertion (audio, location) means unlimited background time.
+        guard assertions.isEmpty else { return [] }
         if !tasks.isEmpty {
             if now >= since + budget {
                 terminating = .backgroundTaskOverran
                 return [.terminate(.backgroundTaskOverran)]
             }
-            if now >= since + budget - warning && !expirationSent {
-                expirationSent = true
-                return [.expireTasks(tasks.keys.sorted())]
+            if now >= since + budget - warning {
+                // Every task hears its expiration once, even one begun after the others did.
+                let unwarned = tasks.keys.filter { !expiredTasks.contains($0) }.sorted()
+                guard !unwarned.isEmpty else { return [] }
+                expiredTasks.formUnion(unwarned)
+                return [.expireTasks(unwarned)]
             }
             return []
         }
-        guard assertions.isEmpty else { return [] }
         let quietSince = max(since, lastAssertionEndedAt ?? since)
         guard now >= quietSince + grace else { return [] }
         if manifest.exitsOnSuspend {
