@@ -113,8 +113,7 @@ public struct Daemon: Sendable {
                     .init(service: location),
                     .init(service: audio),
                     .init(service: watcher),
-                    .init(service: memoryPressure),
-                ],
+                ] + (configuration.watchesMemoryPressure ? [.init(service: memoryPressure)] : []),
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger
             )

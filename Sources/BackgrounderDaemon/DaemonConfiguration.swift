@@ -19,6 +19,8 @@ public struct DaemonConfiguration: Sendable {
     public var suspension: SuspensionChoice
     /// A policy plug-in bundle's identifier, or `nil` for the standard policy.
     public var policyBundle: String?
+    /// Whether the kernel's memory-pressure signal (PSI) ends suspended apps.
+    public var watchesMemoryPressure: Bool
 
     /// How apps are suspended.
     public enum SuspensionChoice: String, Sendable, CaseIterable {
@@ -39,8 +41,10 @@ public struct DaemonConfiguration: Sendable {
         pulseServer: String? = nil,
         policy: StandardPolicy = StandardPolicy(),
         suspension: SuspensionChoice = .auto,
-        policyBundle: String? = nil
+        policyBundle: String? = nil,
+        watchesMemoryPressure: Bool = true
     ) {
+        self.watchesMemoryPressure = watchesMemoryPressure
         self.policyBundle = policyBundle
         self.policy = policy
         self.suspension = suspension

@@ -195,3 +195,15 @@ public struct EventNotice: Sendable, Hashable, Codable {
         self.reason = reason
     }
 }
+
+/// `MEMORY_PRESSURE`: act as if memory were short.
+public struct MemoryPressure: Sendable, Hashable, Codable {
+    /// Critical pressure may end running apps too, the foreground app last; otherwise only
+    /// suspended apps are ended. Absent means false.
+    public var critical: Bool?
+
+    /// Creates a request.
+    public init(critical: Bool = false) {
+        self.critical = critical
+    }
+}

@@ -34,7 +34,7 @@ public struct ClientMessage: Sendable, Hashable {
         /// An event for an app: relaunch, wake or tell it.
         case wake(WakeRequest)
         /// Acts as if the kernel reported memory pressure (for tests and people trying it).
-        case memoryPressure
+        case memoryPressure(MemoryPressure)
     }
 
     /// The request's identifier, echoed in the reply.
@@ -116,7 +116,7 @@ extension ClientMessage: Codable {
         case "BEGIN_TASK": body = .beginTask(try BeginTask(from: decoder))
         case "END_TASK": body = .endTask(try TaskReference(from: decoder))
         case "WAKE": body = .wake(try WakeRequest(from: decoder))
-        case "MEMORY_PRESSURE": body = .memoryPressure
+        case "MEMORY_PRESSURE": body = .memoryPressure(try MemoryPressure(from: decoder))
         default:
             throw ProtocolError(
                 .unknownClass,
@@ -136,7 +136,8 @@ extension ClientMessage: Codable {
         case .beginTask(let task): try task.encode(to: encoder)
         case .endTask(let task): try task.encode(to: encoder)
         case .wake(let wake): try wake.encode(to: encoder)
-        case .status, .bundles, .reload, .home, .lock, .unlock, .ps, .memoryPressure: break
+        case .memoryPressure(let pressure): try pressure.encode(to: encoder)
+        case .status, .bundles, .reload, .home, .lock, .unlock, .ps: break
         }
     }
 }

@@ -63,6 +63,12 @@ struct Backgrounderd: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A policy plug-in bundle's identifier (default: the standard policy).", valueName: "ID"))
     var policy: String?
 
+    @Flag(
+        name: .customLong("ignore-memory-pressure"),
+        help: "Do not end suspended apps when the kernel reports memory pressure (PSI)."
+    )
+    var ignoreMemoryPressure = false
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: Logger.Level = .info
 
@@ -101,7 +107,8 @@ struct Backgrounderd: AsyncParsableCommand {
                 expirationWarning: .seconds(expirationWarning)
             ),
             suspension: suspension,
-            policyBundle: policy
+            policyBundle: policy,
+            watchesMemoryPressure: !ignoreMemoryPressure
         )
         do {
             try await Daemon(configuration: configuration, logger: logger).run()

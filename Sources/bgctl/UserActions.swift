@@ -104,10 +104,12 @@ struct Simulate: ParsableCommand {
     @OptionGroup var options: CommonOptions
     @Argument(help: "fetch, location, region, download, audio, or memory-pressure.") var event: String
     @Argument(help: "The app's bundle identifier (not for memory-pressure).") var id: String?
+    @Flag(help: "With memory-pressure: critical, so running apps may be ended too, the foreground app last.")
+    var critical = false
 
     func run() throws {
         if event == "memory-pressure" {
-            try report(options.request(.memoryPressure), options: options)
+            try report(options.request(.memoryPressure(MemoryPressure(critical: critical))), options: options)
             return
         }
         guard let id else { throw ValidationError("name the app: bgctl simulate \(event) ID") }

@@ -62,7 +62,8 @@ struct LifecycleWalk {
         case 27..<39: open()
         case 39..<55: begin()
         case 55..<70: end()
-        case 70..<78: apply { $0.evaluate(now: $1) }
+        case 70..<75: apply { $0.evaluate(now: $1) }
+        case 75..<78: apply { $0.wake(now: $1) }
         case 78..<84: holdAssertion()
         case 84..<92: releaseAssertion()
         case 92..<95: apply { app, _ in app.terminate(.forceQuit) }
@@ -129,8 +130,7 @@ struct LifecycleWalk {
     }
 
     private mutating func holdAssertion() {
-        // Only a running app can ask for audio or location.
-        guard app.state != .suspended, app.state != .notRunning else { return }
+        // Asked of an app in any state: the life cycle must refuse one that runs no code.
         let name = ["audio", "location"][Int.random(in: 0..<2, using: &random)]
         apply { $0.setAssertion(name, held: true, now: $1) }
     }

@@ -29,12 +29,17 @@ public final class DaemonProcess: Sendable {
         socketPath = directory.appending("run/backgrounderd.sock")
         stateDirectory = directory.appending("state")
         var arguments = ["--socket", socketPath, "--state-dir", stateDirectory, "--log-level", "debug"]
+        // A busy CI machine shows real memory pressure; tests that are not about jetsam must
+        // not have their apps ended by it (MemoryPressureTests turns it back on).
+        if !extraArguments.contains("--watch-memory-pressure") {
+            arguments.append("--ignore-memory-pressure")
+        }
         for bundles in bundleDirectories { arguments += ["--bundles", bundles] }
         arguments += ["--gpsd", try gpsd ?? "127.0.0.1:\(LoopbackPort.free())"]
         arguments += ["--pulse-server", pulseServer ?? "unix:\(directory.path)/no-pulse/native"]
         process = try ChildProcess(
             Locations.product("backgrounderd"),
-            arguments + extraArguments,
+            arguments + extraArguments.filter { $0 != "--watch-memory-pressure" },
             logPath: directory.appending("backgrounderd-\(UUID().uuidString.prefix(4)).log")
         )
         let socketPath = self.socketPath

@@ -20,7 +20,12 @@ struct LifecycleTests {
         let bundles: String
         let daemon: DaemonProcess
 
-        init(prefix: String, suspension: String = "auto", setUp: (String) throws -> Void) async throws {
+        init(
+            prefix: String,
+            suspension: String = "auto",
+            extraArguments: [String] = [],
+            setUp: (String) throws -> Void
+        ) async throws {
             directory = try TemporaryDirectory(prefix: prefix)
             bundles = directory.appending("bundles")
             try FileManager.default.createDirectory(atPath: bundles, withIntermediateDirectories: true)
@@ -28,7 +33,7 @@ struct LifecycleTests {
             daemon = try await DaemonProcess(
                 directory: directory,
                 bundleDirectories: [bundles],
-                extraArguments: LifecycleTests.fastPolicy + ["--suspension", suspension]
+                extraArguments: LifecycleTests.fastPolicy + ["--suspension", suspension] + extraArguments
             )
         }
 
@@ -91,7 +96,7 @@ struct LifecycleTests {
             return
         }
         #expect(try await waitUntil { try running.app(id).state == .active })
-        #expect(try running.app(id).assertions == ["task:fibonacci"])
+        #expect(try await waitUntil { try running.app(id).assertions == ["task:fibonacci"] })
         _ = try running.request(.home)
 
         // In the background it keeps computing on its task, and says how much time is left.

@@ -11,7 +11,8 @@ struct MemoryPressureTests {
     @Test("suspended apps are ended largest first, then the rest; the foreground app last")
     func jetsamOrder() async throws {
         var ids: [String: String] = [:]
-        let running = try await LifecycleTests.Running(prefix: "jet") { bundles in
+        let running = try await LifecycleTests.Running(prefix: "jet", extraArguments: ["--watch-memory-pressure"]) {
+            bundles in
             ids["front"] = try TestAppBundles.make("Front", into: bundles)
             ids["small"] = try TestAppBundles.make("Small", into: bundles)
             ids["hog"] = try TestAppBundles.make("Hog", behavior: "hog", into: bundles)
@@ -31,8 +32,19 @@ struct MemoryPressureTests {
             try await waitUntil { try running.app(hog).state == .suspended && running.app(small).state == .suspended })
 
         var ended: [String] = []
-        for _ in 0..<3 {
-            guard case .done(let done) = try running.request(.memoryPressure) else {
+        for round in 0..<3 {
+            // The kernel's signal ends suspended apps only; the foreground app needs critical pressure.
+            let critical = round == 2
+            if critical {
+                guard case .done(let none) = try running.request(.memoryPressure(MemoryPressure(critical: false)))
+                else {
+                    Issue.record("memory pressure request failed")
+                    return
+                }
+                #expect(none.detail.contains("no app to end"))
+                #expect(try running.app(front).state == .active)
+            }
+            guard case .done(let done) = try running.request(.memoryPressure(MemoryPressure(critical: critical))) else {
                 Issue.record("memory pressure was not relieved")
                 return
             }

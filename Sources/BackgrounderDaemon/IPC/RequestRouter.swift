@@ -94,7 +94,8 @@ struct RequestRouter: Sendable {
                 connection.bundle = checkIn.bundle
                 return .checkedIn(reply)
             }
-        case .memoryPressure: return later { .done(await apps.relieveMemoryPressure()) }
+        case .memoryPressure(let pressure):
+            return later { .done(await apps.relieveMemoryPressure(critical: pressure.critical ?? false)) }
         case .wake(let wake): return later { .done(try await apps.wake(wake.bundle, for: wake.reason)) }
         case .beginTask(let task): return asApp { .task(await apps.beginTask($0, named: task.name)) }
         case .endTask(let task): return asApp { .done(await apps.endTask($0, task: task.task)) }

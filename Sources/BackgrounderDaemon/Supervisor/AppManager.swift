@@ -159,11 +159,16 @@ actor AppManager {
     }
 
     /// Memory is short: ends the first app jetsam's order names, without notice.
+    ///
+    /// The kernel's pressure signal ends only suspended apps; an app that is running for the
+    /// person (foreground, background work, audio) is ended only when pressure is critical.
+    /// - Parameter critical: Whether running apps may be ended too.
     /// - Returns: What was done.
     @discardableResult
-    func relieveMemoryPressure() -> Done {
+    func relieveMemoryPressure(critical: Bool) -> Done {
         let candidates = apps.values.compactMap { app -> Jetsam.Candidate? in
             guard let process = app.process, app.lifecycle.terminating == nil else { return nil }
+            guard critical || app.lifecycle.state == .suspended else { return nil }
             return Jetsam.Candidate(
                 identifier: app.identifier,
                 state: app.lifecycle.state,

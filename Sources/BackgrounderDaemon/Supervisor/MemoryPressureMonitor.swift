@@ -16,8 +16,9 @@ final class MemoryPressureMonitor: Service, Sendable {
     private let wakeup: WakeupPipe
     private let armed = Atomic<Bool>(false)
 
-    /// Stall time within the window that counts as pressure (the kernel's "some" line).
-    static let stall: Duration = .milliseconds(200)
+    /// Time within the window during which every task was stalled on memory (the kernel's
+    /// "full" line): a real shortage, not a compile evicting page cache.
+    static let stall: Duration = .milliseconds(100)
     /// The window. The kernel takes 500 ms to 10 s, but refuses windows that are not a
     /// multiple of 2 s from processes without CAP_SYS_RESOURCE (and, seen here, even from
     /// root in a VM), so 2 s it is.
@@ -34,7 +35,7 @@ final class MemoryPressureMonitor: Service, Sendable {
 
     func run() async throws {
         let descriptor = open("/proc/pressure/memory", O_RDWR | O_NONBLOCK | O_CLOEXEC)
-        let trigger = "some \(Self.stall.microseconds) \(Self.window.microseconds)"
+        let trigger = "full \(Self.stall.microseconds) \(Self.window.microseconds)"
         guard descriptor >= 0, trigger.withCString({ write(descriptor, $0, strlen($0) + 1) }) >= 0 else {
             logger.warning(
                 "memory pressure is not watched: /proc/pressure/memory trigger failed (\(String(cString: strerror(errno))))"
@@ -49,7 +50,7 @@ final class MemoryPressureMonitor: Service, Sendable {
         let thread = Thread { [self] in
             while waitForPressure(descriptor) {
                 let apps = self.apps
-                Task { await apps.relieveMemoryPressure() }
+                Task { await apps.relieveMemoryPressure(critical: false) }
             }
             close(descriptor)
             finished.continuation.finish()
