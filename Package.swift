@@ -130,6 +130,7 @@ let package = Package(
             name: "bgbench",
             dependencies: [
                 "BackgrounderProtocol",
+                "BackgrounderDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Benchmarks/bgbench",

@@ -6,11 +6,11 @@ import Foundation
 
 /// The cgroup v2 freezer: each app in a child cgroup of the daemon's own; suspend writes
 /// `cgroup.freeze` and waits for `frozen 1` in `cgroup.events`; kill writes `cgroup.kill`.
-struct CgroupFreezer: SuspensionMechanism {
+public struct CgroupFreezer: SuspensionMechanism {
     /// The daemon's cgroup directory, under which apps get theirs.
-    let base: String
+    public let base: String
 
-    var name: String { "cgroup" }
+    public var name: String { "cgroup" }
 
     /// Finds the daemon's cgroup v2 directory, makes the daemon's own group of app cgroups
     /// under it, and checks the freezer works there.
@@ -22,7 +22,7 @@ struct CgroupFreezer: SuspensionMechanism {
     ///   - stateDirectory: The daemon's state directory.
     ///   - logger: Where leftovers are reported.
     /// - Returns: The freezer, or the reason it cannot be used.
-    static func discover(stateDirectory: String) -> Result<CgroupFreezer, DaemonError> {
+    public static func discover(stateDirectory: String) -> Result<CgroupFreezer, DaemonError> {
         guard let mount = cgroup2Mount() else {
             return .failure(
                 DaemonError(.configuration, path: "/proc/self/mountinfo", "no cgroup2 file system is mounted"))
@@ -54,7 +54,7 @@ struct CgroupFreezer: SuspensionMechanism {
     }
 
     /// Removes the daemon's group of app cgroups when no app is left in it (clean shutdown).
-    func removeBase() {
+    public func removeBase() {
         rmdir(base)
     }
 
@@ -70,7 +70,7 @@ struct CgroupFreezer: SuspensionMechanism {
     /// App cgroups left by a daemon that did not stop cleanly: their processes are killed
     /// (nobody supervises them) and the cgroups removed.
     /// - Returns: The bundle identifiers whose leftovers were cleared.
-    func clearLeftovers() -> [String] {
+    public func clearLeftovers() -> [String] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: base)) ?? []
         var cleared: [String] = []
         for entry in entries where entry.hasPrefix("app-") {
@@ -113,7 +113,7 @@ struct CgroupFreezer: SuspensionMechanism {
         return nil
     }
 
-    func prepare(appID: String) throws -> AppContainer {
+    public func prepare(appID: String) throws -> AppContainer {
         let path = base + "/app-" + appID
         if mkdir(path, 0o755) != 0 && errno != EEXIST {
             throw DaemonError(
@@ -124,30 +124,30 @@ struct CgroupFreezer: SuspensionMechanism {
         return AppContainer(cgroupPath: path, prologue: "echo $$ > '\(path)/cgroup.procs' || exit 126")
     }
 
-    func freeze(_ container: AppContainer, leader: Int32) throws {
+    public func freeze(_ container: AppContainer, leader: Int32) throws {
         guard let path = container.cgroupPath else { return }
         try write("1", to: path + "/cgroup.freeze")
         try waitForFrozen(path, frozen: true)
     }
 
-    func thaw(_ container: AppContainer, leader: Int32) throws {
+    public func thaw(_ container: AppContainer, leader: Int32) throws {
         guard let path = container.cgroupPath else { return }
         try write("0", to: path + "/cgroup.freeze")
     }
 
-    func kill(_ container: AppContainer, leader: Int32) throws {
+    public func kill(_ container: AppContainer, leader: Int32) throws {
         guard let path = container.cgroupPath else { return }
         try write("1", to: path + "/cgroup.kill")
     }
 
-    func contains(_ pid: Int32, container: AppContainer, leader: Int32) -> Bool {
+    public func contains(_ pid: Int32, container: AppContainer, leader: Int32) -> Bool {
         guard let path = container.cgroupPath,
             let text = try? String(contentsOfFile: path + "/cgroup.procs", encoding: .utf8)
         else { return false }
         return text.split(separator: "\n").contains { Int32($0) == pid }
     }
 
-    func release(_ container: AppContainer) {
+    public func release(_ container: AppContainer) {
         guard let path = container.cgroupPath else { return }
         rmdir(path)
     }

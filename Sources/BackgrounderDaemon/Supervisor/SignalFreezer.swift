@@ -9,14 +9,17 @@ import Foundation
 ///
 /// Weaker than the freezer: a process that leaves the group escapes it, and a stopped
 /// process is visible as stopped to its parent. `bgctl status` says which is in use.
-struct SignalFreezer: SuspensionMechanism {
-    var name: String { "signals" }
+public struct SignalFreezer: SuspensionMechanism {
+    /// Creates the signal mechanism.
+    public init() {}
 
-    func prepare(appID: String) throws -> AppContainer {
+    public var name: String { "signals" }
+
+    public func prepare(appID: String) throws -> AppContainer {
         AppContainer(cgroupPath: nil, prologue: "")
     }
 
-    func freeze(_ container: AppContainer, leader: Int32) throws {
+    public func freeze(_ container: AppContainer, leader: Int32) throws {
         try signal(SIGSTOP, leader)
         // Return once every process of the group is stopped, as the freezer does.
         let deadline = ContinuousClock.now + .seconds(5)
@@ -25,19 +28,19 @@ struct SignalFreezer: SuspensionMechanism {
         }
     }
 
-    func thaw(_ container: AppContainer, leader: Int32) throws {
+    public func thaw(_ container: AppContainer, leader: Int32) throws {
         try signal(SIGCONT, leader)
     }
 
-    func kill(_ container: AppContainer, leader: Int32) throws {
+    public func kill(_ container: AppContainer, leader: Int32) throws {
         try signal(SIGKILL, leader)
     }
 
-    func contains(_ pid: Int32, container: AppContainer, leader: Int32) -> Bool {
+    public func contains(_ pid: Int32, container: AppContainer, leader: Int32) -> Bool {
         getpgid(pid) == leader
     }
 
-    func release(_ container: AppContainer) {}
+    public func release(_ container: AppContainer) {}
 
     private func signal(_ number: Int32, _ leader: Int32) throws {
         if Glibc.kill(-leader, number) != 0 && errno != ESRCH {
@@ -46,12 +49,13 @@ struct SignalFreezer: SuspensionMechanism {
         }
     }
 
-    /// Whether every process in the group is in state T (stopped).
+    /// Whether every process in the group is stopped (T) or already dead (a zombie runs no code).
     static func groupStopped(_ leader: Int32) -> Bool {
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return false }
         for entry in entries {
             guard let pid = Int32(entry), getpgid(pid) == leader else { continue }
-            guard let stat = ProcessStat.read(pid), stat.state == "T" || stat.state == "t" else { return false }
+            guard let stat = ProcessStat.read(pid) else { continue }
+            guard "TtZX".contains(stat.state) else { return false }
         }
         return true
     }

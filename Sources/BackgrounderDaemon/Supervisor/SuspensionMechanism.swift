@@ -1,6 +1,6 @@
 /// How the daemon contains, freezes, thaws and kills an app's processes. Two exist: the
 /// cgroup v2 freezer, and signals to the process group where no writable cgroup v2 is.
-protocol SuspensionMechanism: Sendable {
+public protocol SuspensionMechanism: Sendable {
     /// `cgroup` or `signals`, for `bgctl status`.
     var name: String { get }
 
@@ -25,9 +25,9 @@ protocol SuspensionMechanism: Sendable {
 }
 
 /// Where an app's processes live: a cgroup directory, or just a process group.
-struct AppContainer: Sendable, Hashable {
+public struct AppContainer: Sendable, Hashable {
     /// The cgroup directory, or `nil` when signals are used.
-    var cgroupPath: String?
+    public var cgroupPath: String?
     /// Shell commands run in the launching process before `exec` (joins the cgroup).
-    var prologue: String
+    public var prologue: String
 }

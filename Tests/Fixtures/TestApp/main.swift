@@ -13,6 +13,19 @@ func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
+/// CLOCK_REALTIME in nanoseconds, for the relaunch benchmark (bgbench relaunch).
+func nanosecondsNow() -> Int64 {
+    var time = timespec()
+    clock_gettime(CLOCK_REALTIME, &time)
+    return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
+}
+
+// The baseline of the relaunch benchmark: a plain fork/exec of this binary, to main.
+if ProcessInfo.processInfo.environment["BGBENCH_EXEC_BASELINE"] != nil {
+    say("t=\(nanosecondsNow())")
+    exit(0)
+}
+
 struct Manifest: Decodable {
     var TestAppBehavior: String?
 }
@@ -47,7 +60,7 @@ default:
 @MainActor
 final class TestAppDelegate: ApplicationDelegate {
     func application(_ application: Application, didFinishLaunchingWith reason: LaunchReason) {
-        say("launched \(reason.rawValue)")
+        say("launched \(reason.rawValue) t=\(nanosecondsNow())")
         if behavior == "never-end-task" {
             let task = application.beginBackgroundTask(withName: "stubborn") {
                 say("expiration handler ignored")

@@ -1,0 +1,67 @@
+import ArgumentParser
+import BackgrounderDaemon
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Freeze and thaw N apps, with the cgroup v2 freezer and with signals, in one run.
+struct FreezeThaw: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "freeze",
+        abstract: "Freeze+thaw round trip for 1, 10 and 100 apps: cgroup freezer and SIGSTOP/SIGCONT."
+    )
+
+    @Option(help: "App counts, comma separated.") var apps = "1,10,100"
+    @Option(help: "Round trips per count.") var rounds = 30
+
+    func run() throws {
+        let counts = apps.split(separator: ",").compactMap { Int($0) }
+        var mechanisms: [any SuspensionMechanism] = [SignalFreezer()]
+        switch CgroupFreezer.discover(stateDirectory: "/tmp/bgbench-freeze-\(getpid())") {
+        case .success(let freezer): mechanisms.insert(freezer, at: 0)
+        case .failure(let reason): print("cgroup freezer unavailable: \(reason)")
+        }
+        print("mechanism  apps  p50 round trip   p99 round trip   p50 per app")
+        for mechanism in mechanisms {
+            for count in counts {
+                let samples = try measure(mechanism, apps: count)
+                let stats = Percentiles(samples)
+                print(
+                    String(
+                        format: "%-9@ %5d  %10.1f us    %10.1f us    %8.1f us", mechanism.name as NSString, count,
+                        stats.p50, stats.p99, stats.p50 / Double(count)))
+            }
+            (mechanism as? CgroupFreezer)?.removeBase()
+        }
+    }
+
+    /// Each app is a shell that wakes once a second (forking `sleep`), as a mostly idle app does.
+    private func measure(_ mechanism: any SuspensionMechanism, apps count: Int) throws -> [Double] {
+        var running: [(Int32, AppContainer)] = []
+        defer {
+            for (pid, container) in running {
+                try? mechanism.kill(container, leader: pid)
+                var status: Int32 = 0
+                waitpid(pid, &status, 0)
+                mechanism.release(container)
+            }
+        }
+        for index in 0..<count {
+            let container = try mechanism.prepare(appID: "bench\(index)")
+            let script = [container.prologue, "while sleep 1; do :; done"].filter { !$0.isEmpty }.joined(
+                separator: "\n")
+            running.append((try spawnDetached(["/bin/sh", "-c", script]), container))
+        }
+        usleep(200_000)
+        var samples: [Double] = []
+        for _ in 0..<rounds {
+            let start = ContinuousClock.now
+            for (pid, container) in running { try mechanism.freeze(container, leader: pid) }
+            for (pid, container) in running { try mechanism.thaw(container, leader: pid) }
+            samples.append(microseconds(since: start))
+        }
+        return samples
+    }
+}

@@ -1,0 +1,101 @@
+import ArgumentParser
+import BackgrounderCore
+import BackgrounderProtocol
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Event to delegate callback for relaunching a terminated app, beside a plain fork/exec of
+/// the same binary to its main, in one run.
+struct Relaunch: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Relaunch latency: a push to a terminated app until its didFinishLaunching, vs fork/exec."
+    )
+
+    @Option(help: "The running daemon's socket.") var socket: String
+    @Option(help: "A bundle with the remote-notification mode whose app prints 'launched push t=NS' (TestApp).")
+    var bundle: String
+    @Option(help: "The app's log file (STATE/logs/ID.log).") var appLog: String
+    @Option(help: "The app's executable, for the fork/exec baseline.") var executable: String
+    @Option(help: "Relaunches to measure.") var count = 30
+
+    func run() throws {
+        var baseline: [Double] = []
+        for _ in 0..<count {
+            let output = NSTemporaryDirectory() + "bgbench-exec-\(getpid()).log"
+            unlink(output)
+            let sent = realtimeNanoseconds()
+            let pid = try spawnDetached([executable], environment: ["BGBENCH_EXEC_BASELINE": "1"], output: output)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+            let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+            guard
+                let stamp = text.split(separator: "=").last.flatMap({
+                    Int64($0.trimmingCharacters(in: .whitespacesAndNewlines))
+                })
+            else { throw BenchError("the baseline printed no time: \(text)") }
+            baseline.append(Double(stamp - sent) / 1000)
+        }
+
+        let client = try ControlClient(socketPath: socket)
+        var relaunch: [Double] = []
+        for _ in 0..<count {
+            // End it as the system would (not a force quit), then send the event.
+            _ = try client.request(.memoryPressure(MemoryPressure(critical: true)))
+            try waitUntilNotRunning(client)
+            let before = (try? String(contentsOfFile: appLog, encoding: .utf8))?.count ?? 0
+            let sent = realtimeNanoseconds()
+            guard case .done = try client.request(.wake(WakeRequest(bundle: bundle, reason: .push))).body else {
+                throw BenchError("the push was refused")
+            }
+            let stamp = try waitForLaunchStamp(after: before)
+            relaunch.append(Double(stamp - sent) / 1000)
+        }
+        let exec = Percentiles(baseline)
+        let daemon = Percentiles(relaunch)
+        print("relaunch for an event, \(count) times")
+        print(String(format: "fork/exec to main        p50 %9.1f us   p99 %9.1f us", exec.p50, exec.p99))
+        print(String(format: "push to didFinishLaunch  p50 %9.1f us   p99 %9.1f us", daemon.p50, daemon.p99))
+        print(
+            String(
+                format: "ratio                    p50 %9.2fx     p99 %9.2fx", daemon.p50 / exec.p50,
+                daemon.p99 / exec.p99))
+    }
+
+    private func realtimeNanoseconds() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
+    }
+
+    private func waitUntilNotRunning(_ client: ControlClient) throws {
+        for _ in 0..<2000 {
+            if case .apps(let list) = try client.request(.ps).body,
+                list.apps.first(where: { $0.id == bundle })?.state == .notRunning
+            {
+                return
+            }
+            usleep(2000)
+        }
+        throw BenchError("\(bundle) did not stop")
+    }
+
+    /// Reads the app log until a new "launched push t=NS" line appears (polled every 0.5 ms;
+    /// the poll adds at most that to each sample).
+    private func waitForLaunchStamp(after offset: Int) throws -> Int64 {
+        for _ in 0..<20_000 {
+            if let text = try? String(contentsOfFile: appLog, encoding: .utf8), text.count > offset {
+                let fresh = text.dropFirst(offset)
+                if let line = fresh.split(separator: "\n").first(where: { $0.hasPrefix("launched push t=") }),
+                    let stamp = Int64(line.dropFirst("launched push t=".count))
+                {
+                    return stamp
+                }
+            }
+            usleep(500)
+        }
+        throw BenchError("the app never said it launched")
+    }
+}

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Life-cycle benchmarks, each beside a baseline or a goal, in one run (release build):
+#   1. freeze+thaw round trip for 1, 10 and 100 apps, cgroup freezer and signals;
+#   2. relaunch of a terminated app for an event (push) until its didFinishLaunching,
+#      beside a plain fork/exec of the same binary to main;
+#   3. idle cost: 20 suspended apps, nothing happening, the daemon's CPU time and context
+#      switches over 10 s (goal: no timer wakeups at all).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+for product in backgrounderd bgbench bgbundle TestApp; do swift build -c release --product "$product"; done
+BIN=$(swift build -c release --show-bin-path)
+RUN=$(mktemp -d /tmp/bgbench-XXXXXX)
+PIDS=()
+cleanup() {
+    for pid in "${PIDS[@]}"; do kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    rm -rf "$RUN"
+}
+trap cleanup EXIT
+
+make_bundle() { # NAME MODES...
+    local name=$1
+    shift
+    local modes=""
+    for mode in "$@"; do modes+="<string>$mode</string>"; done
+    cat >"$RUN/$name.plist" <<PLIST
+<?xml version="1.0" encoding="UTF-8"?>
+<plist version="1.0"><dict>
+<key>CFBundleIdentifier</key><string>org.bench.${name,,}</string>
+<key>CFBundleName</key><string>$name</string>
+<key>CFBundleExecutable</key><string>TestApp</string>
+<key>UIBackgroundModes</key><array>$modes</array>
+</dict></plist>
+PLIST
+    "$BIN/bgbundle" --name "$name" --executable "$BIN/TestApp" --info-plist "$RUN/$name.plist" --output "$RUN/bundles" >/dev/null
+}
+
+echo "== 1. freeze + thaw"
+"$BIN/bgbench" freeze --apps 1,10,100 --rounds 30
+
+echo
+echo "== 2. relaunch for an event"
+make_bundle Pushed remote-notification
+for i in $(seq 1 20); do make_bundle "Idle$i"; done
+# Real servers with nothing to say, so the daemon has no reconnect timers: gpsd with no
+# device, and a private PulseAudio with a null sink.
+GPSD_PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+setsid gpsd -N -n -S "$GPSD_PORT" -F "$RUN/gpsd.sock" >"$RUN/gpsd.log" 2>&1 &
+PIDS+=($!)
+mkdir -p -m 700 "$RUN/pulse" "$RUN/pulse-home"
+PULSE_RUNTIME_PATH="$RUN/pulse" HOME="$RUN/pulse-home" XDG_RUNTIME_DIR="$RUN/pulse" setsid pulseaudio -n \
+    --daemonize=no --exit-idle-time=-1 --load="module-null-sink sink_name=null" --load=module-native-protocol-unix \
+    >"$RUN/pulse.log" 2>&1 &
+PIDS+=($!)
+for _ in $(seq 1 100); do [ -S "$RUN/pulse/native" ] && break; sleep 0.1; done
+SOCKET="$RUN/d.sock"
+setsid "$BIN/backgrounderd" --socket "$SOCKET" --state-dir "$RUN/state" --bundles "$RUN/bundles" \
+    --gpsd "127.0.0.1:$GPSD_PORT" --pulse-server "unix:$RUN/pulse/native" --suspend-grace 1 \
+    --ignore-memory-pressure --log-level warning >"$RUN/daemon.log" 2>&1 &
+DAEMON=$!
+PIDS+=($DAEMON)
+for _ in $(seq 1 100); do [ -S "$SOCKET" ] && break; sleep 0.1; done
+export BACKGROUNDER_SOCKET=$SOCKET
+"$BIN/bgctl" open org.bench.pushed >/dev/null 2>&1 || .build/debug/bgctl open org.bench.pushed >/dev/null
+sleep 1
+"$BIN/bgbench" relaunch --socket "$SOCKET" --bundle org.bench.pushed \
+    --app-log "$RUN/state/logs/org.bench.pushed.log" --executable "$RUN/bundles/Pushed.bundle/TestApp"
+
+echo
+echo "== 3. idle cost: 20 suspended apps"
+CTL="$BIN/bgctl"
+[ -x "$CTL" ] || CTL=.build/debug/bgctl
+for i in $(seq 1 20); do "$CTL" open "org.bench.idle$i" >/dev/null; done
+"$CTL" home >/dev/null
+"$CTL" simulate memory-pressure --critical >/dev/null || true # end the pushed app's leftovers, if any
+sleep 3
+suspended=$("$CTL" ps --json | grep -c '"suspended"' || true)
+echo "suspended apps: $suspended"
+sample() { # utime+stime ticks, then voluntary+nonvoluntary switches over all threads
+    awk '{print $14 + $15}' "/proc/$DAEMON/stat"
+    cat /proc/$DAEMON/task/*/status | awk '/ctxt_switches/ {sum += $2} END {print sum}'
+}
+read -r -d '' before < <(sample) || true
+sleep 10
+read -r -d '' after < <(sample) || true
+ticks=$(( $(echo "$after" | sed -n 1p) - $(echo "$before" | sed -n 1p) ))
+switches=$(( $(echo "$after" | sed -n 2p) - $(echo "$before" | sed -n 2p) ))
+echo "over 10 s: daemon CPU $ticks ticks ($(getconf CLK_TCK)/s), context switches $switches (goal: 0)"
