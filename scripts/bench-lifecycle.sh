@@ -36,7 +36,7 @@ PLIST
 }
 
 echo "== 1. freeze + thaw"
-"$BIN/bgbench" freeze --apps 1,10,100 --rounds 30
+"$BIN/bgbench" freeze --apps 1,10,100 --rounds 20
 
 echo
 echo "== 2. relaunch for an event"
@@ -76,13 +76,18 @@ for i in $(seq 1 20); do "$CTL" open "org.bench.idle$i" >/dev/null; done
 sleep 3
 suspended=$("$CTL" ps --json | grep -c '"suspended"' || true)
 echo "suspended apps: $suspended"
-sample() { # utime+stime ticks, then voluntary+nonvoluntary switches over all threads
-    awk '{print $14 + $15}' "/proc/$DAEMON/stat"
-    cat /proc/$DAEMON/task/*/status | awk '/ctxt_switches/ {sum += $2} END {print sum}'
+switches() { # "TID SWITCHES" for every thread of the daemon
+    for task in /proc/$DAEMON/task/*; do
+        echo "${task##*/} $(awk '/ctxt_switches/ {sum += $2} END {print sum}' "$task/status" 2>/dev/null)"
+    done
 }
-read -r -d '' before < <(sample) || true
+ticks_before=$(awk '{print $14 + $15}' "/proc/$DAEMON/stat")
+switches >"$RUN/switches.before"
 sleep 10
-read -r -d '' after < <(sample) || true
-ticks=$(( $(echo "$after" | sed -n 1p) - $(echo "$before" | sed -n 1p) ))
-switches=$(( $(echo "$after" | sed -n 2p) - $(echo "$before" | sed -n 2p) ))
-echo "over 10 s: daemon CPU $ticks ticks ($(getconf CLK_TCK)/s), context switches $switches (goal: 0)"
+ticks_after=$(awk '{print $14 + $15}' "/proc/$DAEMON/stat")
+switches >"$RUN/switches.after"
+# Threads present in both samples (a reaper thread that ended in between would skew a sum).
+total=$(join "$RUN/switches.before" "$RUN/switches.after" | awk '{sum += $3 - $2} END {print sum + 0}')
+threads=$(wc -l <"$RUN/switches.after")
+echo "over 10 s: daemon CPU $((ticks_after - ticks_before)) ticks ($(getconf CLK_TCK)/s), context switches $total across $threads threads (goal: 0)"
+join "$RUN/switches.before" "$RUN/switches.after" | awk '$3 != $2 {print $1, $3 - $2}' | while read -r tid count; do echo "  thread $tid ($(cat /proc/$DAEMON/task/$tid/comm 2>/dev/null)): $count switches"; done | head -5

@@ -68,8 +68,10 @@ else
 fi
 
 echo "== backgrounderd with the sample bundles in Bundles/"
+# A short task budget keeps the demo brief (iOS's 30 s is the default).
 start "$RUN/backgrounderd.log" "$BIN/backgrounderd" --bundles "$ROOT/Bundles" --socket "$SOCKET" \
-    --state-dir "$RUN/state" --gpsd "127.0.0.1:$GPSD_PORT" "${PULSE_ARGS[@]}"
+    --state-dir "$RUN/state" --gpsd "127.0.0.1:$GPSD_PORT" "${PULSE_ARGS[@]}" \
+    --task-budget 8 --expiration-warning 3 --suspend-grace 2
 wait_for "backgrounderd" "$BIN/bgctl" status --socket "$SOCKET"
 wait_for "a first fix" bash -c "'$BIN/bgctl' status --json --socket '$SOCKET' | grep -q lastFix"
 
@@ -82,6 +84,30 @@ echo "\$ bgctl bundles"
 echo
 echo "\$ Bundles/Hello.bundle/Hello"
 BACKGROUNDER_SOCKET=$SOCKET "$ROOT/Bundles/Hello.bundle/Hello"
+
+FIB=org.backgrounder.samples.fibonacci
+FIBLOG=$RUN/state/logs/$FIB.log
+echo
+echo "== the life cycle: Fibonacci computes on a background task, is suspended, and resumes"
+echo "\$ bgctl open $FIB"
+"$BIN/bgctl" open "$FIB" --socket "$SOCKET"
+sleep 2
+echo "\$ bgctl home"
+"$BIN/bgctl" home --socket "$SOCKET"
+sleep 1
+"$BIN/bgctl" ps --socket "$SOCKET"
+for _ in $(seq 1 150); do
+    "$BIN/bgctl" ps --json --socket "$SOCKET" | grep -q '"suspended"' && break
+    sleep 0.1
+done
+echo "(its log: $FIBLOG)"
+grep -E "expiration|entered" "$FIBLOG" | tail -2
+tail -n 1 "$FIBLOG"
+"$BIN/bgctl" ps --socket "$SOCKET"
+echo "\$ bgctl open $FIB     # thawed; the sequence goes on where it stopped"
+"$BIN/bgctl" open "$FIB" --socket "$SOCKET"
+sleep 1
+tail -n 2 "$FIBLOG"
 
 if [ "$KEEP" = "--keep" ]; then
     echo

@@ -203,7 +203,7 @@ struct LifecycleTests {
         #expect(try !running.app(id).forceQuit)
     }
 
-    @Test("a crash loop is throttled: the sixth launch in ten seconds is refused")
+    @Test("a crash loop is throttled: after five crashes in ten seconds a launch is refused")
     func crashLoop() async throws {
         var id = ""
         let running = try await Running(prefix: "loop") { bundles in

@@ -16,10 +16,10 @@ public protocol BackgroundPolicy: Sendable {
     /// How long before the budget ends the app's expiration handlers are called.
     func expirationWarning(for app: AppManifest) -> Duration
 
-    /// How many launches within ``crashLoopWindow(for:)`` make a crash loop.
+    /// How many crashes within ``crashLoopWindow(for:)`` make a crash loop.
     func crashLoopLimit(for app: AppManifest) -> Int
 
-    /// The window over which launches are counted for crash-loop throttling.
+    /// The window over which crashes are counted for crash-loop throttling.
     func crashLoopWindow(for app: AppManifest) -> Duration
 }
 
@@ -31,7 +31,7 @@ public struct StandardPolicy: BackgroundPolicy {
     public var taskBudget: Duration
     /// How long before the deadline expiration handlers run.
     public var expirationWarning: Duration
-    /// Launches within `crashLoopWindow` that count as a crash loop (systemd: 5 in 10 s).
+    /// Crashes within `crashLoopWindow` that count as a crash loop (as systemd's 5 starts in 10 s).
     public var crashLoopLimit: Int
     /// The crash-loop window.
     public var crashLoopWindow: Duration

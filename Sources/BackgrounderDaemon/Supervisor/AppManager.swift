@@ -202,15 +202,15 @@ actor AppManager {
         var app = try app(identifier)
         let now = self.now
         let window = policy.crashLoopWindow(for: app.bundle.manifest)
-        app.recentLaunches.removeAll { now - $0 > window }
-        if app.recentLaunches.count >= policy.crashLoopLimit(for: app.bundle.manifest) {
-            let until = (app.recentLaunches.first ?? now) + window
+        app.recentCrashes.removeAll { now - $0 > window }
+        if app.recentCrashes.count >= policy.crashLoopLimit(for: app.bundle.manifest) {
+            let until = (app.recentCrashes.first ?? now) + window
             app.throttledUntil = until
             apps[identifier] = app
             let wait = String(format: "%.1f", (until - now).seconds)
             throw ProtocolError(
                 .failed,
-                "\(identifier) is crash-looping (\(app.recentLaunches.count) launches in \(window)); try again in \(wait) s"
+                "\(identifier) is crash-looping (\(app.recentCrashes.count) crashes in \(window)); try again in \(wait) s"
             )
         }
         app.throttledUntil = nil
@@ -222,7 +222,6 @@ actor AppManager {
         } catch {
             throw ProtocolError(.failed, "cannot launch \(identifier): \(error)")
         }
-        app.recentLaunches.append(now)
         app.process = launched
         app.launchReason = reason
         app.lifecycle.launched(foreground: foreground, now: now)
@@ -242,6 +241,7 @@ actor AppManager {
         } else if status.isCrash {
             description = "crashed: \(status)"
             logger.error("\(description)")
+            app.recentCrashes.append(now)
         } else {
             description = "exited: \(status)"
             logger.info("\(description)")

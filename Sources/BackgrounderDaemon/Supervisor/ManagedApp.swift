@@ -15,8 +15,9 @@ struct ManagedApp: Sendable {
     var channel: (any Channel)?
     /// The timer that calls `evaluate` at the life cycle's next deadline.
     var timer: Task<Void, Never>?
-    /// Launch times within the crash-loop window.
-    var recentLaunches: [Duration] = []
+    /// Crash times within the crash-loop window: that many crashes there refuse launches
+    /// (a system termination or a clean exit does not count).
+    var recentCrashes: [Duration] = []
     /// How the last process ended.
     var lastExit: String?
     /// Why launches are refused, while crash-loop throttling is on.
