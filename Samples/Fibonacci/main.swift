@@ -2,7 +2,7 @@ import BackgroundKit
 import Foundation
 
 // Fibonacci: the finite-length background task of the background-modes tutorial. It computes
-// the next Fibonacci number ten times a second, holding a background task while it does, so
+// the next Fibonacci number twice a second, holding a background task while it does, so
 // it keeps computing for a while after it leaves the foreground. When the expiration handler
 // runs it ends the task and is suspended; opened again, it picks up where it stopped.
 
@@ -50,9 +50,11 @@ final class FibonacciDelegate: ApplicationDelegate {
 
     private func compute(_ application: Application) async {
         while true {
-            try? await Task.sleep(for: .milliseconds(100))
+            try? await Task.sleep(for: .milliseconds(500))
             let (next, overflow) = previous.addingReportingOverflow(current)
             if overflow {
+                // Past n=93 the numbers no longer fit in 64 bits: start again, as the tutorial does.
+                say("n=\(index + 1) overflows 64 bits; starting again")
                 (previous, current, index) = (0, 1, 1)
             } else {
                 (previous, current, index) = (current, next, index + 1)
