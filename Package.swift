@@ -165,7 +165,7 @@ let package = Package(
         // MARK: Tests
         .target(
             name: "BackgrounderTestSupport",
-            dependencies: ["BackgrounderCore", "BackgrounderBundles", "BackgrounderProtocol"],
+            dependencies: ["BackgrounderCore", "BackgrounderBundles", "BackgrounderProtocol", "BackgrounderDaemon"],
             path: "Tests/BackgrounderTestSupport",
             swiftSettings: swiftSettings
         ),
@@ -177,7 +177,7 @@ let package = Package(
         ),
         .testTarget(
             name: "BackgrounderCoreTests",
-            dependencies: ["BackgrounderCore"],
+            dependencies: ["BackgrounderCore", "BackgrounderTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,3 +1,4 @@
+import BackgrounderTestSupport
 import Foundation
 import Testing
 

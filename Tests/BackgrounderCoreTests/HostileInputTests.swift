@@ -1,4 +1,5 @@
 import BackgrounderCore
+import BackgrounderTestSupport
 import Foundation
 import Testing
 

@@ -1,4 +1,5 @@
 import BackgrounderCore
+import BackgrounderTestSupport
 import Testing
 
 /// One policy and manifest for the random walks, named for the test report.

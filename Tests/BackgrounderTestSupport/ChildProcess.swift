@@ -1,3 +1,4 @@
+import BackgrounderDaemon
 import Foundation
 import Synchronization
 
@@ -8,9 +9,8 @@ import Synchronization
 /// A real child process started by a test, with its output in a log file, stopped the way
 /// a service manager would: SIGTERM to its process group, a grace period, then SIGKILL.
 ///
-/// Spawned with `posix_spawn` and reaped with `waitpid(pid, WNOHANG)`: Foundation's
-/// `Process` reaps on one shared thread that can block in `wait4` on a long-lived child,
-/// and then never notices the others exit.
+/// Started as the daemon starts apps (``ProcessLauncher``) and reaped with
+/// `waitpid(pid, WNOHANG)`, never with Foundation's `Process` (docs/decisions/0002).
 public final class ChildProcess: Sendable {
     /// The child's process id (also its process group id).
     public let pid: Int32
@@ -18,13 +18,13 @@ public final class ChildProcess: Sendable {
     public let logPath: String
     private let exitStatus = Mutex<Int32?>(nil)
 
-    /// Starts a program in a process group of its own.
+    /// Starts a program in a session and process group of its own.
     /// - Parameters:
     ///   - executable: The program's path.
     ///   - arguments: Its arguments.
     ///   - environment: Extra environment variables, on top of this process's.
     ///   - logPath: The file that receives its output.
-    /// - Throws: ``HarnessError`` when the program cannot be started.
+    /// - Throws: When the program cannot be started.
     public init(
         _ executable: String,
         _ arguments: [String],
@@ -32,45 +32,14 @@ public final class ChildProcess: Sendable {
         logPath: String
     ) throws {
         self.logPath = logPath
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, logPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setflags(
-            &attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        posix_spawnattr_setpgroup(&attributes, 0)
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGTERM, SIGINT, SIGPIPE, SIGCHLD] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-
-        let merged = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
-        }
-        var child: pid_t = 0
-        var result = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
-        // A freshly copied executable is "busy" while another thread's fork still holds the
-        // copy's write descriptor; that passes in a moment.
-        for _ in 0..<50 where result == ETXTBSY {
-            usleep(20_000)
-            result = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
-        }
-        guard result == 0 else {
-            throw HarnessError("posix_spawn \(executable): \(String(cString: strerror(result)))")
-        }
+        let child = try ProcessLauncher.spawn(
+            executable,
+            arguments: arguments,
+            environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+            output: logPath,
+            truncate: true,
+            mode: 0o644
+        )
         pid = child
         LiveChildren.shared.insert(child)
     }

@@ -61,11 +61,11 @@ final class Supervisor: Sendable {
             "BACKGROUNDER_BUNDLE_ID": identifier,
             "BACKGROUNDER_LAUNCH_REASON": reason.rawValue,
         ]) { $1 }
-        let pid = try spawn(
+        let pid = try ProcessLauncher.spawn(
             "/bin/sh",
-            ["-c", script, bundle.executablePath],
+            arguments: ["-c", script, bundle.executablePath],
             environment: environment,
-            logPath: logPath(for: identifier)
+            output: logPath(for: identifier)
         )
         let launched = Launched(pid: pid, container: container)
         let thread = Thread {
@@ -76,43 +76,6 @@ final class Supervisor: Sendable {
         thread.name = "reaper-\(pid)"
         thread.start()
         return launched
-    }
-
-    private func spawn(_ executable: String, _ arguments: [String], environment: [String: String], logPath: String)
-        throws -> Int32
-    {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, logPath, O_WRONLY | O_CREAT | O_APPEND, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        // POSIX_SPAWN_SETSID (glibc's 0x80): the app leads its own session and process group.
-        let setSession: Int32 = 0x80
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | setSession))
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        var defaults = sigset_t()
-        sigfillset(&defaults)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
-        }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
-        guard result == 0 else {
-            throw DaemonError(.configuration, path: executable, "cannot start: \(String(cString: strerror(result)))")
-        }
-        return pid
     }
 
     /// CPU time of every process of the app, in seconds.
