@@ -1,4 +1,5 @@
 import ArgumentParser
+import BackgrounderCore
 import BackgrounderProtocol
 import Foundation
 
@@ -87,7 +88,7 @@ struct IPCRoundTrip: ParsableCommand {
             let start = ContinuousClock.now
             _ = try socket.roundTrip(request)
             let elapsed = ContinuousClock.now - start
-            samples.append(Double(elapsed.components.attoseconds) / 1e12 + Double(elapsed.components.seconds) * 1e6)
+            samples.append(elapsed.seconds * 1e6)
         }
         return samples
     }

@@ -1,3 +1,4 @@
+import BackgrounderCore
 import BackgrounderDaemon
 import Foundation
 
@@ -20,6 +21,5 @@ func spawnDetached(_ arguments: [String], environment: [String: String] = [:], o
 
 /// Microseconds since `start`.
 func microseconds(since start: ContinuousClock.Instant) -> Double {
-    let elapsed = ContinuousClock.now - start
-    return Double(elapsed.components.seconds) * 1e6 + Double(elapsed.components.attoseconds) / 1e12
+    (ContinuousClock.now - start).seconds * 1e6
 }

@@ -37,27 +37,7 @@ final class AppConnection: Sendable {
         onNotice: @escaping @Sendable (DaemonMessage) -> Void,
         onClose: @escaping @Sendable () -> Void
     ) throws {
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw ControlClientError.system("socket", errno) }
-        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        guard socketPath.utf8.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            close(descriptor)
-            throw ControlClientError.socketPathTooLong(socketPath)
-        }
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: socketPath.utf8) }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard connected == 0 else {
-            let code = errno
-            close(descriptor)
-            throw code == ENOENT || code == ECONNREFUSED
-                ? ControlClientError.daemonNotRunning(socketPath) : ControlClientError.system("connect", code)
-        }
+        let descriptor = try DaemonSocket.connect(to: socketPath)
         self.descriptor = descriptor
         self.onNotice = onNotice
         self.onClose = onClose

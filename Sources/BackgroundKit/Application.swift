@@ -164,12 +164,6 @@ public final class Application {
         guard applicationState == .background, let notice = remainingAtNotice else {
             return .greatestFiniteMagnitude
         }
-        return max(0, notice.seconds - (ContinuousClock.now - notice.at).secondsValue)
-    }
-}
-
-extension Duration {
-    fileprivate var secondsValue: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
+        return max(0, notice.seconds - (ContinuousClock.now - notice.at).seconds)
     }
 }

@@ -24,11 +24,9 @@ public final class ControlClient {
     ///   - timeout: How long to wait for any one reply.
     /// - Throws: ``ControlClientError``; `.daemonNotRunning` when nothing listens there.
     public init(socketPath: String, timeout: Duration = .seconds(10)) throws(ControlClientError) {
-        descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw .system("socket", errno) }
+        descriptor = try DaemonSocket.connect(to: socketPath)
         do throws(ControlClientError) {
             try Self.setTimeout(descriptor, timeout)
-            try Self.connect(descriptor, to: socketPath)
             let first = try receive()
             if case .version(let info) = first.body {
                 greeting = info
@@ -127,29 +125,6 @@ public final class ControlClient {
         guard setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &value, size) == 0,
             setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &value, size) == 0
         else { throw .system("setsockopt", errno) }
-    }
-
-    private static func connect(_ descriptor: Int32, to path: String) throws(ControlClientError) {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let capacity = MemoryLayout.size(ofValue: address.sun_path)
-        guard path.utf8.count < capacity else { throw .socketPathTooLong(path) }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: path.utf8)
-            raw[path.utf8.count] = 0
-        }
-        let result = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        if result != 0 {
-            let code = errno
-            if code == ENOENT || code == ECONNREFUSED {
-                throw .daemonNotRunning(path)
-            }
-            throw .system("connect to \(path)", code)
-        }
     }
 }
 

@@ -57,8 +57,7 @@ final class GPSDConnection {
     /// - Returns: The report, or `nil` when nothing arrived in time.
     /// - Throws: ``GPSDError`` when gpsd closed the connection or the read failed.
     func next(timeout: Duration) throws(GPSDError) -> Report? {
-        let microseconds = Int32(
-            timeout.components.seconds * 1_000_000 + timeout.components.attoseconds / 1_000_000_000_000)
+        let microseconds = Int32(timeout.wholeMicroseconds)
         guard gps_waiting(data, microseconds) else {
             return nil
         }

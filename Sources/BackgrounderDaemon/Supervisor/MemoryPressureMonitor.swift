@@ -1,3 +1,4 @@
+import BackgrounderCore
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -35,7 +36,7 @@ final class MemoryPressureMonitor: Service, Sendable {
 
     func run() async throws {
         let descriptor = open("/proc/pressure/memory", O_RDWR | O_NONBLOCK | O_CLOEXEC)
-        let trigger = "full \(Self.stall.microseconds) \(Self.window.microseconds)"
+        let trigger = "full \(Self.stall.wholeMicroseconds) \(Self.window.wholeMicroseconds)"
         guard descriptor >= 0, trigger.withCString({ write(descriptor, $0, strlen($0) + 1) }) >= 0 else {
             logger.warning(
                 "memory pressure is not watched: /proc/pressure/memory trigger failed (\(String(cString: strerror(errno))))"
@@ -77,11 +78,5 @@ final class MemoryPressureMonitor: Service, Sendable {
             if descriptors[1].revents & Int16(POLLERR) != 0 { return false }
             return descriptors[1].revents & Int16(POLLPRI) != 0
         }
-    }
-}
-
-extension Duration {
-    fileprivate var microseconds: Int64 {
-        components.seconds * 1_000_000 + components.attoseconds / 1_000_000_000_000
     }
 }

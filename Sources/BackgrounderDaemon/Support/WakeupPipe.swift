@@ -1,3 +1,5 @@
+import BackgrounderCore
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -50,7 +52,7 @@ final class WakeupPipe: Sendable {
             descriptors.append(pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0))
         }
         let milliseconds: Int32 =
-            timeout.map { Int32($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) }
+            timeout.map { Int32($0.wholeMicroseconds / 1000) }
             ?? -1
         while true {
             let ready = poll(&descriptors, nfds_t(descriptors.count), milliseconds)

@@ -1,0 +1,42 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Opening a connection to the daemon's Unix socket, shared by every client (`bgctl`'s
+/// `ControlClient`, BackgroundKit's app connection), so all of them tell "no daemon" apart
+/// from other failures the same way.
+public enum DaemonSocket {
+    /// Connects a close-on-exec stream socket to `path`.
+    /// - Parameter path: The daemon's socket.
+    /// - Returns: The connected descriptor; the caller closes it.
+    /// - Throws: ``ControlClientError``: `.daemonNotRunning` when nothing listens there,
+    ///   `.socketPathTooLong`, or `.system` with the failing call and errno.
+    public static func connect(to path: String) throws(ControlClientError) -> Int32 {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw .system("socket", errno) }
+        // An app the daemon launched may itself launch helpers; they must not inherit this.
+        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        guard path.utf8.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            close(descriptor)
+            throw .socketPathTooLong(path)
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: path.utf8)
+            raw[path.utf8.count] = 0
+        }
+        let result = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard result == 0 else {
+            let code = errno
+            close(descriptor)
+            if code == ENOENT || code == ECONNREFUSED { throw .daemonNotRunning(path) }
+            throw .system("connect to \(path)", code)
+        }
+        return descriptor
+    }
+}
