@@ -154,6 +154,22 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        .executableTarget(
+            name: "HikeRecorder",
+            dependencies: ["BackgroundKit"],
+            path: "Samples/HikeRecorder",
+            exclude: ["Info.plist"],
+            swiftSettings: swiftSettings
+        ),
+
+        .executableTarget(
+            name: "RegionAlerts",
+            dependencies: ["BackgroundKit"],
+            path: "Samples/RegionAlerts",
+            exclude: ["Info.plist"],
+            swiftSettings: swiftSettings
+        ),
+
         .target(
             name: "LowPowerPolicy",
             dependencies: ["CBackgrounderPolicy"],
@@ -186,6 +202,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "SamplesTests",
+            dependencies: ["HikeRecorder", "RegionAlerts", "BackgrounderTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "BackgrounderProtocolTests",
             dependencies: ["BackgrounderProtocol"],
             swiftSettings: swiftSettings
@@ -201,6 +222,8 @@ let package = Package(
                 "bgctl",
                 "Hello",
                 "Fibonacci",
+                "HikeRecorder",
+                "RegionAlerts",
                 "TestApp",
                 "LowPowerPolicy",
             ],

@@ -10,7 +10,10 @@ cd "$(dirname "$0")/.."
 # gpsd/gpsd-clients: the real gpsd and gpsfake; libgps-dev, libpulse-dev, libsqlite3-dev:
 # the C libraries the package links; pulseaudio(-utils): a private server, pacat and parec;
 # socat: to speak the control protocol by hand (docs/PROTOCOL.md).
-PACKAGES=(gpsd gpsd-clients libgps-dev pulseaudio pulseaudio-utils libpulse-dev libsqlite3-dev socat python3)
+# gpsbabel, libxml2-utils: read HikeRecorder's GPX back with two other tools (tests).
+# libnotify-bin: notify-send, RegionAlerts' desktop notification.
+PACKAGES=(gpsd gpsd-clients libgps-dev pulseaudio pulseaudio-utils libpulse-dev libsqlite3-dev socat python3
+    gpsbabel libxml2-utils libnotify-bin)
 
 as_root() {
     if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi

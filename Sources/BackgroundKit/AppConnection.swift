@@ -56,7 +56,19 @@ final class AppConnection: Sendable {
             state.waiting[id] = waiter
             return id
         }
-        let data = try codec.encode(ClientMessage(id: .number(id), body))
+        try send(ClientMessage(id: .number(id), body))
+        waiter.semaphore.wait()
+        guard let reply = waiter.reply.withLock({ $0 }) else { throw ControlClientError.closedByDaemon }
+        return reply
+    }
+
+    /// Sends a request without waiting; its reply, carrying no id, is dropped as a notice.
+    func post(_ body: ClientMessage.Body) throws {
+        try send(ClientMessage(body))
+    }
+
+    private func send(_ message: ClientMessage) throws {
+        let data = try codec.encode(message)
         try writeLock.withLock { _ in
             try data.withUnsafeBytes { raw in
                 var offset = 0
@@ -68,9 +80,6 @@ final class AppConnection: Sendable {
                 }
             }
         }
-        waiter.semaphore.wait()
-        guard let reply = waiter.reply.withLock({ $0 }) else { throw ControlClientError.closedByDaemon }
-        return reply
     }
 
     private func readLoop() {

@@ -55,6 +55,22 @@ public final class Application {
     public private(set) var launchReason: LaunchReason = .user
     /// The bundle identifier the daemon launched this process as.
     public let bundleIdentifier: String
+    /// The app's own directory for what it keeps between launches (`BACKGROUNDER_DATA_DIR`,
+    /// which the daemon creates under its state directory, 0700), or `nil` when not launched by it.
+    public nonisolated static var dataDirectory: String? {
+        ProcessInfo.processInfo.environment["BACKGROUNDER_DATA_DIR"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// Where the daemon keeps an app's data directory, for an app's own command line run by a
+    /// person (not by the daemon): `BACKGROUNDER_DATA_DIR` when set, else `STATE/data/ID`.
+    /// - Parameters:
+    ///   - identifier: The app's bundle identifier.
+    ///   - stateDirectory: The daemon's `--state-dir`; by default its default.
+    public nonisolated static func dataDirectory(forBundle identifier: String, stateDirectory: String? = nil) -> String
+    {
+        if stateDirectory == nil, let directory = dataDirectory { return directory }
+        return (stateDirectory ?? DefaultPaths.stateDirectory) + "/data/" + identifier
+    }
 
     private var connection: AppConnection?
     private var expirationHandlers: [Int: @MainActor () -> Void] = [:]
@@ -79,6 +95,9 @@ public final class Application {
         delegate.application(application, didFinishLaunchingWith: application.launchReason)
         dispatchMain()
     }
+
+    /// The checked-in connection, for the app's other managers.
+    var daemonConnection: AppConnection? { connection }
 
     private func checkIn() throws {
         guard !bundleIdentifier.isEmpty else {
@@ -126,6 +145,8 @@ public final class Application {
             }
         case .event(let event):
             delegate?.application(self, didReceive: event.reason)
+        case .locations, .locationStatus, .authorization:
+            LocationManager.receive(message)
         case .expire(let expire):
             for task in expire.tasks {
                 expirationHandlers.removeValue(forKey: task)?()

@@ -4,3 +4,15 @@ public import BackgrounderCore
 public typealias LaunchReason = BackgrounderCore.LaunchReason
 /// The app's life-cycle state (`UIApplication.State`'s role).
 public typealias ApplicationState = BackgrounderCore.ApplicationState
+/// A position fix (`CLLocation`'s role).
+public typealias Location = BackgrounderCore.Location
+/// A latitude and longitude (`CLLocationCoordinate2D`'s role).
+public typealias Coordinate = BackgrounderCore.Coordinate
+/// A circular geographic region (`CLCircularRegion`'s role).
+public typealias CircularRegion = BackgrounderCore.CircularRegion
+/// Inside, outside or unknown (`CLRegionState`'s role).
+public typealias RegionState = BackgrounderCore.RegionState
+/// What the person granted (`CLAuthorizationStatus`'s role).
+public typealias LocationAuthorization = BackgrounderCore.LocationAuthorization
+/// `kCLLocationAccuracy…` constants.
+public typealias LocationAccuracy = BackgrounderCore.LocationAccuracy

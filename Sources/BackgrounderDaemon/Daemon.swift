@@ -75,7 +75,7 @@ public struct Daemon: Sendable {
         let mechanism = try suspensionMechanism()
         let supervisor = try Supervisor(
             mechanism: mechanism,
-            logDirectory: configuration.stateDirectory + "/logs",
+            stateDirectory: configuration.stateDirectory,
             socketPath: configuration.socketPath,
             logger: logger
         )
@@ -89,7 +89,7 @@ public struct Daemon: Sendable {
         )
         logger.info("apps are suspended with \(mechanism.name); policy \(policy.name)")
         let memoryPressure = try MemoryPressureMonitor(apps: apps, logger: logger)
-        let location = try LocationService(address: configuration.gpsdAddress, logger: logger)
+        let location = try LocationService(address: configuration.gpsdAddress, apps: apps, logger: logger)
         let audio = AudioService(server: configuration.pulseServer, logger: logger)
         let context = DaemonContext(
             configuration: configuration,

@@ -1,3 +1,4 @@
+public import BackgrounderCore
 import Foundation
 
 /// A request a client sends to the daemon: one JSON object on one line, its kind in the
@@ -35,6 +36,24 @@ public struct ClientMessage: Sendable, Hashable {
         case wake(WakeRequest)
         /// Acts as if the kernel reported memory pressure (for tests and people trying it).
         case memoryPressure(MemoryPressure)
+        /// A person grants or refuses a permission.
+        case authorize(Authorize)
+        /// An app asks for location authorization.
+        case requestAuthorization(AuthorizationRequest)
+        /// An app sets what location it wants (standard updates, significant changes).
+        case locationUpdates(LocationSubscription)
+        /// An app's location manager is ready for queued events.
+        case locationReady
+        /// An app has handled location events up to a sequence number.
+        case locationAck(LocationAck)
+        /// An app starts monitoring a region.
+        case startMonitoring(RegionRequest)
+        /// An app stops monitoring a region.
+        case stopMonitoring(RegionReference)
+        /// An app asks where it is relative to a region.
+        case requestState(RegionReference)
+        /// Lists monitored regions.
+        case regions(RegionQuery)
     }
 
     /// The request's identifier, echoed in the reply.
@@ -51,7 +70,8 @@ public struct ClientMessage: Sendable, Hashable {
     /// The class names a client may send, as they appear on the wire.
     public static let classNames = [
         "HELLO", "STATUS", "BUNDLES", "RELOAD", "OPEN", "HOME", "LOCK", "UNLOCK", "QUIT", "PS", "CHECKIN",
-        "BEGIN_TASK", "END_TASK", "WAKE", "MEMORY_PRESSURE",
+        "BEGIN_TASK", "END_TASK", "WAKE", "MEMORY_PRESSURE", "AUTHORIZE", "LOCATION_AUTHORIZATION",
+        "LOCATION_UPDATES", "LOCATION_READY", "LOCATION_ACK", "REGION_START", "REGION_STOP", "REGION_STATE", "REGIONS",
     ]
 
     /// The wire name of this request's class.
@@ -72,6 +92,15 @@ public struct ClientMessage: Sendable, Hashable {
         case .endTask: "END_TASK"
         case .wake: "WAKE"
         case .memoryPressure: "MEMORY_PRESSURE"
+        case .authorize: "AUTHORIZE"
+        case .requestAuthorization: "LOCATION_AUTHORIZATION"
+        case .locationUpdates: "LOCATION_UPDATES"
+        case .locationReady: "LOCATION_READY"
+        case .locationAck: "LOCATION_ACK"
+        case .startMonitoring: "REGION_START"
+        case .stopMonitoring: "REGION_STOP"
+        case .requestState: "REGION_STATE"
+        case .regions: "REGIONS"
         }
     }
 }
@@ -117,6 +146,15 @@ extension ClientMessage: Codable {
         case "END_TASK": body = .endTask(try TaskReference(from: decoder))
         case "WAKE": body = .wake(try WakeRequest(from: decoder))
         case "MEMORY_PRESSURE": body = .memoryPressure(try MemoryPressure(from: decoder))
+        case "AUTHORIZE": body = .authorize(try Authorize(from: decoder))
+        case "LOCATION_AUTHORIZATION": body = .requestAuthorization(try AuthorizationRequest(from: decoder))
+        case "LOCATION_UPDATES": body = .locationUpdates(try LocationSubscription(from: decoder))
+        case "LOCATION_READY": body = .locationReady
+        case "LOCATION_ACK": body = .locationAck(try LocationAck(from: decoder))
+        case "REGION_START": body = .startMonitoring(try RegionRequest(from: decoder))
+        case "REGION_STOP": body = .stopMonitoring(try RegionReference(from: decoder))
+        case "REGION_STATE": body = .requestState(try RegionReference(from: decoder))
+        case "REGIONS": body = .regions(try RegionQuery(from: decoder))
         default:
             throw ProtocolError(
                 .unknownClass,
@@ -137,7 +175,14 @@ extension ClientMessage: Codable {
         case .endTask(let task): try task.encode(to: encoder)
         case .wake(let wake): try wake.encode(to: encoder)
         case .memoryPressure(let pressure): try pressure.encode(to: encoder)
-        case .status, .bundles, .reload, .home, .lock, .unlock, .ps: break
+        case .authorize(let payload): try payload.encode(to: encoder)
+        case .requestAuthorization(let payload): try payload.encode(to: encoder)
+        case .locationUpdates(let payload): try payload.encode(to: encoder)
+        case .locationAck(let payload): try payload.encode(to: encoder)
+        case .startMonitoring(let payload): try payload.encode(to: encoder)
+        case .stopMonitoring(let payload), .requestState(let payload): try payload.encode(to: encoder)
+        case .regions(let payload): try payload.encode(to: encoder)
+        case .status, .bundles, .reload, .home, .lock, .unlock, .ps, .locationReady: break
         }
     }
 }

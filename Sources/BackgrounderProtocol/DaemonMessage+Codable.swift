@@ -21,6 +21,11 @@ extension DaemonMessage: Codable {
         case "LIFECYCLE": body = .lifecycle(try LifecycleNotice(from: decoder))
         case "EXPIRE": body = .expire(try ExpireTasks(from: decoder))
         case "EVENT": body = .event(try EventNotice(from: decoder))
+        case "AUTHORIZATION": body = .authorization(try AuthorizationStatus(from: decoder))
+        case "LOCATIONS": body = .locations(try LocationBatch(from: decoder))
+        case "REGION_STATE": body = .regionState(try RegionStateReply(from: decoder))
+        case "REGIONS": body = .regions(try RegionList(from: decoder))
+        case "LOCATION_STATUS": body = .locationStatus(try LocationServiceStatus(from: decoder))
         default: throw ProtocolError(.unknownClass, "unknown class '\(className)' from the daemon")
         }
     }
@@ -43,6 +48,11 @@ extension DaemonMessage: Codable {
         case .lifecycle(let payload): try payload.encode(to: encoder)
         case .expire(let payload): try payload.encode(to: encoder)
         case .event(let payload): try payload.encode(to: encoder)
+        case .authorization(let payload): try payload.encode(to: encoder)
+        case .locations(let payload): try payload.encode(to: encoder)
+        case .regionState(let payload): try payload.encode(to: encoder)
+        case .regions(let payload): try payload.encode(to: encoder)
+        case .locationStatus(let payload): try payload.encode(to: encoder)
         }
     }
 }

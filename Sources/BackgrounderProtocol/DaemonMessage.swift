@@ -30,6 +30,16 @@ public struct DaemonMessage: Sendable, Hashable {
         case expire(ExpireTasks)
         /// `EVENT`: sent to a running app when an event it registered for arrives.
         case event(EventNotice)
+        /// `AUTHORIZATION`: an app's location authorization.
+        case authorization(AuthorizationStatus)
+        /// `LOCATIONS`: fixes and region events for an app.
+        case locations(LocationBatch)
+        /// `REGION_STATE`: the reply to `REGION_STATE`.
+        case regionState(RegionStateReply)
+        /// `REGIONS`: monitored regions.
+        case regions(RegionList)
+        /// `LOCATION_STATUS`: gpsd came or went, or the authorization changed.
+        case locationStatus(LocationServiceStatus)
     }
 
     /// The identifier of the request this answers.
@@ -59,6 +69,11 @@ public struct DaemonMessage: Sendable, Hashable {
         case .lifecycle: "LIFECYCLE"
         case .expire: "EXPIRE"
         case .event: "EVENT"
+        case .authorization: "AUTHORIZATION"
+        case .locations: "LOCATIONS"
+        case .regionState: "REGION_STATE"
+        case .regions: "REGIONS"
+        case .locationStatus: "LOCATION_STATUS"
         }
     }
 }

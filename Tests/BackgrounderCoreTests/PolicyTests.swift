@@ -188,4 +188,5 @@ private struct PolicyByMode: BackgroundPolicy {
     func expirationWarning(for app: AppManifest) -> Duration { generous(app) ? .seconds(10) : .seconds(2) }
     func crashLoopLimit(for app: AppManifest) -> Int { 3 }
     func crashLoopWindow(for app: AppManifest) -> Duration { .seconds(30) }
+    func maximumMonitoredRegions(for app: AppManifest) -> Int { 20 }
 }

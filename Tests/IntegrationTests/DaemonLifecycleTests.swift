@@ -91,7 +91,7 @@ struct DaemonLifecycleTests {
 
         let store = try StateStore(directory: fixture.daemon.stateDirectory)
         #expect(try store.knownBundleIdentifiers() == ["org.backgrounder.samples.hello"])
-        #expect(try store.appliedMigrations() == ["v1: runs and bundles"])
+        #expect(try store.appliedMigrations() == ["v1: runs and bundles", "v2: location"])
     }
 
     @Test("reload picks up added, removed and broken bundles; the good ones stay loaded")

@@ -23,6 +23,7 @@ struct LifecycleTests {
         init(
             prefix: String,
             suspension: String = "auto",
+            gpsd: String? = nil,
             extraArguments: [String] = [],
             setUp: (String) throws -> Void
         ) async throws {
@@ -33,6 +34,7 @@ struct LifecycleTests {
             daemon = try await DaemonProcess(
                 directory: directory,
                 bundleDirectories: [bundles],
+                gpsd: gpsd,
                 extraArguments: LifecycleTests.fastPolicy + ["--suspension", suspension] + extraArguments
             )
         }

@@ -21,6 +21,9 @@ public protocol BackgroundPolicy: Sendable {
 
     /// The window over which crashes are counted for crash-loop throttling.
     func crashLoopWindow(for app: AppManifest) -> Duration
+
+    /// How many regions one app may monitor at once (iOS allows 20).
+    func maximumMonitoredRegions(for app: AppManifest) -> Int
 }
 
 /// iOS's rules and numbers, each configurable.
@@ -35,6 +38,9 @@ public struct StandardPolicy: BackgroundPolicy {
     public var crashLoopLimit: Int
     /// The crash-loop window.
     public var crashLoopWindow: Duration
+    /// Regions per app. iOS allows 20 because its hardware watches them; here a spatial index
+    /// keeps the cost per fix flat, so the standard policy allows many.
+    public var maximumMonitoredRegions: Int
 
     /// Creates the standard policy.
     public init(
@@ -42,8 +48,10 @@ public struct StandardPolicy: BackgroundPolicy {
         taskBudget: Duration = .seconds(30),
         expirationWarning: Duration = .seconds(5),
         crashLoopLimit: Int = 5,
-        crashLoopWindow: Duration = .seconds(10)
+        crashLoopWindow: Duration = .seconds(10),
+        maximumMonitoredRegions: Int = 10_000
     ) {
+        self.maximumMonitoredRegions = maximumMonitoredRegions
         self.suspendGrace = suspendGrace
         self.taskBudget = taskBudget
         self.expirationWarning = expirationWarning
@@ -57,4 +65,5 @@ public struct StandardPolicy: BackgroundPolicy {
     public func expirationWarning(for app: AppManifest) -> Duration { min(expirationWarning, taskBudget) }
     public func crashLoopLimit(for app: AppManifest) -> Int { crashLoopLimit }
     public func crashLoopWindow(for app: AppManifest) -> Duration { crashLoopWindow }
+    public func maximumMonitoredRegions(for app: AppManifest) -> Int { maximumMonitoredRegions }
 }

@@ -97,10 +97,53 @@ struct RequestRouter: Sendable {
         case .memoryPressure(let pressure):
             return later { .done(await apps.relieveMemoryPressure(critical: pressure.critical ?? false)) }
         case .wake(let wake): return later { .done(try await apps.wake(wake.bundle, for: wake.reason)) }
+        case .authorize(let grant):
+            // A grant is a person's decision: an app may not make it for itself.
+            return later {
+                guard connection.bundle == nil, await !apps.isAppProcess(peer.pid) else {
+                    throw ProtocolError(.failed, "AUTHORIZE comes from a person (`bgctl authorize`), not from an app")
+                }
+                return .done(try await apps.authorize(grant))
+            }
+        case .regions(let query) where query.bundle != nil:
+            return later { .regions(try await apps.monitoredRegions(query.bundle!)) }
         case .beginTask(let task): return asApp { .task(await apps.beginTask($0, named: task.name)) }
         case .endTask(let task): return asApp { .done(await apps.endTask($0, task: task.task)) }
+        case .requestAuthorization(let request):
+            return asApp { bundle in
+                await Self.reply {
+                    .authorization(try await apps.requestLocationAuthorization(bundle, level: request.level))
+                }
+            }
+        case .locationUpdates(let subscription):
+            return asApp { bundle in
+                await Self.reply { .done(try await apps.setLocationSubscription(bundle, subscription)) }
+            }
+        case .locationReady: return asApp { .done(await apps.locationReady($0)) }
+        case .locationAck(let ack): return asApp { .done(await apps.acknowledgeLocations($0, through: ack.through)) }
+        case .startMonitoring(let request):
+            return asApp { bundle in await Self.reply { .done(try await apps.startMonitoring(bundle, request.region)) }
+            }
+        case .stopMonitoring(let region):
+            return asApp { .done(await apps.stopMonitoring($0, region: region.identifier)) }
+        case .requestState(let region):
+            return asApp { bundle in
+                await Self.reply { .regionState(try await apps.regionState(bundle, region: region.identifier)) }
+            }
+        case .regions: return asApp { bundle in await Self.reply { .regions(try await apps.monitoredRegions(bundle)) } }
         case .hello, .status, .bundles, .reload:
             preconditionFailure("answered by route(_:from:connection:logger:)")
+        }
+    }
+
+    /// The body, or the `ERROR` its work threw.
+    private static func reply(_ work: () async throws -> DaemonMessage.Body) async -> DaemonMessage.Body {
+        do {
+            return try await work()
+        } catch let error as ProtocolError {
+            return .error(error)
+        } catch {
+            return .error(ProtocolError(.failed, "\(error)"))
         }
     }
 

@@ -5,8 +5,9 @@ import Logging
 import ServiceLifecycle
 import Synchronization
 
-/// Follows gpsd: reads TPV reports on a thread of its own, keeps the latest fix, and
-/// reconnects with backoff whenever gpsd goes away or restarts (which gpxlogger does not).
+/// Follows gpsd: reads TPV reports on a thread of its own, keeps the latest fix, hands each
+/// new fix to the apps (``AppManager/locationFix(_:)``), and reconnects with backoff whenever
+/// gpsd goes away or restarts (which gpxlogger does not).
 final class LocationService: Service, Sendable {
     /// What the service knows right now.
     struct Snapshot: Sendable {
@@ -20,6 +21,14 @@ final class LocationService: Service, Sendable {
     private let logger: Logger
     private let state: Mutex<Snapshot>
     private let wakeup: WakeupPipe
+    private let apps: AppManager?
+    private let events: (stream: AsyncStream<Event>, continuation: AsyncStream<Event>.Continuation)
+
+    /// What the reader thread tells the apps, in order.
+    private enum Event {
+        case fix(Location)
+        case connection(available: Bool, detail: String?)
+    }
 
     /// The longest wait between reconnection attempts.
     static let maximumBackoff: Duration = .seconds(5)
@@ -27,9 +36,10 @@ final class LocationService: Service, Sendable {
     /// Creates the service.
     /// - Parameters:
     ///   - address: `HOST:PORT` of gpsd.
+    ///   - apps: Who hears fixes and connection changes (`nil` to only follow gpsd).
     ///   - logger: Where connection changes are logged.
     /// - Throws: ``DaemonError`` when the address has no port.
-    init(address: String, logger: Logger) throws {
+    init(address: String, apps: AppManager?, logger: Logger) throws {
         guard let colon = address.lastIndex(of: ":"), colon != address.startIndex,
             !address[address.index(after: colon)...].isEmpty
         else {
@@ -43,6 +53,9 @@ final class LocationService: Service, Sendable {
         state = Mutex(
             Snapshot(connection: ServiceConnection(server: address, state: .disconnected, detail: "not started")))
         wakeup = try WakeupPipe()
+        self.apps = apps
+        // Fixes arrive about once a second; nothing is dropped if the apps' actor is busy.
+        events = AsyncStream.makeStream(bufferingPolicy: .unbounded)
     }
 
     /// The connection state and the last fix.
@@ -57,7 +70,19 @@ final class LocationService: Service, Sendable {
         thread.name = "gpsd-reader"
         thread.start()
         await withGracefulShutdownHandler {
-            for await _ in finished.stream {}
+            await withDiscardingTaskGroup { group in
+                group.addTask { [self] in
+                    for await event in events.stream {
+                        switch event {
+                        case .fix(let fix): await apps?.locationFix(fix)
+                        case .connection(let available, let detail):
+                            await apps?.locationServiceChanged(available: available, detail: detail)
+                        }
+                    }
+                }
+                for await _ in finished.stream {}
+                events.continuation.finish()
+            }
         } onGracefulShutdown: { [self] in
             wakeup.wake()
         }
@@ -72,6 +97,7 @@ final class LocationService: Service, Sendable {
     /// Runs on the reader thread until shutdown.
     private func readLoop() {
         var backoff: Duration = .milliseconds(250)
+        var deduplicator = FixDeduplicator()
         while !shouldStop {
             update { $0.connection.state = .connecting }
             let connection: GPSDConnection
@@ -89,6 +115,8 @@ final class LocationService: Service, Sendable {
             }
             update { $0.connection = ServiceConnection(server: $0.connection.server, state: .connected, detail: nil) }
             logger.info("connected to gpsd")
+            events.continuation.yield(.connection(available: true, detail: nil))
+            deduplicator.reset()
             backoff = .milliseconds(250)
             do {
                 // Sleep in poll(2) until gpsd sends something or shutdown wakes us: no
@@ -96,12 +124,14 @@ final class LocationService: Service, Sendable {
                 while !shouldStop
                     && (connection.hasBufferedReport || wakeup.wait(for: connection.descriptor, timeout: nil))
                 {
-                    if case .fix(let location) = try connection.read() {
+                    // gpsd 3.22 sends a TPV per NMEA sentence: several per fix, one fix time.
+                    if case .fix(let location) = try connection.read(), deduplicator.accept(location) {
                         let now = ContinuousClock.now
                         update {
                             $0.lastFix = location
                             $0.lastFixReceived = now
                         }
+                        events.continuation.yield(.fix(location))
                     }
                 }
             } catch {
@@ -110,6 +140,7 @@ final class LocationService: Service, Sendable {
                         server: $0.connection.server, state: .disconnected, detail: error.reason)
                 }
                 logger.warning("\(error.reason); reconnecting")
+                events.continuation.yield(.connection(available: false, detail: error.reason))
             }
         }
         update {

@@ -17,6 +17,7 @@ struct PluginPolicy: BackgroundPolicy {
     func expirationWarning(for app: AppManifest) -> Duration { numbers.expirationWarning(for: app) }
     func crashLoopLimit(for app: AppManifest) -> Int { numbers.crashLoopLimit(for: app) }
     func crashLoopWindow(for app: AppManifest) -> Duration { numbers.crashLoopWindow(for: app) }
+    func maximumMonitoredRegions(for app: AppManifest) -> Int { numbers.maximumMonitoredRegions(for: app) }
 
     /// Loads a policy plug-in.
     /// - Parameters:
@@ -55,7 +56,8 @@ struct PluginPolicy: BackgroundPolicy {
             task_budget: standard.taskBudget.seconds,
             expiration_warning: standard.expirationWarning.seconds,
             crash_loop_limit: Int32(standard.crashLoopLimit),
-            crash_loop_window: standard.crashLoopWindow.seconds
+            crash_loop_window: standard.crashLoopWindow.seconds,
+            maximum_regions_per_app: Int32(clamping: standard.maximumMonitoredRegions)
         )
         let status = entry(&numbers)
         guard status == 0 else {
@@ -73,6 +75,11 @@ struct PluginPolicy: BackgroundPolicy {
             throw DaemonError(
                 .configuration, path: library, "\(symbol) set crash_loop_limit to \(numbers.crash_loop_limit)")
         }
+        guard numbers.maximum_regions_per_app >= 0 else {
+            throw DaemonError(
+                .configuration, path: library,
+                "\(symbol) set maximum_regions_per_app to \(numbers.maximum_regions_per_app)")
+        }
         return PluginPolicy(
             name: identifier,
             numbers: StandardPolicy(
@@ -80,7 +87,8 @@ struct PluginPolicy: BackgroundPolicy {
                 taskBudget: .seconds(numbers.task_budget),
                 expirationWarning: .seconds(numbers.expiration_warning),
                 crashLoopLimit: Int(numbers.crash_loop_limit),
-                crashLoopWindow: .seconds(numbers.crash_loop_window)
+                crashLoopWindow: .seconds(numbers.crash_loop_window),
+                maximumMonitoredRegions: Int(numbers.maximum_regions_per_app)
             )
         )
     }

@@ -7,7 +7,7 @@ import GRDB
 final class StateStore: Sendable {
     /// The database file.
     let path: String
-    private let database: DatabasePool
+    let database: DatabasePool
 
     /// Opens (creating if needed) the store and brings its schema up to date.
     /// - Parameter directory: The state directory; created with mode 0700.
@@ -48,6 +48,7 @@ final class StateStore: Sendable {
                 table.column("forceQuit", .boolean).notNull().defaults(to: false)
             }
         }
+        migrator.registerMigration("v2: location", migrate: createLocationTables)
         return migrator
     }
 

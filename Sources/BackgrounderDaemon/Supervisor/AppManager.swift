@@ -11,17 +11,19 @@ import NIOCore
 /// polling, so an idle daemon with suspended apps does not wake up.
 actor AppManager {
     private let supervisor: Supervisor
-    private let registry: BundleRegistry
-    private let store: StateStore
-    private let policy: any BackgroundPolicy
-    private let logger: Logger
+    let registry: BundleRegistry
+    let store: StateStore
+    let policy: any BackgroundPolicy
+    let logger: Logger
     private let origin = ContinuousClock.now
     private let codec = LineCodec()
 
-    private var apps: [String: ManagedApp] = [:]
-    private var foreground: String?
+    var apps: [String: ManagedApp] = [:]
+    var foreground: String?
     private var lockedForeground: String?
-    private var forceQuit: Set<String>
+    var forceQuit: Set<String>
+    /// Who asked for which location, and the regions being watched (AppManager+Location.swift).
+    var location: LocationBook
 
     /// How long an app may take to exit after SIGTERM (or after `willTerminate`) before it is killed.
     static let terminationGrace: Duration = .seconds(3)
@@ -36,6 +38,7 @@ actor AppManager {
         self.policy = policy
         self.logger = logger
         self.forceQuit = (try? store.forceQuitBundles()) ?? []
+        self.location = LocationBook(store: store, logger: logger)
     }
 
     /// The suspension mechanism's name, for `bgctl status`.
@@ -43,9 +46,9 @@ actor AppManager {
     /// The policy's name, for `bgctl status`.
     nonisolated var policyName: String { policy.name }
 
-    private var now: Duration { ContinuousClock.now - origin }
+    var now: Duration { ContinuousClock.now - origin }
 
-    private func appLogger(_ identifier: String, pid: Int32? = nil) -> Logger {
+    func appLogger(_ identifier: String, pid: Int32? = nil) -> Logger {
         var logger = self.logger
         logger[metadataKey: "bundle"] = "\(identifier)"
         if let pid { logger[metadataKey: "app.pid"] = "\(pid)" }
@@ -53,7 +56,7 @@ actor AppManager {
     }
 
     /// The app's record, created from the registry on first use.
-    private func app(_ identifier: String) throws(ProtocolError) -> ManagedApp {
+    func app(_ identifier: String) throws(ProtocolError) -> ManagedApp {
         if let app = apps[identifier] { return app }
         guard let bundle = registry.catalog.loaded[identifier] else {
             throw ProtocolError(.failed, "no loaded bundle has the identifier '\(identifier)' (see `bgctl bundles`)")
@@ -198,7 +201,7 @@ actor AppManager {
 
     // MARK: Launching
 
-    private func launch(_ identifier: String, reason: LaunchReason, foreground: Bool) throws(ProtocolError) {
+    func launch(_ identifier: String, reason: LaunchReason, foreground: Bool) throws(ProtocolError) {
         var app = try app(identifier)
         let now = self.now
         let window = policy.crashLoopWindow(for: app.bundle.manifest)
@@ -257,6 +260,7 @@ actor AppManager {
         app.lifecycle.exited()
         apps[identifier] = app
         if foreground == identifier { foreground = nil }
+        resetLocationDelivery(identifier)
     }
 
     // MARK: App requests
@@ -277,8 +281,18 @@ actor AppManager {
         app.channel = channel
         let actions = app.lifecycle.checkedIn(now: now)
         apps[identifier] = app
+        resetLocationDelivery(identifier)
         perform(actions, for: identifier)
+        updateLocationAssertion(identifier)
         return CheckInReply(launchReason: app.launchReason, state: apps[identifier]?.lifecycle.state ?? .inactive)
+    }
+
+    /// Whether `pid` is one of the processes of an app the daemon runs.
+    func isAppProcess(_ pid: Int32) -> Bool {
+        apps.values.contains { app in
+            guard let process = app.process else { return false }
+            return supervisor.mechanism.contains(pid, container: process.container, leader: process.pid)
+        }
     }
 
     /// `BEGIN_TASK` from a checked-in app.
@@ -341,7 +355,7 @@ actor AppManager {
 
     // MARK: Carrying out decisions
 
-    private func perform(_ actions: [AppLifecycle.Action], for identifier: String) {
+    func perform(_ actions: [AppLifecycle.Action], for identifier: String) {
         guard let app = apps[identifier] else { return }
         let logger = appLogger(identifier, pid: app.process?.pid)
         for action in actions {
@@ -373,6 +387,8 @@ actor AppManager {
                 do {
                     try supervisor.mechanism.thaw(process.container, leader: process.pid)
                     logger.info("resumed")
+                    // Fixes that queued while it was frozen go now.
+                    flushLocations(identifier)
                 } catch {
                     logger.error("could not resume: \(error)")
                 }
@@ -383,7 +399,7 @@ actor AppManager {
         reschedule(identifier)
     }
 
-    private func notify(_ identifier: String, _ body: DaemonMessage.Body) {
+    func notify(_ identifier: String, _ body: DaemonMessage.Body) {
         guard let channel = apps[identifier]?.channel, let data = try? codec.encode(DaemonMessage(body)) else { return }
         channel.writeAndFlush(ByteBuffer(bytes: data), promise: nil)
     }

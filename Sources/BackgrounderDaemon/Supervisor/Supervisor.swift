@@ -22,15 +22,25 @@ final class Supervisor: Sendable {
 
     let mechanism: any SuspensionMechanism
     private let logDirectory: String
+    private let dataDirectory: String
     private let socketPath: String
     private let logger: Logger
 
-    init(mechanism: any SuspensionMechanism, logDirectory: String, socketPath: String, logger: Logger) throws {
+    init(mechanism: any SuspensionMechanism, stateDirectory: String, socketPath: String, logger: Logger) throws {
         self.mechanism = mechanism
-        self.logDirectory = logDirectory
+        self.logDirectory = stateDirectory + "/logs"
+        self.dataDirectory = stateDirectory + "/data"
         self.socketPath = socketPath
         self.logger = logger
         try FileManager.default.createDirectory(atPath: logDirectory, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    }
+
+    /// The app's own directory for what it keeps between launches (its container, as on iOS),
+    /// passed to it as `BACKGROUNDER_DATA_DIR`.
+    func dataPath(for bundleIdentifier: String) -> String {
+        dataDirectory + "/" + bundleIdentifier
     }
 
     /// The file an app's standard output and error go to.
@@ -56,7 +66,11 @@ final class Supervisor: Sendable {
         // runs outside its cgroup.
         let script = [container.prologue, "cd \"$(dirname \"$0\")\" || exit 126", "exec \"$0\" \"$@\""]
             .filter { !$0.isEmpty }.joined(separator: "\n")
+        let data = dataPath(for: identifier)
+        try? FileManager.default.createDirectory(
+            atPath: data, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let environment = ProcessInfo.processInfo.environment.merging([
+            "BACKGROUNDER_DATA_DIR": data,
             "BACKGROUNDER_SOCKET": socketPath,
             "BACKGROUNDER_BUNDLE_ID": identifier,
             "BACKGROUNDER_LAUNCH_REASON": reason.rawValue,

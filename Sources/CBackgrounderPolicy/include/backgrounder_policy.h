@@ -28,6 +28,9 @@ typedef struct backgrounder_policy_v1 {
     int32_t crash_loop_limit;
     /// Seconds over which launches are counted.
     double crash_loop_window;
+    /// Regions one app may monitor at once (iOS: 20). Added in release 0.2 at the end of the
+    /// struct, so a plug-in built before it simply leaves the standard value.
+    int32_t maximum_regions_per_app;
 } backgrounder_policy_v1;
 
 /// Fills `policy` (which arrives holding the standard numbers). Returns 0 on success.

@@ -57,10 +57,52 @@ default:
     break
 }
 
+/// The `locate` behaviour (standard updates, in the background too) and the `significant` one
+/// (significant changes): each fix printed with its fix time, so tests see what an app heard.
+@MainActor
+final class LocatingDelegate: LocationManagerDelegate {
+    let manager = LocationManager()
+
+    /// - Parameter significantOnly: Significant changes instead of standard updates.
+    init(significantOnly: Bool) {
+        manager.delegate = self
+        if significantOnly {
+            manager.startMonitoringSignificantLocationChanges()
+        } else {
+            manager.allowsBackgroundLocationUpdates = true
+            manager.startUpdatingLocation()
+        }
+        say("updating location (authorization \(manager.authorizationStatus.rawValue))")
+    }
+
+    func locationManager(_ manager: LocationManager, didUpdateLocations locations: [Location]) {
+        for fix in locations {
+            // r= is when the app heard it (CLOCK_REALTIME), for the latency benchmark.
+            say(
+                String(
+                    format: "fix %.9f %.9f t=%.3f r=%lld", fix.coordinate.latitude, fix.coordinate.longitude,
+                    fix.timestamp, nanosecondsNow()))
+        }
+    }
+
+    func locationManager(_ manager: LocationManager, didFailWithError error: LocationError) {
+        say("location failed: \(error)")
+    }
+
+    func locationManagerDidChangeAuthorization(_ manager: LocationManager) {
+        say("authorization \(manager.authorizationStatus.rawValue)")
+    }
+}
+
 @MainActor
 final class TestAppDelegate: ApplicationDelegate {
+    var locating: LocatingDelegate?
+
     func application(_ application: Application, didFinishLaunchingWith reason: LaunchReason) {
         say("launched \(reason.rawValue) t=\(nanosecondsNow())")
+        if behavior == "locate" || behavior == "significant" {
+            locating = LocatingDelegate(significantOnly: behavior == "significant")
+        }
         if behavior == "never-end-task" {
             let task = application.beginBackgroundTask(withName: "stubborn") {
                 say("expiration handler ignored")

@@ -1,0 +1,65 @@
+public import BackgrounderCore
+
+/// What an app hears from its ``LocationManager``, as `CLLocationManagerDelegate`. Called on
+/// the main actor; every method has an empty default.
+@MainActor
+public protocol LocationManagerDelegate: AnyObject {
+    /// New fixes, oldest first. After a suspension or relaunch, everything that queued
+    /// arrives here together.
+    func locationManager(_ manager: LocationManager, didUpdateLocations locations: [Location])
+    /// The device entered a monitored region (confirmed after the dwell time).
+    func locationManager(_ manager: LocationManager, didEnterRegion region: CircularRegion)
+    /// The device left a monitored region.
+    func locationManager(_ manager: LocationManager, didExitRegion region: CircularRegion)
+    /// The answer to ``LocationManager/requestState(for:)``.
+    func locationManager(_ manager: LocationManager, didDetermineState state: RegionState, for region: CircularRegion)
+    /// Location is unavailable (gpsd went away) or a request was refused.
+    func locationManager(_ manager: LocationManager, didFailWithError error: LocationError)
+    /// Monitoring a region failed (bad region, limit reached, not authorized).
+    func locationManager(
+        _ manager: LocationManager, monitoringDidFailFor region: CircularRegion?, withError error: LocationError)
+    /// The authorization changed, or was first determined.
+    func locationManagerDidChangeAuthorization(_ manager: LocationManager)
+}
+
+extension LocationManagerDelegate {
+    public func locationManager(_ manager: LocationManager, didUpdateLocations locations: [Location]) {}
+    public func locationManager(_ manager: LocationManager, didEnterRegion region: CircularRegion) {}
+    public func locationManager(_ manager: LocationManager, didExitRegion region: CircularRegion) {}
+    public func locationManager(
+        _ manager: LocationManager, didDetermineState state: RegionState, for region: CircularRegion
+    ) {}
+    public func locationManager(_ manager: LocationManager, didFailWithError error: LocationError) {}
+    public func locationManager(
+        _ manager: LocationManager, monitoringDidFailFor region: CircularRegion?, withError error: LocationError
+    ) {}
+    public func locationManagerDidChangeAuthorization(_ manager: LocationManager) {}
+}
+
+/// Why location failed, as `CLError`.
+public struct LocationError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The kind of failure.
+    public enum Code: String, Sendable, Hashable {
+        /// No fix can be had right now (gpsd is not connected); updates resume by themselves.
+        case locationUnknown
+        /// The person has not authorized location for this app.
+        case denied
+        /// A region could not be monitored.
+        case regionMonitoringFailure
+        /// The app is not running under backgrounderd, or the daemon refused the request.
+        case unavailable
+    }
+
+    /// The kind of failure.
+    public var code: Code
+    /// What went wrong, for people.
+    public var message: String
+
+    /// Creates an error.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+}

@@ -1,0 +1,54 @@
+import ArgumentParser
+import BackgrounderCore
+import BackgrounderProtocol
+import Foundation
+
+struct Authorize: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Grant or refuse an app a permission, as the person using the device.",
+        discussion: """
+            location always       in the foreground and the background, with relaunch for regions and
+                                  significant changes (needs NSLocationAlwaysAndWhenInUseUsageDescription)
+            location when-in-use  only while the app is in the foreground
+            location never        no location
+            The grant is stored and the app hears of it at once.
+            """
+    )
+    @OptionGroup var options: CommonOptions
+    @Argument(help: "The app's bundle identifier.") var id: String
+    @Argument(help: "The service: location.") var service: String
+    @Argument(help: "For location: always, when-in-use or never.") var level: String
+
+    func run() throws {
+        let reply = try options.request(
+            .authorize(BackgrounderProtocol.Authorize(bundle: id, service: service, level: level)))
+        guard case .done(let done) = reply else { throw ValidationError("unexpected reply") }
+        if options.json { try options.printJSON(done) } else { print(done.detail) }
+    }
+}
+
+struct Regions: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List the regions an app monitors and where the device last was relative to each.")
+    @OptionGroup var options: CommonOptions
+    @Argument(help: "The app's bundle identifier.") var id: String
+
+    func run() throws {
+        guard case .regions(let list) = try options.request(.regions(RegionQuery(bundle: id))) else {
+            throw ValidationError("unexpected reply")
+        }
+        if options.json {
+            try options.printJSON(list)
+            return
+        }
+        guard !list.regions.isEmpty else {
+            print("\(id) monitors no regions")
+            return
+        }
+        for entry in list.regions {
+            let region = entry.region
+            let center = String(format: "%.6f, %.6f", region.center.latitude, region.center.longitude)
+            print("\(region.identifier)\t\(center)\tr=\(Int(region.radius)) m\t\(entry.state.rawValue)")
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import BackgrounderTestSupport
+import Foundation
+import Testing
+
+@testable import RegionAlerts
+
+@Suite("RegionAlerts' desktop notifications")
+struct DesktopNotificationTests {
+    /// A `notify-send` that records its arguments, or that hangs.
+    private func fakeNotifySend(in directory: TemporaryDirectory, hangs: Bool = false) throws -> [String: String] {
+        let script = directory.appending("notify-send")
+        // The environment the app passes has only this directory on the PATH: no external commands.
+        let body = hangs ? "exec /bin/sleep 30" : "printf '%s\\n' \"$@\" > \(directory.appending("arguments"))"
+        try Data("#!/bin/sh\n\(body)\n".utf8).write(to: URL(fileURLWithPath: script))
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script)
+        return ["PATH": directory.path, "DBUS_SESSION_BUS_ADDRESS": "unix:path=\(directory.appending("bus"))"]
+    }
+
+    @MainActor
+    @Test("notify-send gets the app's name, the summary and the body, and is reaped")
+    func shows() async throws {
+        let directory = try TemporaryDirectory(prefix: "ntf")
+        defer { directory.remove() }
+        let environment = try fakeNotifySend(in: directory)
+        let pid = try #require(
+            DesktopNotification.show("Arrived at home", body: "-t 0 is not an option", environment: environment))
+        #expect(await waitUntil { @Sendable in isGone(pid) })
+        let arguments = try String(contentsOfFile: directory.appending("arguments"), encoding: .utf8)
+        #expect(arguments == "--app-name=RegionAlerts\n--\nArrived at home\n-t 0 is not an option\n")
+    }
+
+    @MainActor
+    @Test("a notify-send that hangs is ended after the time limit and reaped")
+    func hangs() async throws {
+        let directory = try TemporaryDirectory(prefix: "ntf")
+        defer { directory.remove() }
+        let environment = try fakeNotifySend(in: directory, hangs: true)
+        let pid = try #require(
+            DesktopNotification.show("Left home", body: "", environment: environment, timeLimit: .seconds(1)))
+        // Still there well after it would have finished, had it not hung.
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(!isGone(pid))
+        #expect(await waitUntil(timeout: .seconds(10)) { @Sendable in isGone(pid) })
+    }
+
+    @MainActor
+    @Test("without a session bus, or without notify-send, nothing is started")
+    func unavailable() throws {
+        let directory = try TemporaryDirectory(prefix: "ntf")
+        defer { directory.remove() }
+        var environment = try fakeNotifySend(in: directory)
+        #expect(DesktopNotification.show("x", body: "y", environment: ["PATH": directory.path]) == nil)
+        environment["PATH"] = directory.appending("empty")
+        #expect(DesktopNotification.show("x", body: "y", environment: environment) == nil)
+    }
+}
+
+/// Whether a process has been reaped: a zombie still answers `kill(pid, 0)`.
+private func isGone(_ pid: pid_t) -> Bool {
+    kill(pid, 0) == -1 && errno == ESRCH
+}

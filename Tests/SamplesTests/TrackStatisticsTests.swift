@@ -1,0 +1,70 @@
+import BackgroundKit
+import Testing
+
+@testable import HikeRecorder
+
+@Suite("HikeRecorder's statistics")
+struct TrackStatisticsTests {
+    @Test("distance sums great-circle segments: one degree of a meridian is 111.195 km")
+    func distance() {
+        let meridian = TrackStatistics([Fix.at(0, 0, time: 0), Fix.at(0.5, 0, time: 1), Fix.at(1, 0, time: 2)])
+        #expect(abs(meridian.distance - 111_195.08) < 0.01)
+        // Out and back along the equator: twice 0.01 degrees of longitude.
+        let outAndBack = TrackStatistics([Fix.at(0, 10, time: 0), Fix.at(0, 10.01, time: 1), Fix.at(0, 10, time: 2)])
+        #expect(abs(outAndBack.distance - 2 * 1_111.9508) < 0.001)
+    }
+
+    @Test("duration runs from the first fix to the last")
+    func duration() {
+        #expect(TrackStatistics([Fix.at(46, 7, time: 12.5), Fix.at(46, 7, time: 1_872.5)]).duration == 1_860)
+        #expect(TrackStatistics([]).duration == 0)
+        #expect(TrackStatistics([Fix.at(46, 7, time: 3)]).distance == 0)
+    }
+
+    /// Plus or minus 2 m, the way a receiver's altitude wanders while standing still.
+    private static let jitter: [Double] = [0, 2, -2, 1, -1.5, 2, 0.5, -2, 1.5, -0.5]
+
+    @Test("±2 m of altitude jitter adds no elevation gain")
+    func jitterIgnored() {
+        let altitudes = (0..<200).map { 812 + Self.jitter[$0 % Self.jitter.count] }
+        #expect(TrackStatistics.gain(altitudes) == 0)
+        // Summing every rise would have counted hundreds of metres.
+        let naive = zip(altitudes, altitudes.dropFirst()).map { max(0, $1 - $0) }.reduce(0, +)
+        #expect(naive > 200)
+    }
+
+    @Test("a real 50 m climb counts, with or without jitter on top")
+    func climbCounted() {
+        let clean = (0...50).map { 100 + Double($0) }
+        #expect(TrackStatistics.gain(clean) == 50)
+        let noisy = (0...100).map { 100 + Double($0) / 2 + Self.jitter[$0 % Self.jitter.count] }
+        let gain = TrackStatistics.gain(noisy)
+        #expect((46...54).contains(gain), "gain \(gain)")
+    }
+
+    @Test("climbs either side of a descent both count; the descent does not")
+    func climbDescentClimb() {
+        let up = (0...50).map { 100 + Double($0) }
+        let down = (1...30).map { 150 - Double($0) }
+        let upAgain = (1...50).map { 120 + Double($0) }
+        #expect(TrackStatistics.gain(up + down + upAgain) == 100)
+        #expect(TrackStatistics.gain(down) == 0)
+    }
+
+    @Test("fixes without altitude are skipped for the gain, not treated as sea level")
+    func missingAltitude() {
+        let fixes = [
+            Fix.at(46, 7, altitude: 500, time: 0), Fix.at(46, 7, time: 1), Fix.at(46, 7, altitude: 530, time: 2),
+        ]
+        #expect(TrackStatistics(fixes).elevationGain == 30)
+    }
+
+    @Test("the summary line: kilometres, minutes (hours past 60), metres climbed")
+    func summary() {
+        var statistics = TrackStatistics([])
+        (statistics.distance, statistics.duration, statistics.elevationGain) = (2_412, 31 * 60 + 10, 57.4)
+        #expect(statistics.summary == "2.41 km, 31 min, +57 m")
+        statistics.duration = 2 * 3_600 + 5 * 60
+        #expect(statistics.summary == "2.41 km, 2 h 05 min, +57 m")
+    }
+}
