@@ -54,8 +54,15 @@ enum DesktopNotification {
             envp.forEach { free($0) }
         }
         var pid: pid_t = 0
-        guard posix_spawn(&pid, arguments[0], &actions, nil, argv, envp) == 0 else { return nil }
-        return pid
+        // ETXTBSY: a program just written may still be open for writing in a child another
+        // thread is forking at this moment; that copy of the descriptor closes at its exec.
+        for _ in 0..<50 {
+            let result = posix_spawn(&pid, arguments[0], &actions, nil, argv, envp)
+            if result == 0 { return pid }
+            guard result == ETXTBSY else { return nil }
+            usleep(10_000)
+        }
+        return nil
     }
 
     @MainActor
