@@ -72,7 +72,7 @@ for app in ("standard", "significant"):
     bgctl("authorize", f"org.bench.{app}", "location", "always")
 bgctl("open", "org.bench.significant")
 bgctl("open", "org.bench.standard")      # in front; the other one goes to the background
-pipe = subprocess.Popen(["gpspipe", "-w", "-u", f"127.0.0.1:{port}"], stdout=subprocess.PIPE, text=True,
+pipe = subprocess.Popen(["stdbuf", "-oL", "gpspipe", "-w", "-u", f"127.0.0.1:{port}"], stdout=subprocess.PIPE, text=True,
                         start_new_session=True)
 time.sleep(2)
 

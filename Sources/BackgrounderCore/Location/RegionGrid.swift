@@ -35,8 +35,9 @@ struct RegionGrid: Sendable {
     /// A region as a cell lists it: enough for a fix to rule it out without touching the
     /// region's own record, so a fix reads one short contiguous list.
     struct Entry: Sendable {
-        /// Degrees from the cell's south-west corner to the centre; small numbers, so single
-        /// precision keeps them to a few centimetres.
+        /// Degrees from the cell's south-west corner to the centre: small numbers, so single
+        /// precision keeps them within centimetres of the ground wherever a fix is near enough
+        /// for them to matter.
         var north: Float
         var east: Float
         var radius: Float
