@@ -64,22 +64,14 @@ struct RequestRouter: Sendable {
         let apps = context.apps
         let id = message.id
         func later(_ work: @escaping @Sendable () async throws -> DaemonMessage.Body) -> Route {
-            .later {
-                do {
-                    return DaemonMessage(id: id, try await work())
-                } catch let error as ProtocolError {
-                    return DaemonMessage(id: id, .error(error))
-                } catch {
-                    return DaemonMessage(id: id, .error(ProtocolError(.failed, "\(error)")))
-                }
-            }
+            .later { DaemonMessage(id: id, await Self.reply(work)) }
         }
-        func asApp(_ work: @escaping @Sendable (String) async -> DaemonMessage.Body) -> Route {
+        func asApp(_ work: @escaping @Sendable (String) async throws -> DaemonMessage.Body) -> Route {
             guard let bundle = connection.bundle else {
                 return .now(
                     DaemonMessage(id: id, .error(ProtocolError(.failed, "\(message.className) needs a CHECKIN first"))))
             }
-            return .later { DaemonMessage(id: id, await work(bundle)) }
+            return .later { DaemonMessage(id: id, await Self.reply { try await work(bundle) }) }
         }
         switch message.body {
         case .open(let app): return later { .done(try await apps.open(app.bundle)) }
@@ -111,26 +103,21 @@ struct RequestRouter: Sendable {
         case .endTask(let task): return asApp { .done(await apps.endTask($0, task: task.task)) }
         case .requestAuthorization(let request):
             return asApp { bundle in
-                await Self.reply {
-                    .authorization(try await apps.requestLocationAuthorization(bundle, level: request.level))
-                }
+                .authorization(try await apps.requestLocationAuthorization(bundle, level: request.level))
             }
         case .locationUpdates(let subscription):
-            return asApp { bundle in
-                await Self.reply { .done(try await apps.setLocationSubscription(bundle, subscription)) }
-            }
+            return asApp { bundle in .done(try await apps.setLocationSubscription(bundle, subscription)) }
         case .locationReady: return asApp { .done(await apps.locationReady($0)) }
         case .locationAck(let ack): return asApp { .done(await apps.acknowledgeLocations($0, through: ack.through)) }
         case .startMonitoring(let request):
-            return asApp { bundle in await Self.reply { .done(try await apps.startMonitoring(bundle, request.region)) }
-            }
+            return asApp { bundle in .done(try await apps.startMonitoring(bundle, request.region)) }
         case .stopMonitoring(let region):
             return asApp { .done(await apps.stopMonitoring($0, region: region.identifier)) }
         case .requestState(let region):
             return asApp { bundle in
-                await Self.reply { .regionState(try await apps.regionState(bundle, region: region.identifier)) }
+                .regionState(try await apps.regionState(bundle, region: region.identifier))
             }
-        case .regions: return asApp { bundle in await Self.reply { .regions(try await apps.monitoredRegions(bundle)) } }
+        case .regions: return asApp { bundle in .regions(try await apps.monitoredRegions(bundle)) }
         case .hello, .status, .bundles, .reload:
             preconditionFailure("answered by route(_:from:connection:logger:)")
         }

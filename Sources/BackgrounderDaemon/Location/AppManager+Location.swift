@@ -287,16 +287,13 @@ extension AppManager {
             }
             location.entries[identifier] = entry
             let event = StateStore.QueuedEvent(owner: identifier, kind: .location, location: fix)
-            if standardPassed {
-                route(.standard, event, deferralDue: deferralDue)
-            }
+            // One event per fix. A significant change routes at least as far as a standard
+            // update would (it also wakes and relaunches), so it decides when both passed.
             if significantPassed {
                 appLogger(identifier).info("significant location change")
-                // One event for the fix, whichever way it came; the stronger routing wins.
-                if standardPassed, queued.last?.owner == identifier {
-                    queued.removeLast()
-                }
                 route(.significantChange, event)
+            } else if standardPassed {
+                route(.standard, event, deferralDue: deferralDue)
             }
         }
 

@@ -41,8 +41,6 @@ struct LocationBook: Sendable {
     var authorizations: [String: LocationAuthorization] = [:]
     /// Every app's regions, with their confirmed states.
     var monitor = RegionMonitor()
-    /// De-duplicates gpsd's several TPVs per fix.
-    var deduplicator = FixDeduplicator()
     /// The last fix, for `requestState`.
     var lastFix: Location?
     /// Whether gpsd is connected, and why not.
@@ -71,10 +69,5 @@ struct LocationBook: Sendable {
     /// The app's grant.
     func authorization(_ identifier: String) -> LocationAuthorization {
         authorizations[identifier] ?? .notDetermined
-    }
-
-    /// Apps that want fixes or have regions.
-    var interestedApps: Set<String> {
-        Set(entries.filter { !$0.value.subscription.isEmpty }.keys)
     }
 }

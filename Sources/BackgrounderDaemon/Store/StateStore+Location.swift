@@ -234,15 +234,6 @@ extension StateStore {
         }
     }
 
-    /// How many events wait for an app.
-    func queuedEventCount(for owner: String) throws -> Int {
-        try database.read { db in
-            try Int.fetchOne(
-                db, sql: "SELECT COUNT(*) FROM locationEvent WHERE bundleIdentifier = ?", arguments: [owner])
-                ?? 0
-        }
-    }
-
     /// Forgets an app's events up to and including `seq` (it acknowledged them).
     func acknowledge(_ owner: String, through seq: Int64) throws {
         try database.write { db in
