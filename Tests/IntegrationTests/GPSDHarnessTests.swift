@@ -10,17 +10,12 @@ import Testing
     "gpsd under gpsfake",
     .enabled(if: Locations.hasProgram("gpsfake"), "gpsfake is not installed (scripts/setup.sh installs it)"))
 struct GPSDHarnessTests {
-    /// Reported positions and times from the fixture's truth file, keyed by fix time.
+    /// Reported positions (with the true altitude) from the fixture's truth file, keyed by fix time.
     static func truth(_ name: String) throws -> [Int: (coordinate: Coordinate, altitude: Double)] {
-        let text = try String(contentsOfFile: Locations.gpsFixture(name), encoding: .utf8)
         var rows: [Int: (coordinate: Coordinate, altitude: Double)] = [:]
-        let formatter = ISO8601DateFormatter()
-        for line in text.split(separator: "\n").dropFirst() {
-            let fields = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-            guard fields.count >= 8, fields[4] == "1", let date = formatter.date(from: fields[0]),
-                let latitude = Double(fields[5]), let longitude = Double(fields[6]), let altitude = Double(fields[3])
-            else { continue }
-            rows[Int(date.timeIntervalSince1970)] = (Coordinate(latitude: latitude, longitude: longitude), altitude)
+        for row in try TruthTrack.load(name).rows {
+            guard let fix = row.reported else { continue }
+            rows[Int(row.time)] = (fix.coordinate, row.altitude)
         }
         return rows
     }
@@ -31,7 +26,7 @@ struct GPSDHarnessTests {
         defer { directory.remove() }
         let gpsd = try await GPSDFake(log: Locations.gpsFixture("short-walk.nmea"), directory: directory)
         defer { Task { await gpsd.stop() } }
-        let truth = try Self.truth("short-walk.truth.csv")
+        let truth = try Self.truth("short-walk")
         #expect(truth.count > 100)
 
         let connection = try GPSDConnection(host: "127.0.0.1", port: "\(gpsd.port)")

@@ -56,14 +56,14 @@ struct LocationTests {
 
     /// The fixture's fixes (reported positions) in order, from its truth file.
     static func truthTrack(_ name: String) throws -> [Coordinate] {
-        try GPSDHarnessTests.truth(name).sorted { $0.key < $1.key }.map(\.value.coordinate)
+        try TruthTrack.load(name).fixes.map(\.coordinate)
     }
 
     /// Waits until the daemon has seen the fixture's last fix (gpsfake `-1` leaves gpsd up).
     static func replayed(_ fixture: String, by daemon: DaemonProcess, timeout: Duration = .seconds(90)) async throws
         -> Bool
     {
-        let last = try #require(try GPSDHarnessTests.truth(fixture).keys.max())
+        let last = Int(try #require(try TruthTrack.load(fixture).fixes.map(\.timestamp).max()))
         return try await waitUntil(timeout: timeout) {
             guard let fix = try daemon.status().lastFix else { return false }
             return Int(fix.timestamp) >= last
@@ -116,7 +116,7 @@ struct LocationTests {
 
         // Fixes queue while it is frozen; after 250 m of them it is woken with the batch.
         #expect(await waitUntil(timeout: .seconds(60)) { daemon.log.contains("woken for location") })
-        let total = try Self.truthTrack("walk-bled.truth.csv").count
+        let total = try Self.truthTrack("walk-bled").count
         #expect(await waitUntil(timeout: .seconds(60)) { pipe.reports.count > total / 2 })
         let victim = try #require(try setup.running.app(Self.hike).pid)
         kill(victim, SIGKILL)
@@ -130,7 +130,7 @@ struct LocationTests {
         #expect(daemon.log.contains("launched (location)"))
 
         // The walk ends; opening the app takes the last batch.
-        #expect(try await Self.replayed("walk-bled.truth.csv", by: daemon), "the replay did not finish")
+        #expect(try await Self.replayed("walk-bled", by: daemon), "the replay did not finish")
         _ = try setup.running.request(.open(AppReference(bundle: Self.hike)))
         let reported = pipe.reports
         // gpsd reports the walk's first epoch without a time, so one fix fewer than the log has.
@@ -184,7 +184,7 @@ struct LocationTests {
         defer { Task { await setup.running.tearDown() } }
         let daemon = setup.daemon
         // A 150 m circle around a point 40 % into the walk.
-        let track = try Self.truthTrack("walk-bled.truth.csv")
+        let track = try Self.truthTrack("walk-bled")
         let center = track[track.count * 2 / 5]
         let radius = 150.0
         let add = try Self.run(
@@ -271,7 +271,7 @@ struct LocationTests {
             log: try NMEALog.withColdStart("stationary-jitter.nmea", cycle: 0.005, in: scratch), cycle: 0.005,
             singleShot: true, port: port, directory: scratch)
         defer { Task { await gpsd.stop() } }
-        #expect(try await Self.replayed("stationary-jitter.truth.csv", by: daemon), "\(daemon.log)")
+        #expect(try await Self.replayed("stationary-jitter", by: daemon), "\(daemon.log)")
         try await Task.sleep(for: .milliseconds(500))
         let alerts =
             (try? String(contentsOfFile: setup.state + "/data/\(Self.alerts)/alerts.log", encoding: .utf8)) ?? ""
@@ -300,10 +300,10 @@ struct LocationTests {
             log: try NMEALog.withColdStart("walk-bled.nmea", cycle: 0.005, in: scratch), cycle: 0.005,
             singleShot: true, port: port, directory: scratch)
         defer { Task { await gpsd.stop() } }
-        #expect(try await Self.replayed("walk-bled.truth.csv", by: setup.daemon))
+        #expect(try await Self.replayed("walk-bled", by: setup.daemon))
         try await Task.sleep(for: .milliseconds(500))
         let fixes = setup.fixes(id)
-        let expected = Self.length(try Self.truthTrack("walk-bled.truth.csv")) / 500
+        let expected = Self.length(try Self.truthTrack("walk-bled")) / 500
         // Path length over 500 m overestimates: the detour up to the viewpoint and back, and the
         // loop's curve, move the walker less far from each anchor than the path is long.
         #expect(
@@ -352,7 +352,7 @@ struct LocationTests {
         try setup.authorize(id)
         _ = try setup.running.request(.open(AppReference(bundle: id)))
         #expect(await waitUntil { setup.daemon.log.contains("location: standard updates") })
-        let truth = try GPSDHarnessTests.truth("corrupt-lines.truth.csv")
+        let truth = try GPSDHarnessTests.truth("corrupt-lines")
         var logs = [Locations.gpsFixture("corrupt-lines.nmea")]
         // Recorded oddities, when ../shared/data is there: a malformed GGA, crazy times, a
         // bad date, no fix at all.
@@ -394,7 +394,7 @@ struct LocationTests {
         let gpsd = try await GPSDFake(
             log: Locations.gpsFixture("walk-bled.nmea"), cycle: 0.02, port: port, directory: scratch)
         defer { Task { await gpsd.stop() } }
-        #expect(try await waitUntil { setup.fixes(id).count >= 3 }, "\(setup.running.appLog(id))")
+        #expect(await waitUntil { setup.fixes(id).count >= 3 }, "\(setup.running.appLog(id))")
         _ = try setup.running.request(.home)
         try await Task.sleep(for: .seconds(3))  // the fast policy's grace is 1 s
         let app = try setup.running.app(id)
