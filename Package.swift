@@ -42,6 +42,18 @@ let package = Package(
             providers: [.apt(["libpulse-dev"])]
         ),
 
+        .systemLibrary(
+            name: "CSndFile",
+            pkgConfig: "sndfile",
+            providers: [.apt(["libsndfile1-dev"])]
+        ),
+        // Acquire/release atomics on shared memory and memfd with seals, which Swift's
+        // Synchronization cannot express for memory another process maps.
+        .target(
+            name: "CAudioRing",
+            path: "Sources/CAudioRing"
+        ),
+
         .target(
             name: "CBackgrounderPolicy",
             path: "Sources/CBackgrounderPolicy"
@@ -59,7 +71,7 @@ let package = Package(
         ),
         .target(
             name: "BackgrounderProtocol",
-            dependencies: ["BackgrounderCore"],
+            dependencies: ["BackgrounderCore", "CAudioRing"],
             swiftSettings: swiftSettings
         ),
 
@@ -104,7 +116,7 @@ let package = Package(
         ),
         .target(
             name: "BackgroundKit",
-            dependencies: ["BackgrounderProtocol"],
+            dependencies: ["BackgrounderProtocol", "CSndFile"],
             swiftSettings: swiftSettings
         ),
 
@@ -170,6 +182,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        .executableTarget(
+            name: "BackgroundPlayer",
+            dependencies: ["BackgroundKit"],
+            path: "Samples/BackgroundPlayer",
+            exclude: ["Info.plist"],
+            swiftSettings: swiftSettings
+        ),
+
         .target(
             name: "LowPowerPolicy",
             dependencies: ["CBackgrounderPolicy"],
@@ -203,7 +223,9 @@ let package = Package(
         ),
         .testTarget(
             name: "SamplesTests",
-            dependencies: ["HikeRecorder", "RegionAlerts", "BackgrounderTestSupport"],
+            dependencies: [
+                "HikeRecorder", "RegionAlerts", "BackgroundPlayer", "BackgroundKit", "CSndFile", "BackgrounderTestSupport",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -224,6 +246,7 @@ let package = Package(
                 "Fibonacci",
                 "HikeRecorder",
                 "RegionAlerts",
+                "BackgroundPlayer",
                 "TestApp",
                 "LowPowerPolicy",
             ],

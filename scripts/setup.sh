@@ -12,8 +12,9 @@ cd "$(dirname "$0")/.."
 # socat: to speak the control protocol by hand (docs/PROTOCOL.md).
 # gpsbabel, libxml2-utils: read HikeRecorder's GPX back with two other tools (tests).
 # libnotify-bin: notify-send, RegionAlerts' desktop notification.
+# libsndfile1-dev: BackgroundKit decodes WAV, FLAC, Ogg and MP3 files with libsndfile.
 PACKAGES=(gpsd gpsd-clients libgps-dev pulseaudio pulseaudio-utils libpulse-dev libsqlite3-dev socat python3
-    gpsbabel libxml2-utils libnotify-bin)
+    gpsbabel libxml2-utils libnotify-bin libsndfile1-dev)
 
 as_root() {
     if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi

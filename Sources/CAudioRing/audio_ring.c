@@ -1,0 +1,1 @@
+// Placeholder; the shared-memory ring helpers live here.

@@ -1,0 +1,3 @@
+#ifndef CAUDIORING_H
+#define CAUDIORING_H
+#endif
