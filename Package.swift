@@ -38,7 +38,6 @@ let package = Package(
         ),
         .systemLibrary(
             name: "CPulse",
-            pkgConfig: "libpulse-simple",
             providers: [.apt(["libpulse-dev"])]
         ),
 
@@ -224,7 +223,8 @@ let package = Package(
         .testTarget(
             name: "SamplesTests",
             dependencies: [
-                "HikeRecorder", "RegionAlerts", "BackgroundPlayer", "BackgroundKit", "CSndFile", "BackgrounderTestSupport",
+                "HikeRecorder", "RegionAlerts", "BackgroundPlayer", "BackgroundKit", "CSndFile",
+                "BackgrounderTestSupport",
             ],
             swiftSettings: swiftSettings
         ),

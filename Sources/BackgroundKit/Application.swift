@@ -1,6 +1,7 @@
 public import BackgrounderCore
 import BackgrounderProtocol
 public import Foundation
+import Synchronization
 
 /// Identifies a finite-length background task, as `UIBackgroundTaskIdentifier`.
 public struct BackgroundTaskIdentifier: Sendable, Hashable, RawRepresentable {
@@ -99,6 +100,10 @@ public final class Application {
     /// The checked-in connection, for the app's other managers.
     var daemonConnection: AppConnection? { connection }
 
+    /// The same connection for audio streams, which are used from any thread.
+    nonisolated static var connectionForAudio: AppConnection? { sharedConnection.withLock { $0 } }
+    private nonisolated static let sharedConnection = Mutex<AppConnection?>(nil)
+
     private func checkIn() throws {
         guard !bundleIdentifier.isEmpty else {
             throw ControlClientError.unreadableReply(
@@ -116,6 +121,7 @@ public final class Application {
             }
         )
         self.connection = connection
+        Self.sharedConnection.withLock { $0 = connection }
         let reply = try connection.request(.checkIn(CheckIn(bundle: bundleIdentifier)))
         switch reply.body {
         case .checkedIn(let checkedIn):
@@ -147,6 +153,10 @@ public final class Application {
             delegate?.application(self, didReceive: event.reason)
         case .locations, .locationStatus, .authorization:
             LocationManager.receive(message)
+        case .audioInterruption(let interruption):
+            AudioSession.shared.receive(interruption)
+        case .remoteCommand(let command):
+            RemoteCommandCenter.shared.receive(command)
         case .expire(let expire):
             for task in expire.tasks {
                 expirationHandlers.removeValue(forKey: task)?()

@@ -33,4 +33,40 @@ public final class DaemonConnection {
         }
         return status
     }
+
+    /// Sends a media command to an app with the `audio` mode, as a person's media keys do;
+    /// the daemon wakes the app, or launches it into the background, to receive it.
+    /// - Returns: What the daemon did.
+    /// - Throws: ``ControlClientError``, `.refused` with the daemon's reason.
+    public func send(_ command: RemoteCommand, to bundle: String, argument: String? = nil) throws(ControlClientError)
+        -> String
+    {
+        let reply = try client.request(
+            .remoteCommand(RemoteCommandRequest(bundle: bundle, command: command, argument: argument)))
+        switch reply.body {
+        case .done(let done): return done.detail
+        case .error(let error): throw .refused(error.message)
+        default: throw .unreadableReply("expected OK, got \(reply.className)")
+        }
+    }
+
+    /// The audio engine's sessions and streams, for one app or all.
+    public func audioStatus(bundle: String? = nil) throws(ControlClientError) -> AudioStatus {
+        let reply = try client.request(.audio(AudioQuery(bundle: bundle)))
+        switch reply.body {
+        case .audioStatus(let status): return status
+        case .error(let error): throw .refused(error.message)
+        default: throw .unreadableReply("expected AUDIO_STATUS, got \(reply.className)")
+        }
+    }
+
+    /// Every app and its state, as `bgctl ps`.
+    public func apps() throws(ControlClientError) -> [AppInfo] {
+        let reply = try client.request(.ps)
+        switch reply.body {
+        case .apps(let list): return list.apps
+        case .error(let error): throw .refused(error.message)
+        default: throw .unreadableReply("expected APPS, got \(reply.className)")
+        }
+    }
 }

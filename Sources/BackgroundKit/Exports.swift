@@ -1,4 +1,5 @@
 public import BackgrounderCore
+public import BackgrounderProtocol
 
 /// Why the app was launched (`UIApplication.LaunchOptionsKey`'s role).
 public typealias LaunchReason = BackgrounderCore.LaunchReason
@@ -16,3 +17,15 @@ public typealias RegionState = BackgrounderCore.RegionState
 public typealias LocationAuthorization = BackgrounderCore.LocationAuthorization
 /// `kCLLocationAccuracy…` constants.
 public typealias LocationAccuracy = BackgrounderCore.LocationAccuracy
+/// A PCM format (`AVAudioFormat`'s role for the formats Backgrounder carries).
+public typealias AudioFormat = BackgrounderCore.AudioFormat
+/// s16le or float32le.
+public typealias SampleFormat = BackgrounderCore.SampleFormat
+/// `AVAudioSession.Category`.
+public typealias AudioSessionCategory = BackgrounderCore.AudioSessionCategory
+/// `AVAudioSession.CategoryOptions`.
+public typealias AudioSessionOptions = BackgrounderCore.AudioSessionOptions
+/// `MPRemoteCommand`s, by name.
+public typealias RemoteCommand = BackgrounderProtocol.RemoteCommand
+/// `MPNowPlayingInfoCenter`'s dictionary, typed.
+public typealias NowPlayingInfo = BackgrounderProtocol.NowPlayingInfo

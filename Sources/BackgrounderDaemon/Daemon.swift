@@ -80,17 +80,23 @@ public struct Daemon: Sendable {
             logger: logger
         )
         let policy = choosePolicy(registry.catalog)
+        let audio = try AudioService(
+            server: configuration.pulseServer,
+            socketPath: AudioSocketServer.path(forControlSocket: configuration.socketPath),
+            logger: logger
+        )
         let apps = AppManager(
             supervisor: supervisor,
             registry: registry,
             store: store,
             policy: policy,
+            audio: audio,
             logger: logger
         )
+        audio.deliverEvents(to: apps)
         logger.info("apps are suspended with \(mechanism.name); policy \(policy.name)")
         let memoryPressure = try MemoryPressureMonitor(apps: apps, logger: logger)
         let location = try LocationService(address: configuration.gpsdAddress, apps: apps, logger: logger)
-        let audio = AudioService(server: configuration.pulseServer, logger: logger)
         let context = DaemonContext(
             configuration: configuration,
             registry: registry,

@@ -141,6 +141,9 @@ public struct AppInfo: Sendable, Hashable, Codable {
     public var throttled: String?
     /// Whether a person force-quit it (it is then not relaunched for most events).
     public var forceQuit: Bool
+    /// Its audio streams' underruns and overruns, summed, while it has streams.
+    public var audioUnderruns: Int?
+    public var audioOverruns: Int?
 
     /// Creates an entry.
     public init(
@@ -154,7 +157,9 @@ public struct AppInfo: Sendable, Hashable, Codable {
         cpuSeconds: Double,
         lastExit: String?,
         throttled: String?,
-        forceQuit: Bool
+        forceQuit: Bool,
+        audioUnderruns: Int? = nil,
+        audioOverruns: Int? = nil
     ) {
         self.id = id
         self.name = name
@@ -167,6 +172,8 @@ public struct AppInfo: Sendable, Hashable, Codable {
         self.lastExit = lastExit
         self.throttled = throttled
         self.forceQuit = forceQuit
+        self.audioUnderruns = audioUnderruns
+        self.audioOverruns = audioOverruns
     }
 }
 

@@ -54,6 +54,18 @@ public struct ClientMessage: Sendable, Hashable {
         case requestState(RegionReference)
         /// Lists monitored regions.
         case regions(RegionQuery)
+        /// An app sets and activates its audio session.
+        case audioSession(AudioSessionRequest)
+        /// An app opens an audio stream.
+        case openAudioStream(AudioStreamRequest)
+        /// An app starts, pauses, flushes, drains or closes one of its streams.
+        case audioStreamControl(AudioStreamControl)
+        /// An app says what it is playing.
+        case nowPlaying(NowPlayingInfo)
+        /// A person sends a media command to an app.
+        case remoteCommand(RemoteCommandRequest)
+        /// Asks for the audio engine's sessions and streams.
+        case audio(AudioQuery)
     }
 
     /// The request's identifier, echoed in the reply.
@@ -72,6 +84,7 @@ public struct ClientMessage: Sendable, Hashable {
         "HELLO", "STATUS", "BUNDLES", "RELOAD", "OPEN", "HOME", "LOCK", "UNLOCK", "QUIT", "PS", "CHECKIN",
         "BEGIN_TASK", "END_TASK", "WAKE", "MEMORY_PRESSURE", "AUTHORIZE", "LOCATION_AUTHORIZATION",
         "LOCATION_UPDATES", "LOCATION_READY", "LOCATION_ACK", "REGION_START", "REGION_STOP", "REGION_STATE", "REGIONS",
+        "AUDIO_SESSION", "AUDIO_STREAM_OPEN", "AUDIO_STREAM_CONTROL", "NOW_PLAYING", "REMOTE_COMMAND", "AUDIO",
     ]
 
     /// The wire name of this request's class.
@@ -101,6 +114,12 @@ public struct ClientMessage: Sendable, Hashable {
         case .stopMonitoring: "REGION_STOP"
         case .requestState: "REGION_STATE"
         case .regions: "REGIONS"
+        case .audioSession: "AUDIO_SESSION"
+        case .openAudioStream: "AUDIO_STREAM_OPEN"
+        case .audioStreamControl: "AUDIO_STREAM_CONTROL"
+        case .nowPlaying: "NOW_PLAYING"
+        case .remoteCommand: "REMOTE_COMMAND"
+        case .audio: "AUDIO"
         }
     }
 }
@@ -155,6 +174,12 @@ extension ClientMessage: Codable {
         case "REGION_STOP": body = .stopMonitoring(try RegionReference(from: decoder))
         case "REGION_STATE": body = .requestState(try RegionReference(from: decoder))
         case "REGIONS": body = .regions(try RegionQuery(from: decoder))
+        case "AUDIO_SESSION": body = .audioSession(try AudioSessionRequest(from: decoder))
+        case "AUDIO_STREAM_OPEN": body = .openAudioStream(try AudioStreamRequest(from: decoder))
+        case "AUDIO_STREAM_CONTROL": body = .audioStreamControl(try AudioStreamControl(from: decoder))
+        case "NOW_PLAYING": body = .nowPlaying(try NowPlayingInfo(from: decoder))
+        case "REMOTE_COMMAND": body = .remoteCommand(try RemoteCommandRequest(from: decoder))
+        case "AUDIO": body = .audio(try AudioQuery(from: decoder))
         default:
             throw ProtocolError(
                 .unknownClass,
@@ -182,6 +207,12 @@ extension ClientMessage: Codable {
         case .startMonitoring(let payload): try payload.encode(to: encoder)
         case .stopMonitoring(let payload), .requestState(let payload): try payload.encode(to: encoder)
         case .regions(let payload): try payload.encode(to: encoder)
+        case .audioSession(let payload): try payload.encode(to: encoder)
+        case .openAudioStream(let payload): try payload.encode(to: encoder)
+        case .audioStreamControl(let payload): try payload.encode(to: encoder)
+        case .nowPlaying(let payload): try payload.encode(to: encoder)
+        case .remoteCommand(let payload): try payload.encode(to: encoder)
+        case .audio(let payload): try payload.encode(to: encoder)
         case .status, .bundles, .reload, .home, .lock, .unlock, .ps, .locationReady: break
         }
     }

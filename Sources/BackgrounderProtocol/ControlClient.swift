@@ -142,6 +142,8 @@ public enum ControlClientError: Error, Sendable, CustomStringConvertible {
     case closedByDaemon
     /// A reply could not be decoded.
     case unreadableReply(String)
+    /// The daemon answered with an `ERROR`; its message.
+    case refused(String)
 
     public var description: String {
         switch self {
@@ -157,6 +159,8 @@ public enum ControlClientError: Error, Sendable, CustomStringConvertible {
             "the daemon closed the connection"
         case .unreadableReply(let reason):
             "unreadable reply from the daemon: \(reason)"
+        case .refused(let message):
+            message
         }
     }
 }

@@ -26,6 +26,10 @@ extension DaemonMessage: Codable {
         case "REGION_STATE": body = .regionState(try RegionStateReply(from: decoder))
         case "REGIONS": body = .regions(try RegionList(from: decoder))
         case "LOCATION_STATUS": body = .locationStatus(try LocationServiceStatus(from: decoder))
+        case "AUDIO_STREAM": body = .audioStream(try AudioStreamGrant(from: decoder))
+        case "AUDIO_INTERRUPTION": body = .audioInterruption(try AudioInterruption(from: decoder))
+        case "REMOTE_COMMAND": body = .remoteCommand(try RemoteCommandRequest(from: decoder))
+        case "AUDIO_STATUS": body = .audioStatus(try AudioStatus(from: decoder))
         default: throw ProtocolError(.unknownClass, "unknown class '\(className)' from the daemon")
         }
     }
@@ -53,6 +57,10 @@ extension DaemonMessage: Codable {
         case .regionState(let payload): try payload.encode(to: encoder)
         case .regions(let payload): try payload.encode(to: encoder)
         case .locationStatus(let payload): try payload.encode(to: encoder)
+        case .audioStream(let payload): try payload.encode(to: encoder)
+        case .audioInterruption(let payload): try payload.encode(to: encoder)
+        case .remoteCommand(let payload): try payload.encode(to: encoder)
+        case .audioStatus(let payload): try payload.encode(to: encoder)
         }
     }
 }

@@ -40,6 +40,14 @@ public struct DaemonMessage: Sendable, Hashable {
         case regions(RegionList)
         /// `LOCATION_STATUS`: gpsd came or went, or the authorization changed.
         case locationStatus(LocationServiceStatus)
+        /// `AUDIO_STREAM`: the reply to `AUDIO_STREAM_OPEN`.
+        case audioStream(AudioStreamGrant)
+        /// `AUDIO_INTERRUPTION`: an app's audio was interrupted, or the interruption ended.
+        case audioInterruption(AudioInterruption)
+        /// `REMOTE_COMMAND`: a media command for an app.
+        case remoteCommand(RemoteCommandRequest)
+        /// `AUDIO_STATUS`: the reply to `AUDIO`.
+        case audioStatus(AudioStatus)
     }
 
     /// The identifier of the request this answers.
@@ -74,6 +82,10 @@ public struct DaemonMessage: Sendable, Hashable {
         case .regionState: "REGION_STATE"
         case .regions: "REGIONS"
         case .locationStatus: "LOCATION_STATUS"
+        case .audioStream: "AUDIO_STREAM"
+        case .audioInterruption: "AUDIO_INTERRUPTION"
+        case .remoteCommand: "REMOTE_COMMAND"
+        case .audioStatus: "AUDIO_STATUS"
         }
     }
 }

@@ -4,9 +4,9 @@ public import BackgrounderCore
 public struct Authorize: Sendable, Hashable, Codable {
     /// The app's `CFBundleIdentifier`.
     public var bundle: String
-    /// `location` (or, later, `microphone`).
+    /// `location` or `microphone`.
     public var service: String
-    /// For location: `always`, `when-in-use` or `never`.
+    /// For location: `always`, `when-in-use` or `never`; for the microphone: `granted` or `denied`.
     public var level: String
 
     /// Creates a grant.

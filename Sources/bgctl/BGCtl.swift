@@ -10,7 +10,7 @@ struct BGCtl: ParsableCommand {
         version: BackgrounderVersion.release,
         subcommands: [
             Status.self, PS.self, Open.self, Home.self, Lock.self, Unlock.self, Quit.self, Push.self, Simulate.self,
-            Authorize.self, Regions.self, Bundles.self, Reload.self, Validate.self,
+            Authorize.self, Regions.self, Audio.self, Bundles.self, Reload.self, Validate.self,
         ]
     )
 }

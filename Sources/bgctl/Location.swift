@@ -11,17 +11,20 @@ struct Authorize: ParsableCommand {
                                   significant changes (needs NSLocationAlwaysAndWhenInUseUsageDescription)
             location when-in-use  only while the app is in the foreground
             location never        no location
+            microphone [granted]  recording (needs NSMicrophoneUsageDescription)
+            microphone denied     no recording
             The grant is stored and the app hears of it at once.
             """
     )
     @OptionGroup var options: CommonOptions
     @Argument(help: "The app's bundle identifier.") var id: String
-    @Argument(help: "The service: location.") var service: String
-    @Argument(help: "For location: always, when-in-use or never.") var level: String
+    @Argument(help: "The service: location or microphone.") var service: String
+    @Argument(help: "For location: always, when-in-use or never; for the microphone: granted (the default) or denied.")
+    var level: String?
 
     func run() throws {
         let reply = try options.request(
-            .authorize(BackgrounderProtocol.Authorize(bundle: id, service: service, level: level)))
+            .authorize(BackgrounderProtocol.Authorize(bundle: id, service: service, level: level ?? "")))
         guard case .done(let done) = reply else { throw ValidationError("unexpected reply") }
         if options.json { try options.printJSON(done) } else { print(done.detail) }
     }

@@ -68,7 +68,7 @@ struct PS: ParsableCommand {
             try options.printJSON(list.apps)
             return
         }
-        var rows = [["ID", "PID", "STATE", "MODES", "ASSERTIONS", "BG LEFT", "CPU s", "NOTE"]]
+        var rows = [["ID", "PID", "STATE", "MODES", "ASSERTIONS", "BG LEFT", "CPU s", "AUDIO UNDER/OVER", "NOTE"]]
         for app in list.apps {
             let note = [app.throttled, app.forceQuit ? "force-quit" : nil, app.lastExit.map { "last: \($0)" }]
                 .compactMap { $0 }.joined(separator: "; ")
@@ -80,6 +80,7 @@ struct PS: ParsableCommand {
                 app.assertions.isEmpty ? "-" : app.assertions.joined(separator: ","),
                 app.backgroundTimeRemaining.map { String(format: "%.1f", $0) } ?? "-",
                 String(format: "%.2f", app.cpuSeconds),
+                app.audioUnderruns.map { "\($0)/\(app.audioOverruns ?? 0)" } ?? "-",
                 note.isEmpty ? "-" : note,
             ])
         }

@@ -62,4 +62,13 @@ public final class PulseAudioServer: Sendable {
     public func stop() async {
         await process.stop(grace: .seconds(5))
     }
+
+    /// Kills the server without warning (SIGKILL), as a crash would, and removes its stale
+    /// socket so a server started in the same directory is not mistaken for ready.
+    public func kill() async {
+        process.signal(SIGKILL)
+        await process.waitForExit(timeout: .seconds(5))
+        try? FileManager.default.removeItem(atPath: runtimePath + "/native")
+        try? FileManager.default.removeItem(atPath: runtimePath + "/pid")
+    }
 }

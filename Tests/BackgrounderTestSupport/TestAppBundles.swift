@@ -18,6 +18,7 @@ public enum TestAppBundles {
         behavior: String = "idle",
         exitsOnSuspend: Bool = false,
         modes: [String] = [],
+        microphoneUsage: Bool = false,
         into directory: String
     ) throws -> String {
         let identifier = "org.backgrounder.tests.\(name.lowercased())"
@@ -33,6 +34,7 @@ public enum TestAppBundles {
                 <key>TestAppBehavior</key><string>\(behavior)</string>
                 <key>UIBackgroundModes</key><array>\(modes.map { "<string>\($0)</string>" }.joined())</array>
                 <key>NSLocationAlwaysAndWhenInUseUsageDescription</key><string>Tests location events.</string>
+                \(microphoneUsage ? "<key>NSMicrophoneUsageDescription</key><string>Tests recording.</string>" : "")
             </dict>
             </plist>
             """

@@ -139,7 +139,7 @@ struct LocationTests {
         let gpx = scratch.appending("hike.gpx")
         let exporter = Locations.product("HikeRecorder")
         var points: [(latitude: Double, longitude: Double)] = []
-        _ = try await waitUntil(timeout: .seconds(30)) {
+        _ = try await waitUntil(timeout: .seconds(90)) {
             _ = try Self.run(exporter, ["export", gpx, "--state-dir", setup.state])
             points = Self.trackPoints(gpx)
             return points.count >= reported.count

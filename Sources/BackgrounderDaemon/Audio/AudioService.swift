@@ -3,25 +3,38 @@ import Logging
 import ServiceLifecycle
 import Synchronization
 
-/// Keeps the daemon's connection to PulseAudio, reconnecting with backoff when the server
-/// dies or restarts; the audio engine builds its streams on this connection.
+/// Keeps the audio engine connected to PulseAudio, reconnecting with backoff when the
+/// server dies or restarts, and carries the engine's events to the app manager.
 final class AudioService: Service, Sendable {
     private let server: String?
     private let logger: Logger
     private let state: Mutex<ServiceConnection>
+    /// The engine: the main loop, the connection and every stream.
+    let engine: AudioEngine
+    /// Where apps fetch their rings.
+    let socket: AudioSocketServer
+    private let apps: Mutex<AppManager?> = Mutex(nil)
 
     static let maximumBackoff: Duration = .seconds(5)
 
-    /// Creates the service.
+    /// Creates the service and starts the engine's main loop and the audio socket.
     /// - Parameters:
     ///   - server: `--pulse-server`, or `nil` for libpulse's default (`PULSE_SERVER`, then the user's server).
+    ///   - socketPath: The audio socket's path.
     ///   - logger: Where connection changes are logged.
-    init(server: String?, logger: Logger) {
+    init(server: String?, socketPath: String, logger: Logger) throws {
         self.server = server
         var logger = logger
         logger[metadataKey: "pulse"] = "\(server ?? "default")"
         self.logger = logger
         state = Mutex(ServiceConnection(server: server ?? "default", state: .disconnected, detail: "not started"))
+        engine = try AudioEngine(logger: logger)
+        socket = try AudioSocketServer(path: socketPath, engine: engine, logger: logger)
+    }
+
+    /// Names the app manager that hears the engine's events.
+    func deliverEvents(to apps: AppManager) {
+        self.apps.withLock { $0 = apps }
     }
 
     /// The connection state.
@@ -35,6 +48,13 @@ final class AudioService: Service, Sendable {
     }
 
     func run() async throws {
+        let apps = self.apps.withLock { $0 }
+        let engine = self.engine
+        let forwarding = Task {
+            for await event in engine.events {
+                await apps?.audioEngineEvent(event)
+            }
+        }
         do {
             try await cancelWhenGracefulShutdown { [self] in
                 try await connectionLoop()
@@ -42,6 +62,9 @@ final class AudioService: Service, Sendable {
         } catch is CancellationError {
             // Shutting down.
         }
+        socket.stop()
+        engine.disconnect()
+        forwarding.cancel()
         set(.disconnected, "stopped")
     }
 
@@ -51,7 +74,7 @@ final class AudioService: Service, Sendable {
             set(.connecting, nil)
             let (events, continuation) = AsyncStream<PulseEvent>.makeStream()
             do {
-                let context = try PulseContext(server: server, name: "backgrounderd", events: continuation)
+                try engine.connect(server: server, events: continuation)
                 eventLoop: for await event in events {
                     switch event {
                     case .ready(let actualServer, let version):
@@ -71,10 +94,10 @@ final class AudioService: Service, Sendable {
                         break eventLoop
                     }
                 }
-                withExtendedLifetime(context) {}
             } catch {
                 set(.disconnected, error.reason)
             }
+            engine.disconnect()
             try await Task.sleep(for: backoff)
             backoff = min(backoff * 2, Self.maximumBackoff)
         }

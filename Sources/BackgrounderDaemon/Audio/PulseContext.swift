@@ -8,65 +8,55 @@ enum PulseEvent: Sendable {
     case failed(reason: String)
 }
 
-/// One connection to a PulseAudio server: a threaded main loop and a context.
+/// One connection attempt to a PulseAudio server, on the audio engine's main loop.
 ///
-/// Created by the throwing initializer, torn down in `deinit`. Callbacks arrive on
-/// libpulse's thread and are forwarded to an `AsyncStream` through an `Unmanaged` box.
+/// Every call, `init` and ``disconnect()`` included, is made with the main-loop lock held
+/// (or on the main-loop thread); ``AudioEngine`` sees to that.
 final class PulseContext {
-    private let mainloop: OpaquePointer
-    private let context: OpaquePointer
+    /// The libpulse context.
+    let context: OpaquePointer
     private let box: Box
+    private let onStateChange: (PulseContext, pa_context_state_t) -> Void
 
-    private final class Box: Sendable {
+    private final class Box {
         let events: AsyncStream<PulseEvent>.Continuation
+        weak var owner: PulseContext?
         init(events: AsyncStream<PulseEvent>.Continuation) { self.events = events }
     }
 
-    /// Starts connecting; progress arrives on `events`.
-    /// - Parameters:
-    ///   - server: The server string (`unix:/path`, `tcp:host`), or `nil` for libpulse's default.
-    ///   - name: The client name the server shows.
-    ///   - events: Where state changes go.
-    /// - Throws: ``PulseError`` when libpulse cannot even start.
-    init(server: String?, name: String, events: AsyncStream<PulseEvent>.Continuation) throws(PulseError) {
-        // Everything is set up in locals first: a class whose stored properties are all set
-        // runs its deinit when the initializer throws, which would free things twice.
-        guard let mainloop = pa_threaded_mainloop_new() else {
-            throw PulseError(reason: "pa_threaded_mainloop_new failed")
-        }
-        guard let api = pa_threaded_mainloop_get_api(mainloop), let context = pa_context_new(api, name) else {
-            pa_threaded_mainloop_free(mainloop)
-            throw PulseError(reason: "pa_context_new failed")
-        }
+    /// Starts connecting; progress arrives on `events`, and `onStateChange` hears every state
+    /// change first (on the main-loop thread), so the engine can build or drop its streams.
+    /// - Throws: ``PulseError`` when libpulse refuses at once.
+    init(
+        api: UnsafeMutablePointer<pa_mainloop_api>,
+        server: String?,
+        name: String,
+        events: AsyncStream<PulseEvent>.Continuation,
+        onStateChange: @escaping (PulseContext, pa_context_state_t) -> Void
+    ) throws(PulseError) {
+        guard let context = pa_context_new(api, name) else { throw PulseError(reason: "pa_context_new failed") }
         let box = Box(events: events)
         pa_context_set_state_callback(context, PulseContext.stateChanged, Unmanaged.passUnretained(box).toOpaque())
-        guard pa_threaded_mainloop_start(mainloop) >= 0 else {
-            pa_context_unref(context)
-            pa_threaded_mainloop_free(mainloop)
-            throw PulseError(reason: "pa_threaded_mainloop_start failed")
-        }
-        pa_threaded_mainloop_lock(mainloop)
         // Never autospawn: a daemon must not start a sound server behind the user's back.
-        let connected = pa_context_connect(context, server, PA_CONTEXT_NOAUTOSPAWN, nil)
-        let reason = connected < 0 ? String(cString: pa_strerror(pa_context_errno(context))) : ""
-        pa_threaded_mainloop_unlock(mainloop)
-        guard connected >= 0 else {
-            pa_threaded_mainloop_stop(mainloop)
+        guard pa_context_connect(context, server, PA_CONTEXT_NOAUTOSPAWN, nil) >= 0 else {
+            let reason = String(cString: pa_strerror(pa_context_errno(context)))
             pa_context_set_state_callback(context, nil, nil)
             pa_context_unref(context)
-            pa_threaded_mainloop_free(mainloop)
             throw PulseError(reason: reason)
         }
-        self.mainloop = mainloop
         self.context = context
         self.box = box
+        self.onStateChange = onStateChange
+        box.owner = self
     }
 
     /// Runs on libpulse's thread with the main-loop lock held.
     private static let stateChanged: pa_context_notify_cb_t = { context, userdata in
         guard let context, let userdata else { return }
         let box = Unmanaged<Box>.fromOpaque(userdata).takeUnretainedValue()
-        switch pa_context_get_state(context) {
+        let state = pa_context_get_state(context)
+        if let owner = box.owner { owner.onStateChange(owner, state) }
+        switch state {
         case PA_CONTEXT_READY:
             let server = pa_context_get_server(context).map { String(cString: $0) } ?? "unknown"
             let version = pa_context_get_server_protocol_version(context)
@@ -80,14 +70,15 @@ final class PulseContext {
         }
     }
 
-    deinit {
-        pa_threaded_mainloop_lock(mainloop)
+    /// Whether the context is ready for streams.
+    var isReady: Bool { pa_context_get_state(context) == PA_CONTEXT_READY }
+
+    /// Disconnects and frees the context; call once, with the lock held.
+    func disconnect() {
         pa_context_set_state_callback(context, nil, nil)
         pa_context_disconnect(context)
         pa_context_unref(context)
-        pa_threaded_mainloop_unlock(mainloop)
-        pa_threaded_mainloop_stop(mainloop)
-        pa_threaded_mainloop_free(mainloop)
+        box.events.finish()
     }
 }
 

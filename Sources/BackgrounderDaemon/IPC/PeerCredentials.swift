@@ -13,7 +13,7 @@ struct PeerCredentials: Sendable, Hashable {
 
     /// `struct ucred` from <sys/socket.h>, which Glibc hides behind _GNU_SOURCE; the layout
     /// is three 32-bit fields.
-    private struct UCred {
+    fileprivate struct UCred {
         var pid: Int32 = 0
         var uid: UInt32 = 0
         var gid: UInt32 = 0
@@ -34,3 +34,14 @@ struct PeerCredentials: Sendable, Hashable {
 }
 
 struct PeerCredentialsUnavailable: Error {}
+
+extension PeerCredentials {
+    /// Reads the credentials of a connected Unix socket descriptor.
+    /// - Returns: The credentials, or `nil` when the kernel does not say.
+    static func of(descriptor: Int32) -> PeerCredentials? {
+        var credentials = UCred()
+        var length = socklen_t(MemoryLayout<UCred>.size)
+        guard getsockopt(descriptor, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else { return nil }
+        return PeerCredentials(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid)
+    }
+}

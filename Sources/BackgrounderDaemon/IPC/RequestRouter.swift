@@ -118,6 +118,13 @@ struct RequestRouter: Sendable {
                 .regionState(try await apps.regionState(bundle, region: region.identifier))
             }
         case .regions: return asApp { bundle in .regions(try await apps.monitoredRegions(bundle)) }
+        case .audioSession(let request): return asApp { .done(try await apps.setAudioSession($0, request)) }
+        case .openAudioStream(let request):
+            return asApp { bundle in .audioStream(try await apps.openAudioStream(bundle, peer: peer.pid, request)) }
+        case .audioStreamControl(let control): return asApp { .done(try await apps.controlAudioStream($0, control)) }
+        case .nowPlaying(let info): return asApp { .done(await apps.setNowPlaying($0, info)) }
+        case .remoteCommand(let request): return later { .done(try await apps.remoteCommand(request)) }
+        case .audio(let query): return later { .audioStatus(await apps.audioStatus(query)) }
         case .hello, .status, .bundles, .reload:
             preconditionFailure("answered by route(_:from:connection:logger:)")
         }

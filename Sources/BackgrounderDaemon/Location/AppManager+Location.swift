@@ -14,9 +14,10 @@ extension AppManager {
     /// `bgctl authorize ID location LEVEL`.
     func authorize(_ request: Authorize) throws(ProtocolError) -> Done {
         let identifier = request.bundle
+        if request.service == "microphone" { return try authorizeMicrophone(request) }
         let manifest = try app(identifier).bundle.manifest
         guard request.service == "location" else {
-            throw ProtocolError(.failed, "unknown service '\(request.service)' (known: location)")
+            throw ProtocolError(.failed, "unknown service '\(request.service)' (known: location, microphone)")
         }
         guard let level = LocationAuthorization(grant: request.level) else {
             throw ProtocolError(

@@ -58,13 +58,17 @@ extension StateStore {
 
     /// Every stored location grant.
     func locationAuthorizations() throws -> [String: LocationAuthorization] {
+        try authorizationLevels(service: "location").mapValues { LocationAuthorization(rawValue: $0) ?? .notDetermined }
+    }
+
+    /// Every stored grant for one service (`location`, `microphone`), as stored words by app.
+    func authorizationLevels(service: String) throws -> [String: String] {
         try database.read { db in
             let rows = try Row.fetchAll(
-                db, sql: "SELECT bundleIdentifier, level FROM authorization WHERE service = 'location'")
-            var grants: [String: LocationAuthorization] = [:]
+                db, sql: "SELECT bundleIdentifier, level FROM authorization WHERE service = ?", arguments: [service])
+            var grants: [String: String] = [:]
             for row in rows {
-                let level: String = row["level"]
-                grants[row["bundleIdentifier"]] = LocationAuthorization(rawValue: level) ?? .notDetermined
+                grants[row["bundleIdentifier"]] = row["level"]
             }
             return grants
         }

@@ -24,13 +24,17 @@ actor AppManager {
     var forceQuit: Set<String>
     /// Who asked for which location, and the regions being watched (AppManager+Location.swift).
     var location: LocationBook
+    /// Audio sessions, verdicts and remote commands (AppManager+Audio.swift).
+    var audio = AudioBook()
+    /// The audio engine's service, when the daemon has one.
+    let audioService: AudioService?
 
     /// How long an app may take to exit after SIGTERM (or after `willTerminate`) before it is killed.
     static let terminationGrace: Duration = .seconds(3)
 
     init(
         supervisor: Supervisor, registry: BundleRegistry, store: StateStore, policy: any BackgroundPolicy,
-        logger: Logger
+        audio: AudioService?, logger: Logger
     ) {
         self.supervisor = supervisor
         self.registry = registry
@@ -39,6 +43,9 @@ actor AppManager {
         self.logger = logger
         self.forceQuit = (try? store.forceQuitBundles()) ?? []
         self.location = LocationBook(store: store, logger: logger)
+        self.audioService = audio
+        self.audio.microphoneGrants = ((try? store.authorizationLevels(service: "microphone")) ?? [:])
+            .mapValues { $0 == "granted" }
     }
 
     /// The suspension mechanism's name, for `bgctl status`.
@@ -192,7 +199,7 @@ actor AppManager {
         return Done(detail: "memory pressure: ended \(victim) (\(megabytes) MB)", state: app.lifecycle.state)
     }
 
-    private func sendToBackground(_ identifier: String) {
+    func sendToBackground(_ identifier: String) {
         guard var app = apps[identifier] else { return }
         let actions = app.lifecycle.moveToBackground(now: now)
         apps[identifier] = app
@@ -261,6 +268,7 @@ actor AppManager {
         apps[identifier] = app
         if foreground == identifier { foreground = nil }
         resetLocationDelivery(identifier)
+        audioAppExited(identifier)
     }
 
     // MARK: App requests
@@ -284,6 +292,7 @@ actor AppManager {
         resetLocationDelivery(identifier)
         perform(actions, for: identifier)
         updateLocationAssertion(identifier)
+        deliverPendingRemoteCommands(identifier)
         return CheckInReply(launchReason: app.launchReason, state: apps[identifier]?.lifecycle.state ?? .inactive)
     }
 
@@ -325,6 +334,7 @@ actor AppManager {
     func list() -> AppList {
         let now = self.now
         let bundles = registry.catalog.sortedLoaded.filter { $0.manifest.kind == .application }
+        let audioCounters = audioCounters()
         return AppList(
             apps: bundles.map { bundle in
                 let identifier = bundle.manifest.bundleIdentifier
@@ -347,7 +357,9 @@ actor AppManager {
                     cpuSeconds: app?.process.map { supervisor.cpuSeconds($0) } ?? 0,
                     lastExit: app?.lastExit,
                     throttled: throttled,
-                    forceQuit: forceQuit.contains(identifier)
+                    forceQuit: forceQuit.contains(identifier),
+                    audioUnderruns: audioCounters[identifier]?.underruns,
+                    audioOverruns: audioCounters[identifier]?.overruns
                 )
             }
         )
@@ -397,6 +409,8 @@ actor AppManager {
             }
         }
         reschedule(identifier)
+        // A change of state may change who is heard (the foreground app left, say).
+        applyAudioFocus()
     }
 
     func notify(_ identifier: String, _ body: DaemonMessage.Body) {
@@ -435,7 +449,7 @@ actor AppManager {
     }
 
     /// One timer per app, at its next deadline.
-    private func reschedule(_ identifier: String) {
+    func reschedule(_ identifier: String) {
         apps[identifier]?.timer?.cancel()
         guard let deadline = apps[identifier]?.lifecycle.nextDeadline else {
             apps[identifier]?.timer = nil

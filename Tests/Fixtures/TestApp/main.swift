@@ -97,11 +97,15 @@ final class LocatingDelegate: LocationManagerDelegate {
 @MainActor
 final class TestAppDelegate: ApplicationDelegate {
     var locating: LocatingDelegate?
+    var audio: AudioBehavior?
 
     func application(_ application: Application, didFinishLaunchingWith reason: LaunchReason) {
         say("launched \(reason.rawValue) t=\(nanosecondsNow())")
         if behavior == "locate" || behavior == "significant" {
             locating = LocatingDelegate(significantOnly: behavior == "significant")
+        }
+        if behavior.hasPrefix("tone") || behavior == "record" {
+            audio = AudioBehavior(behavior)
         }
         if behavior == "never-end-task" {
             let task = application.beginBackgroundTask(withName: "stubborn") {

@@ -1,0 +1,68 @@
+/// What a person asked for on BackgroundPlayer's command line.
+struct PlayerCommandLine: Equatable {
+    enum Action: Equatable {
+        case play(String?)
+        case pause
+        case next
+        case previous
+        case seek(Double)
+        case status
+        case help
+    }
+
+    var action: Action
+
+    static let usage = """
+        usage: BackgroundPlayer play PATH   play a file, a directory or an .m3u playlist
+               BackgroundPlayer pause | resume | next | previous
+               BackgroundPlayer seek SECONDS
+               BackgroundPlayer status
+        The app is launched through backgrounderd (BACKGROUNDER_SOCKET names its socket) when
+        it is not running, and woken when it is suspended.
+        """
+
+    /// Parses the arguments after the program's name.
+    /// - Throws: ``PlayerCommandLineError`` naming what is wrong.
+    init(_ arguments: [String]) throws(PlayerCommandLineError) {
+        guard let verb = arguments.first else { throw PlayerCommandLineError("no command") }
+        let rest = Array(arguments.dropFirst())
+        func noMore() throws(PlayerCommandLineError) {
+            guard rest.isEmpty else { throw PlayerCommandLineError("\(verb) takes no arguments") }
+        }
+        switch verb {
+        case "play":
+            guard rest.count <= 1 else { throw PlayerCommandLineError("play takes one PATH") }
+            action = .play(rest.first)
+        case "resume":
+            try noMore()
+            action = .play(nil)
+        case "pause":
+            try noMore()
+            action = .pause
+        case "next":
+            try noMore()
+            action = .next
+        case "previous":
+            try noMore()
+            action = .previous
+        case "seek":
+            guard rest.count == 1, let seconds = Double(rest[0]), seconds.isFinite, seconds >= 0 else {
+                throw PlayerCommandLineError("seek takes SECONDS, a number of seconds from the start")
+            }
+            action = .seek(seconds)
+        case "status":
+            try noMore()
+            action = .status
+        case "help", "-h", "--help":
+            action = .help
+        default:
+            throw PlayerCommandLineError("unknown command '\(verb)'")
+        }
+    }
+}
+
+/// A command line BackgroundPlayer does not understand.
+struct PlayerCommandLineError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,262 @@
+public import BackgrounderCore
+public import BackgrounderProtocol
+import Foundation
+import Synchronization
+
+/// Plays files one after another, as `AVQueuePlayer`: WAV, FLAC, Ogg and (where the
+/// installed libsndfile reads it) MP3, decoded by libsndfile and written to an
+/// ``AudioOutput``. Files of the same format follow each other without a gap.
+///
+/// Every operation is queued behind the previous one, so a skip or a seek never races the
+/// task that feeds the stream (the stream's ring has exactly one writer).
+@MainActor
+public final class AudioQueuePlayer {
+    /// The files, in order.
+    public private(set) var items: [String] = []
+    /// The item playing or paused, if any.
+    public private(set) var currentIndex: Int?
+    /// Whether it is playing (rather than paused, stopped or interrupted).
+    public private(set) var isPlaying = false
+    /// Called on every change of item or of playing state.
+    public var onChange: (() -> Void)?
+    /// Called when a file cannot be played (it is skipped) or the stream fails.
+    public var onError: ((String) -> Void)?
+
+    private var output: AudioOutput?
+    private var feeder: Task<Void, Never>?
+    private var generation = 0
+    private var work: Task<Void, Never>?
+    private var interruptedWhilePlaying = false
+    private var current: (title: String, artist: String?, duration: Double, rate: Int)?
+    private let progress = Progress()
+    private let bufferDuration: Double
+
+    /// Frames handed to the stream since the item started, shared with the feeding task.
+    private final class Progress: Sendable {
+        let frames = Mutex<Int64>(0)
+    }
+
+    /// Creates a player.
+    /// - Parameter bufferDuration: Seconds of audio kept in the shared buffer (how long the
+    ///   app may be descheduled without a gap).
+    public init(bufferDuration: Double = AudioBufferPlan.defaultSeconds) {
+        self.bufferDuration = bufferDuration
+        AudioSession.shared.addInterruptionObserver { [weak self] interruption in
+            self?.interrupted(interruption)
+        }
+    }
+
+    /// Seconds into the current item, counting only what has left the shared buffer.
+    public var elapsed: Double {
+        guard let current, let output else { return 0 }
+        let queued = Double(progress.frames.withLock { $0 }) / Double(current.rate)
+        return max(0, queued - output.bufferedDuration)
+    }
+
+    /// What is playing, as the now-playing center shows it.
+    public var nowPlaying: NowPlayingInfo? {
+        guard let index = currentIndex, let current else { return nil }
+        return NowPlayingInfo(
+            title: current.title, artist: current.artist, path: items[index], elapsed: elapsed,
+            duration: current.duration, playing: isPlaying, index: index, count: items.count)
+    }
+
+    // MARK: Commands
+
+    /// Replaces the queue and plays from `index`.
+    public func play(_ items: [String], from index: Int = 0) {
+        enqueue { player in
+            player.items = items
+            await player.start(at: index, flush: true)
+        }
+    }
+
+    /// Plays (or resumes) the current item, or the first.
+    public func play() {
+        enqueue { player in
+            guard player.output != nil, player.currentIndex != nil else {
+                await player.start(at: 0, flush: true)
+                return
+            }
+            player.resumeOutput()
+        }
+    }
+
+    /// Pauses, keeping the place and what is buffered.
+    public func pause() {
+        enqueue { player in
+            player.interruptedWhilePlaying = false
+            guard player.isPlaying, let output = player.output else { return }
+            do {
+                try output.pause()
+            } catch {
+                player.onError?("pause: \(error)")
+            }
+            player.isPlaying = false
+            player.changed()
+        }
+    }
+
+    /// Skips to the next item (or stops after the last).
+    public func next() {
+        enqueue { player in await player.start(at: (player.currentIndex ?? -1) + 1, flush: true) }
+    }
+
+    /// Goes back to the previous item (or the start of the first).
+    public func previous() {
+        enqueue { player in await player.start(at: max(0, (player.currentIndex ?? 0) - 1), flush: true) }
+    }
+
+    /// Moves within the current item.
+    public func seek(to seconds: Double) {
+        enqueue { player in
+            guard let index = player.currentIndex, let rate = player.current?.rate else { return }
+            await player.start(at: index, frame: Int64(max(0, seconds) * Double(rate)), flush: true)
+        }
+    }
+
+    private func enqueue(_ operation: @escaping @MainActor (AudioQueuePlayer) async -> Void) {
+        let previous = work
+        work = Task { [weak self] in
+            await previous?.value
+            guard let self else { return }
+            await operation(self)
+        }
+    }
+
+    // MARK: Feeding
+
+    /// Stops the feeding task and waits for it, so the ring has no writer.
+    private func stopFeeding() async {
+        generation += 1
+        feeder?.cancel()
+        await feeder?.value
+        feeder = nil
+    }
+
+    private func start(at index: Int, frame: Int64 = 0, flush: Bool) async {
+        await stopFeeding()
+        guard items.indices.contains(index) else {
+            await finish()
+            return
+        }
+        let path = items[index]
+        let file: AudioFile
+        do {
+            file = try AudioFile(path: path)
+            if frame > 0 { try file.seek(toFrame: frame) }
+        } catch {
+            onError?("\(error); skipping it")
+            await start(at: index + 1, flush: flush)
+            return
+        }
+        let format = AudioFormat(sampleFormat: .s16le, sampleRate: file.sampleRate, channels: file.outputChannels)
+        do {
+            if let output, output.format == format {
+                if flush { try output.flush() }
+            } else {
+                output?.close()
+                output = nil
+                output = try AudioOutput(format: format, bufferDuration: bufferDuration)
+            }
+        } catch {
+            onError?("\(path): \(error)")
+            output = nil
+            isPlaying = false
+            changed()
+            return
+        }
+        currentIndex = index
+        let name = (path as NSString).lastPathComponent
+        current = (file.title ?? name, file.artist, file.duration, file.sampleRate)
+        progress.frames.withLock { $0 = frame }
+        feed(file, into: output!, generation: generation)
+        resumeOutput()
+    }
+
+    private func resumeOutput() {
+        guard let output else { return }
+        do {
+            try AudioSession.shared.setActive(true)
+            try output.start()
+            isPlaying = true
+        } catch {
+            onError?("play: \(error)")
+            isPlaying = false
+        }
+        changed()
+    }
+
+    private func feed(_ file: sending AudioFile, into output: AudioOutput, generation: Int) {
+        let progress = self.progress
+        feeder = Task.detached(priority: .userInitiated) { [weak self] in
+            let chunkFrames = max(1, file.sampleRate / 10)
+            let bytesPerFrame = output.format.bytesPerFrame
+            let buffer = UnsafeMutableRawBufferPointer.allocate(
+                byteCount: chunkFrames * bytesPerFrame, alignment: MemoryLayout<Int32>.alignment)
+            defer { buffer.deallocate() }
+            var failure: String?
+            do {
+                while !Task.isCancelled {
+                    let frames = try file.read(into: buffer, frameCount: chunkFrames, as: .s16le)
+                    guard frames > 0 else { break }
+                    try await output.write(UnsafeRawBufferPointer(rebasing: buffer[..<(frames * bytesPerFrame)]))
+                    progress.frames.withLock { $0 += Int64(frames) }
+                }
+            } catch is CancellationError {
+                return
+            } catch {
+                failure = "\(file.path): \(error)"
+            }
+            guard !Task.isCancelled else { return }
+            await self?.itemEnded(generation: generation, failure: failure)
+        }
+    }
+
+    private func itemEnded(generation: Int, failure: String?) {
+        guard generation == self.generation else { return }
+        if let failure { onError?(failure) }
+        let following = (currentIndex ?? -1) + 1
+        enqueue { player in
+            guard generation == player.generation else { return }
+            if player.items.indices.contains(following) {
+                // Same format: no flush, so the next file follows without a gap.
+                await player.start(at: following, flush: false)
+            } else {
+                await player.finish()
+            }
+        }
+    }
+
+    /// The queue ran out: let what is buffered play, then pause, which lets the app be
+    /// suspended.
+    private func finish() async {
+        feeder = nil
+        if let output, isPlaying {
+            try? await output.drain()
+            try? output.pause()
+        }
+        isPlaying = false
+        currentIndex = nil
+        changed()
+    }
+
+    private func interrupted(_ interruption: AudioSession.Interruption) {
+        // The daemon corks and uncorks the stream itself; this only keeps the state honest,
+        // and resumes a player that the interruption stopped.
+        guard !interruption.serverLost else { return }
+        if interruption.began {
+            interruptedWhilePlaying = isPlaying
+            isPlaying = false
+            changed()
+        } else if interruption.shouldResume && interruptedWhilePlaying {
+            interruptedWhilePlaying = false
+            play()
+        }
+    }
+
+    private func changed() {
+        NowPlayingInfoCenter.shared.nowPlayingInfo = nowPlaying
+        onChange?()
+    }
+}

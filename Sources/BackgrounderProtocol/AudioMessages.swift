@@ -1,0 +1,325 @@
+public import BackgrounderCore
+
+/// `AUDIO_SESSION`: an app sets its audio session's category and options and activates or
+/// deactivates it, as `AVAudioSession.setCategory` and `setActive`.
+public struct AudioSessionRequest: Sendable, Hashable, Codable {
+    /// The category.
+    public var category: AudioSessionCategory
+    /// Option names: `mixWithOthers`, `duckOthers`.
+    public var options: [String]
+    /// Whether the session is to be active.
+    public var active: Bool
+
+    /// Creates a request.
+    public init(category: AudioSessionCategory, options: AudioSessionOptions, active: Bool) {
+        self.category = category
+        self.options = options.names
+        self.active = active
+    }
+}
+
+/// Which way PCM flows in a stream.
+public enum AudioDirection: String, Sendable, Hashable, Codable {
+    /// The app writes, the daemon plays.
+    case playback
+    /// The daemon records, the app reads.
+    case record
+}
+
+/// `AUDIO_STREAM_OPEN`: an app asks for a stream. PCM never travels in JSON: the reply names
+/// a ring in shared memory, fetched over the audio socket (docs/AUDIO.md).
+public struct AudioStreamRequest: Sendable, Hashable, Codable {
+    /// Playback or record.
+    public var direction: AudioDirection
+    /// The PCM format.
+    public var format: AudioFormat
+    /// Seconds of audio the ring holds; the daemon clamps it to 0.05...10 (default 2).
+    public var bufferSeconds: Double?
+
+    /// Creates a request.
+    public init(direction: AudioDirection, format: AudioFormat, bufferSeconds: Double? = nil) {
+        self.direction = direction
+        self.format = format
+        self.bufferSeconds = bufferSeconds
+    }
+}
+
+/// `AUDIO_STREAM` reply: the stream and how to attach to its ring.
+public struct AudioStreamGrant: Sendable, Hashable, Codable {
+    /// The stream's number, unique in this daemon.
+    public var stream: Int
+    /// The one-time token the app sends on the audio socket to receive the ring.
+    public var token: String
+    /// The audio socket's path.
+    public var socket: String
+    /// The ring's size in bytes.
+    public var capacity: Int
+    /// Below this many buffered bytes (playback) or above it (record) the waiting side is woken.
+    public var lowWater: Int
+
+    /// Creates a grant.
+    public init(stream: Int, token: String, socket: String, capacity: Int, lowWater: Int) {
+        self.stream = stream
+        self.token = token
+        self.socket = socket
+        self.capacity = capacity
+        self.lowWater = lowWater
+    }
+}
+
+/// `AUDIO_STREAM_CONTROL`: what an app does with one of its streams.
+public struct AudioStreamControl: Sendable, Hashable, Codable {
+    /// The actions.
+    public enum Action: String, Sendable, Hashable, Codable {
+        /// Starts (uncorks) the stream: it plays or records and counts as audio activity.
+        case start
+        /// Pauses (corks) it, keeping what is buffered.
+        case pause
+        /// Drops what is buffered, in the ring and in the server (a seek).
+        case flush
+        /// Answers once everything buffered has played.
+        case drain
+        /// Closes the stream.
+        case close
+    }
+
+    /// The stream's number.
+    public var stream: Int
+    /// What to do.
+    public var action: Action
+
+    /// Creates a control request.
+    public init(stream: Int, action: Action) {
+        self.stream = stream
+        self.action = action
+    }
+}
+
+/// `AUDIO_INTERRUPTION`: sent to an app when its audio is interrupted or the interruption
+/// ends, as `AVAudioSession.interruptionNotification`.
+public struct AudioInterruption: Sendable, Hashable, Codable {
+    /// Began or ended.
+    public enum Kind: String, Sendable, Hashable, Codable {
+        case began, ended
+    }
+
+    /// Why.
+    public enum Reason: String, Sendable, Hashable, Codable {
+        /// Another app's non-mixable session took over.
+        case session
+        /// The sound server went away (it restarted or died); ends when it is back.
+        case serverLost
+    }
+
+    /// Began or ended.
+    public var type: Kind
+    /// For `ended`: whether the app should resume playing.
+    public var shouldResume: Bool
+    /// Why.
+    public var reason: Reason
+
+    /// Creates a notice.
+    public init(type: Kind, shouldResume: Bool = false, reason: Reason) {
+        self.type = type
+        self.shouldResume = shouldResume
+        self.reason = reason
+    }
+}
+
+/// A command a person sends to a media app from outside it, as `MPRemoteCommandCenter`'s.
+public enum RemoteCommand: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Play; with an argument, play that item (a path).
+    case play
+    /// Pause.
+    case pause
+    /// Play if paused, pause if playing.
+    case togglePlayPause
+    /// Skip to the next item.
+    case nextTrack
+    /// Go back to the previous item.
+    case previousTrack
+    /// Seek; the argument is the position in seconds.
+    case changePlaybackPosition
+}
+
+/// `REMOTE_COMMAND`: from a person to an app with the `audio` mode (the daemon wakes or
+/// launches it), and from the daemon to that app.
+public struct RemoteCommandRequest: Sendable, Hashable, Codable {
+    /// The app's `CFBundleIdentifier`.
+    public var bundle: String
+    /// The command.
+    public var command: RemoteCommand
+    /// Its argument, if any.
+    public var argument: String?
+
+    /// Creates a command.
+    public init(bundle: String, command: RemoteCommand, argument: String? = nil) {
+        self.bundle = bundle
+        self.command = command
+        self.argument = argument
+    }
+}
+
+/// `NOW_PLAYING`: what an app is playing, as `MPNowPlayingInfoCenter`; kept by the daemon so
+/// a person can read it without waking the app.
+public struct NowPlayingInfo: Sendable, Hashable, Codable {
+    /// The item's title.
+    public var title: String
+    /// Its artist, when known.
+    public var artist: String?
+    /// The file it comes from.
+    public var path: String?
+    /// Seconds into the item.
+    public var elapsed: Double
+    /// The item's length in seconds.
+    public var duration: Double?
+    /// Whether it is playing (rather than paused).
+    public var playing: Bool
+    /// The item's place in the queue (0-based) and the queue's length.
+    public var index: Int?
+    public var count: Int?
+
+    /// Creates the information.
+    public init(
+        title: String, artist: String? = nil, path: String? = nil, elapsed: Double, duration: Double? = nil,
+        playing: Bool, index: Int? = nil, count: Int? = nil
+    ) {
+        self.title = title
+        self.artist = artist
+        self.path = path
+        self.elapsed = elapsed
+        self.duration = duration
+        self.playing = playing
+        self.index = index
+        self.count = count
+    }
+}
+
+/// `AUDIO`: asks for the audio engine's view (`bgctl audio`).
+public struct AudioQuery: Sendable, Hashable, Codable {
+    /// Only this app's streams; all when absent.
+    public var bundle: String?
+
+    /// Creates a query.
+    public init(bundle: String? = nil) {
+        self.bundle = bundle
+    }
+}
+
+/// The buffer attributes PulseAudio granted a stream, in bytes.
+public struct AudioBufferAttributes: Sendable, Hashable, Codable {
+    public var maxlength: UInt32
+    public var tlength: UInt32
+    public var prebuf: UInt32
+    public var minreq: UInt32
+    public var fragsize: UInt32
+
+    /// Creates attributes.
+    public init(maxlength: UInt32, tlength: UInt32, prebuf: UInt32, minreq: UInt32, fragsize: UInt32) {
+        self.maxlength = maxlength
+        self.tlength = tlength
+        self.prebuf = prebuf
+        self.minreq = minreq
+        self.fragsize = fragsize
+    }
+}
+
+/// One stream in an `AUDIO_STATUS` reply.
+public struct AudioStreamInfo: Sendable, Hashable, Codable {
+    /// The stream's number.
+    public var stream: Int
+    /// The app it belongs to.
+    public var bundle: String
+    /// Playback or record.
+    public var direction: AudioDirection
+    /// Its PCM format.
+    public var format: AudioFormat
+    /// `playing`, `recording`, `paused`, `corked`, `starved`, `waiting` (for the app or the server).
+    public var state: String
+    /// Why it is corked besides the app's own pause: `interrupted`, `background`, `server`.
+    public var corkedBy: [String]
+    /// Times the server ran out of this stream's data.
+    public var underruns: Int
+    /// Times data was lost for want of room (server overflows, or a full record ring).
+    public var overruns: Int
+    /// Seconds of audio in the shared ring.
+    public var ringSeconds: Double
+    /// The server's latency for the stream in seconds, when known.
+    public var serverLatency: Double?
+    /// The stream's volume, 0...1 (lower while ducked).
+    public var volume: Double
+    /// Bytes moved between the ring and the server.
+    public var bytes: UInt64
+    /// What the server granted, once connected.
+    public var attributes: AudioBufferAttributes?
+
+    /// Creates an entry.
+    public init(
+        stream: Int, bundle: String, direction: AudioDirection, format: AudioFormat, state: String,
+        corkedBy: [String], underruns: Int, overruns: Int, ringSeconds: Double, serverLatency: Double?,
+        volume: Double, bytes: UInt64, attributes: AudioBufferAttributes?
+    ) {
+        self.stream = stream
+        self.bundle = bundle
+        self.direction = direction
+        self.format = format
+        self.state = state
+        self.corkedBy = corkedBy
+        self.underruns = underruns
+        self.overruns = overruns
+        self.ringSeconds = ringSeconds
+        self.serverLatency = serverLatency
+        self.volume = volume
+        self.bytes = bytes
+        self.attributes = attributes
+    }
+}
+
+/// One app's session in an `AUDIO_STATUS` reply.
+public struct AudioSessionInfo: Sendable, Hashable, Codable {
+    /// The app.
+    public var bundle: String
+    /// Its category.
+    public var category: AudioSessionCategory
+    /// Its options' names.
+    public var options: [String]
+    /// Whether it is active.
+    public var active: Bool
+    /// Whether another session interrupts it.
+    public var interrupted: Bool
+    /// Whether another session ducks it.
+    public var ducked: Bool
+    /// What it last said it plays.
+    public var nowPlaying: NowPlayingInfo?
+
+    /// Creates an entry.
+    public init(
+        bundle: String, category: AudioSessionCategory, options: [String], active: Bool, interrupted: Bool,
+        ducked: Bool, nowPlaying: NowPlayingInfo?
+    ) {
+        self.bundle = bundle
+        self.category = category
+        self.options = options
+        self.active = active
+        self.interrupted = interrupted
+        self.ducked = ducked
+        self.nowPlaying = nowPlaying
+    }
+}
+
+/// `AUDIO_STATUS`: the sound server, every session and every stream.
+public struct AudioStatus: Sendable, Hashable, Codable {
+    /// The PulseAudio connection.
+    public var server: ServiceConnection
+    /// Sessions, by app.
+    public var sessions: [AudioSessionInfo]
+    /// Streams, by number.
+    public var streams: [AudioStreamInfo]
+
+    /// Creates a status.
+    public init(server: ServiceConnection, sessions: [AudioSessionInfo], streams: [AudioStreamInfo]) {
+        self.server = server
+        self.sessions = sessions
+        self.streams = streams
+    }
+}

@@ -1,0 +1,64 @@
+import ArgumentParser
+import BackgrounderProtocol
+import Foundation
+
+struct Audio: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show the sound server, every app's audio session and every stream with its health.",
+        discussion: """
+            Streams show their state (playing, recording, paused, corked, starved, waiting), what
+            corks them besides the app (interrupted, background, server), underruns and overruns,
+            the seconds in the shared ring, the server's latency and the buffer attributes granted.
+            """
+    )
+    @OptionGroup var options: CommonOptions
+    @Argument(help: "Only this app's bundle identifier.") var id: String?
+
+    func run() throws {
+        guard case .audioStatus(let status) = try options.request(.audio(AudioQuery(bundle: id))) else {
+            throw ValidationError("unexpected reply")
+        }
+        if options.json {
+            try options.printJSON(status)
+            return
+        }
+        print("PulseAudio: \(status.server.state.rawValue)\(status.server.detail.map { " (\($0))" } ?? "")")
+        if !status.sessions.isEmpty {
+            var rows = [["APP", "CATEGORY", "OPTIONS", "ACTIVE", "INTERRUPTED", "DUCKED", "NOW PLAYING"]]
+            for session in status.sessions {
+                let playing = session.nowPlaying.map {
+                    "\($0.playing ? "▶" : "⏸") \($0.title) \(String(format: "%.0f", $0.elapsed)) s"
+                }
+                rows.append([
+                    session.bundle, session.category.rawValue,
+                    session.options.isEmpty ? "-" : session.options.joined(separator: ","),
+                    session.active ? "yes" : "no", session.interrupted ? "yes" : "no", session.ducked ? "yes" : "no",
+                    playing ?? "-",
+                ])
+            }
+            print(table(rows))
+        }
+        guard !status.streams.isEmpty else {
+            print("no audio streams")
+            return
+        }
+        var rows = [
+            [
+                "STREAM", "APP", "DIR", "FORMAT", "STATE", "UNDER", "OVER", "RING s", "LATENCY ms", "VOL",
+                "TLENGTH/PREBUF/MINREQ/FRAG",
+            ]
+        ]
+        for stream in status.streams {
+            let state =
+                stream.corkedBy.isEmpty ? stream.state : "\(stream.state) (\(stream.corkedBy.joined(separator: ",")))"
+            let attributes = stream.attributes.map { "\($0.tlength)/\($0.prebuf)/\($0.minreq)/\($0.fragsize)" }
+            rows.append([
+                String(stream.stream), stream.bundle, stream.direction.rawValue, stream.format.description, state,
+                String(stream.underruns), String(stream.overruns), String(format: "%.2f", stream.ringSeconds),
+                stream.serverLatency.map { String(format: "%.0f", $0 * 1000) } ?? "-",
+                String(format: "%.2f", stream.volume), attributes ?? "-",
+            ])
+        }
+        print(table(rows))
+    }
+}

@@ -1,0 +1,95 @@
+import BackgrounderCore
+import BackgrounderProtocol
+import BackgrounderTestSupport
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A private PulseAudio with a null sink, and a daemon using it with the fast test policy.
+struct AudioFixture {
+    static let player = "org.backgrounder.samples.backgroundplayer"
+    static var available: Bool { Locations.hasProgram("pulseaudio") && Locations.hasProgram("parec") }
+
+    let directory: TemporaryDirectory
+    let pulse: PulseAudioServer
+    let daemon: DaemonProcess
+    let bundles: String
+
+    init(prefix: String, setUp: (String) throws -> Void) async throws {
+        directory = try TemporaryDirectory(prefix: prefix)
+        pulse = try await PulseAudioServer(directory: directory)
+        bundles = directory.appending("bundles")
+        try FileManager.default.createDirectory(atPath: bundles, withIntermediateDirectories: true)
+        try setUp(bundles)
+        daemon = try await DaemonProcess(
+            directory: directory, bundleDirectories: [bundles], pulseServer: pulse.server,
+            extraArguments: LifecycleTests.fastPolicy)
+        let daemon = self.daemon
+        guard await waitUntil({ (try? daemon.status().pulseAudio.state) == .connected }) else {
+            throw HarnessError("the daemon did not reach PulseAudio: \(daemon.log)")
+        }
+    }
+
+    func request(_ body: ClientMessage.Body) throws -> DaemonMessage.Body {
+        try daemon.client().request(body).body
+    }
+
+    func app(_ id: String) throws -> AppInfo {
+        guard case .apps(let list) = try request(.ps), let app = list.apps.first(where: { $0.id == id }) else {
+            throw HarnessError("no \(id) in ps")
+        }
+        return app
+    }
+
+    func audio(_ id: String? = nil) throws -> AudioStatus {
+        guard case .audioStatus(let status) = try request(.audio(AudioQuery(bundle: id))) else {
+            throw HarnessError("no AUDIO_STATUS")
+        }
+        return status
+    }
+
+    /// The first stream of an app.
+    func stream(_ id: String) throws -> AudioStreamInfo? { try audio(id).streams.first }
+
+    func appLog(_ id: String) -> String {
+        (try? String(contentsOfFile: daemon.stateDirectory + "/logs/\(id).log", encoding: .utf8)) ?? ""
+    }
+
+    func command(_ command: RemoteCommand, _ argument: String? = nil) throws -> DaemonMessage.Body {
+        try request(.remoteCommand(RemoteCommandRequest(bundle: Self.player, command: command, argument: argument)))
+    }
+
+    func capture(_ name: String) async throws -> PulseCapture {
+        try await PulseCapture(pulse: pulse, path: directory.appending(name))
+    }
+
+    /// A tone-block signal written as a 44.1 kHz stereo WAV.
+    func signal(seconds: Int, name: String = "signal.wav") throws -> (ToneBlocks, String) {
+        let blocks = ToneBlocks(count: seconds * 4, sampleRate: 44_100)
+        let path = directory.appending(name)
+        try WAVFile.write(samples: blocks.samples(channels: 2), sampleRate: 44_100, channels: 2, to: path)
+        return (blocks, path)
+    }
+
+    /// Waits until the player's stream plays.
+    func waitUntilPlaying(_ id: String = Self.player) async throws -> Bool {
+        await waitUntil(timeout: .seconds(20)) { (try? stream(id))??.state == "playing" }
+    }
+
+    func tearDown() async {
+        await daemon.stop()
+        await pulse.stop()
+        directory.remove()
+    }
+}
+
+/// RMS of a stretch of a capture, by seconds.
+func level(_ samples: [Double], from start: Double, to end: Double) -> Double {
+    let rate = Double(PulseCapture.sampleRate)
+    let lower = max(0, min(samples.count, Int(start * rate)))
+    let upper = max(lower, min(samples.count, Int(end * rate)))
+    return ToneAnalysis.rms(samples[lower..<upper])
+}
