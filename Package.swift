@@ -38,6 +38,7 @@ let package = Package(
         ),
         .systemLibrary(
             name: "CPulse",
+            pkgConfig: "libpulse-simple",
             providers: [.apt(["libpulse-dev"])]
         ),
 
