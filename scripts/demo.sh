@@ -52,6 +52,7 @@ wait_for() {
 # gpsd comes up later, replaying the walk once the recorder is listening: the daemon
 # reconnects by itself (with backoff), as it does whenever gpsd restarts.
 GPSD_PORT=$(free_port)
+PRIVATE_PULSE=()
 
 if pactl info >/dev/null 2>&1; then
     echo "== PulseAudio: using the running server"
@@ -64,6 +65,7 @@ else
         --load="module-null-sink sink_name=null" --load=module-native-protocol-unix
     wait_for "PulseAudio" test -S "$RUN/pulse/native"
     PULSE_ARGS=(--pulse-server "unix:$RUN/pulse/native")
+    PRIVATE_PULSE=(env PULSE_SERVER="unix:$RUN/pulse/native" PULSE_RUNTIME_PATH="$RUN/pulse" HOME="$RUN/pulse-home")
 fi
 
 echo "== backgrounderd with the sample bundles in Bundles/"
@@ -151,6 +153,67 @@ echo "\$ bgctl unlock; HikeRecorder export $RUN/walk.gpx"
 sleep 1
 "$BIN/HikeRecorder" export "$RUN/walk.gpx" --state-dir "$RUN/state"
 grep -m 3 "<trkpt" -A 2 "$RUN/walk.gpx"
+
+PLAYER=org.backgrounder.samples.backgroundplayer
+echo
+echo "== audio: BackgroundPlayer plays a short generated tune on with the screen locked"
+# A little tune, generated here: eight bars of plucked notes, 44.1 kHz stereo.
+python3 - "$RUN/tune.wav" <<'PY'
+import math, struct, sys, wave
+rate, beat = 44100, 0.3
+melody = [0, 4, 7, 12, 7, 4, 0, 7, 5, 9, 12, 17, 12, 9, 5, 12, 7, 11, 14, 19, 14, 11, 7, 14, 0, 4, 7, 12, 7, 4, 0, -12]
+frames = bytearray()
+for step, note in enumerate(melody):
+    frequency = 261.63 * 2 ** (note / 12)
+    for i in range(int(rate * beat)):
+        t = i / rate
+        level = 0.3 * math.exp(-3 * t) * (math.sin(2 * math.pi * frequency * t) + 0.3 * math.sin(4 * math.pi * frequency * t))
+        left, right = level * (0.6 + 0.4 * (step % 2)), level * (1.0 - 0.4 * (step % 2))
+        frames += struct.pack("<hh", int(32767 * left), int(32767 * right))
+with wave.open(sys.argv[1], "wb") as out:
+    out.setnchannels(2); out.setsampwidth(2); out.setframerate(rate); out.writeframes(bytes(frames))
+PY
+export BACKGROUNDER_SOCKET=$SOCKET
+if [ ${#PRIVATE_PULSE[@]} -gt 0 ]; then
+    # No speakers here: parec on the null sink's monitor hears what played.
+    start "$RUN/parec.log" "${PRIVATE_PULSE[@]}" parec -d null.monitor --raw --format=s16le --rate=44100 --channels=1 "$RUN/heard.raw"
+fi
+echo "\$ bgctl open $PLAYER; BackgroundPlayer play tune.wav; bgctl lock"
+"$BIN/bgctl" open "$PLAYER" --socket "$SOCKET"
+sleep 1
+"$BIN/BackgroundPlayer" play "$RUN/tune.wav"
+sleep 1
+"$BIN/bgctl" lock --socket "$SOCKET"
+sleep 3
+echo "\$ bgctl audio     # locked, in the background, still playing: it holds the audio assertion"
+"$BIN/bgctl" audio --socket "$SOCKET"
+"$BIN/bgctl" ps --socket "$SOCKET" | grep -E "^ID|$PLAYER"
+echo "\$ BackgroundPlayer pause     # paused in the background: suspended after the grace period"
+"$BIN/BackgroundPlayer" pause
+for _ in $(seq 1 100); do
+    "$BIN/bgctl" ps --json --socket "$SOCKET" | python3 -c "import json,sys; sys.exit(0 if any(a['id']=='$PLAYER' and a['state']=='suspended' for a in json.load(sys.stdin)) else 1)" && break
+    sleep 0.1
+done
+"$BIN/bgctl" ps --socket "$SOCKET" | grep -E "^ID|$PLAYER"
+echo "\$ BackgroundPlayer resume     # the daemon wakes it for the command; it plays the tune to the end"
+"$BIN/BackgroundPlayer" resume
+sleep 1
+"$BIN/BackgroundPlayer" status
+for _ in $(seq 1 200); do
+    "$BIN/bgctl" audio --json --socket "$SOCKET" | grep -q '"playing"' || break
+    sleep 0.1
+done
+if [ ${#PRIVATE_PULSE[@]} -gt 0 ]; then
+    python3 - "$RUN/heard.raw" <<'PY'
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+samples = struct.unpack("<%dh" % (len(data) // 2), data)
+loud = sum(1 for start in range(0, len(samples) - 441, 441)
+           if max(abs(s) for s in samples[start:start + 441]) > 300)
+print(f"parec heard {loud / 100:.1f} s of sound on the null sink's monitor ({len(samples) / 44100:.1f} s recorded)")
+PY
+fi
+"$BIN/bgctl" unlock --socket "$SOCKET"
 
 if [ "$KEEP" = "--keep" ]; then
     echo
