@@ -56,6 +56,10 @@ struct Backgrounderd: AsyncParsableCommand {
         help: ArgumentHelp(
             "Seconds an app with no assertion runs in the background before it is suspended.", valueName: "SECONDS"))
     var suspendGrace: Double = 5
+    @Option(
+        name: .customLong("crash-loop-window"),
+        help: ArgumentHelp("Seconds in which five crashes throttle an app's launches.", valueName: "SECONDS"))
+    var crashLoopWindow: Double = 10
 
     @Option(help: "How apps are suspended: auto (cgroup v2 freezer when writable, else signals), cgroup, or signals.")
     var suspension: DaemonConfiguration.SuspensionChoice = .auto
@@ -75,7 +79,7 @@ struct Backgrounderd: AsyncParsableCommand {
     func validate() throws {
         for (flag, value) in [
             ("--task-budget", taskBudget), ("--expiration-warning", expirationWarning),
-            ("--suspend-grace", suspendGrace),
+            ("--suspend-grace", suspendGrace), ("--crash-loop-window", crashLoopWindow),
         ]
         where !(value.isFinite && value >= 0) {
             throw ValidationError("\(flag) must be a number of seconds, 0 or more")
@@ -104,7 +108,8 @@ struct Backgrounderd: AsyncParsableCommand {
             policy: StandardPolicy(
                 suspendGrace: .seconds(suspendGrace),
                 taskBudget: .seconds(taskBudget),
-                expirationWarning: .seconds(expirationWarning)
+                expirationWarning: .seconds(expirationWarning),
+                crashLoopWindow: .seconds(crashLoopWindow)
             ),
             suspension: suspension,
             policyBundle: policy,

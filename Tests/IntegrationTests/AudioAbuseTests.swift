@@ -40,60 +40,60 @@ struct AudioAbuseTests {
 
     @Test("garbage, unknown tokens and silent clients on the audio socket are refused; playback goes on")
     func audioSocket() async throws {
-        let fixture = try await AudioFixture(prefix: "audio-abuse") { bundles in
+        try await AudioFixture.run(prefix: "audio-abuse") { bundles in
             try SampleBundles.assemble("BackgroundPlayer", into: bundles)
+        } test: { fixture in
+            let (_, path) = try fixture.signal(seconds: 30)
+            _ = try fixture.command(.play, path)
+            #expect(try await fixture.waitUntilPlaying())
+            let audioSocket = fixture.daemon.socketPath.replacingOccurrences(of: ".sock", with: "-audio.sock")
+
+            #expect(try Self.exchange(audioSocket, "HELLO\n") == "ERR expected ATTACH TOKEN\n")
+            #expect(try Self.exchange(audioSocket, "ATTACH 0123-4567\n") == "ERR unknown or expired token\n")
+            #expect(try Self.exchange(audioSocket, String(repeating: "A", count: 5000)) == "")
+            // Says nothing: dropped after a second, without an answer.
+            #expect(try Self.exchange(audioSocket, nil) == "")
+
+            try await Self.expectPlayingOn(fixture)
+            #expect(fixture.daemon.isRunning)
         }
-        defer { Task { await fixture.tearDown() } }
-        let (_, path) = try fixture.signal(seconds: 30)
-        _ = try fixture.command(.play, path)
-        #expect(try await fixture.waitUntilPlaying())
-        let audioSocket = fixture.daemon.socketPath.replacingOccurrences(of: ".sock", with: "-audio.sock")
-
-        #expect(try Self.exchange(audioSocket, "HELLO\n") == "ERR expected ATTACH TOKEN\n")
-        #expect(try Self.exchange(audioSocket, "ATTACH 0123-4567\n") == "ERR unknown or expired token\n")
-        #expect(try Self.exchange(audioSocket, String(repeating: "A", count: 5000)) == "")
-        // Says nothing: dropped after a second, without an answer.
-        #expect(try Self.exchange(audioSocket, nil) == "")
-
-        try await Self.expectPlayingOn(fixture)
-        #expect(fixture.daemon.isRunning)
     }
 
     @Test("an app that scribbles over its ring's header stops only its own stream")
     func scribbledRing() async throws {
         let tone = "org.backgrounder.tests.tone"
-        let fixture = try await AudioFixture(prefix: "audio-scribble") { bundles in
+        try await AudioFixture.run(prefix: "audio-scribble") { bundles in
             try SampleBundles.assemble("BackgroundPlayer", into: bundles)
             try TestAppBundles.make("Tone", behavior: "tone-duck", into: bundles)
-        }
-        defer { Task { await fixture.tearDown() } }
-        let (_, path) = try fixture.signal(seconds: 30)
-        _ = try fixture.command(.play, path)
-        #expect(try await fixture.waitUntilPlaying())
-        _ = try fixture.request(.open(AppReference(bundle: tone)))
-        #expect(try await fixture.waitUntilPlaying(tone))
+        } test: { fixture in
+            let (_, path) = try fixture.signal(seconds: 30)
+            _ = try fixture.command(.play, path)
+            #expect(try await fixture.waitUntilPlaying())
+            _ = try fixture.request(.open(AppReference(bundle: tone)))
+            #expect(try await fixture.waitUntilPlaying(tone))
 
-        // As root the test reaches into the app's memfd through /proc and writes nonsense
-        // indices, as a buggy or hostile app could.
-        let pid = try #require(try fixture.app(tone).pid)
-        let descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")
-        let ring = try #require(
-            descriptors.first { entry in
-                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(entry)"))?
-                    .contains("memfd:backgrounderd") ?? false
-            }, "the app maps no ring")
-        let file = open("/proc/\(pid)/fd/\(ring)", O_RDWR)
-        try #require(file >= 0)
-        defer { close(file) }
-        let header = try #require(mmap(nil, 256, PROT_READ | PROT_WRITE, MAP_SHARED, file, 0))
-        try #require(header != MAP_FAILED)
-        defer { munmap(header, 256) }
-        for offset in [64, 128] {
-            header.storeBytes(of: UInt64.max - 3, toByteOffset: offset, as: UInt64.self)
-        }
+            // As root the test reaches into the app's memfd through /proc and writes nonsense
+            // indices, as a buggy or hostile app could.
+            let pid = try #require(try fixture.app(tone).pid)
+            let descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")
+            let ring = try #require(
+                descriptors.first { entry in
+                    (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(entry)"))?
+                        .contains("memfd:backgrounderd") ?? false
+                }, "the app maps no ring")
+            let file = open("/proc/\(pid)/fd/\(ring)", O_RDWR)
+            try #require(file >= 0)
+            defer { close(file) }
+            let header = try #require(mmap(nil, 256, PROT_READ | PROT_WRITE, MAP_SHARED, file, 0))
+            try #require(header != MAP_FAILED)
+            defer { munmap(header, 256) }
+            for offset in [64, 128] {
+                header.storeBytes(of: UInt64.max - 3, toByteOffset: offset, as: UInt64.self)
+            }
 
-        try await Task.sleep(for: .seconds(2))
-        #expect(fixture.daemon.isRunning)
-        try await Self.expectPlayingOn(fixture)
+            try await Task.sleep(for: .seconds(2))
+            #expect(fixture.daemon.isRunning)
+            try await Self.expectPlayingOn(fixture)
+        }
     }
 }

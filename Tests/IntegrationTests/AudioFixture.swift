@@ -18,6 +18,21 @@ struct AudioFixture {
     let daemon: DaemonProcess
     let bundles: String
 
+    /// Runs `test` with a fixture and tears it down afterwards, even when the test fails: the
+    /// daemon, its apps and PulseAudio must not outlive the test run.
+    static func run(
+        prefix: String, _ setUp: (String) throws -> Void, test: (AudioFixture) async throws -> Void
+    ) async throws {
+        let fixture = try await AudioFixture(prefix: prefix, setUp: setUp)
+        do {
+            try await test(fixture)
+        } catch {
+            await fixture.tearDown()
+            throw error
+        }
+        await fixture.tearDown()
+    }
+
     init(prefix: String, setUp: (String) throws -> Void) async throws {
         directory = try TemporaryDirectory(prefix: prefix)
         pulse = try await PulseAudioServer(directory: directory)
