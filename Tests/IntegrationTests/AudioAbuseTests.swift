@@ -87,11 +87,13 @@ struct AudioAbuseTests {
             let header = try #require(mmap(nil, 256, PROT_READ | PROT_WRITE, MAP_SHARED, file, 0))
             try #require(header != MAP_FAILED)
             defer { munmap(header, 256) }
-            for offset in [64, 128] {
-                header.storeBytes(of: UInt64.max - 3, toByteOffset: offset, as: UInt64.self)
-            }
+            // The write index a terabyte past the read index: more than the ring can hold.
+            header.storeBytes(of: UInt64(1) << 40, toByteOffset: 64, as: UInt64.self)
+            header.storeBytes(of: 0, toByteOffset: 128, as: UInt64.self)
 
-            try await Task.sleep(for: .seconds(2))
+            // The daemon closes that stream, says why, and the app hears its stream is gone.
+            #expect(await waitUntil { fixture.daemon.log.contains("ring holds impossible indices") })
+            #expect(await waitUntil { fixture.appLog(tone).contains("audio failed: the daemon closed audio stream") })
             #expect(fixture.daemon.isRunning)
             try await Self.expectPlayingOn(fixture)
         }

@@ -156,6 +156,13 @@ final class AudioEngine: @unchecked Sendable {
                 onHangUp: { [unowned self] stream in
                     close(lockHeld: stream.id)
                     eventSink.yield(.hungUp(stream: stream.id, bundle: stream.bundle))
+                },
+                onCorruption: { [unowned self] stream in
+                    logger.warning(
+                        "\(stream.bundle): stream \(stream.id)'s ring holds impossible indices (the app wrote over its header); closing it"
+                    )
+                    close(lockHeld: stream.id)
+                    eventSink.yield(.hungUp(stream: stream.id, bundle: stream.bundle))
                 })
             stream.corkedBy = corkedBy.union(["app"])
             if !serverUp { stream.corkedBy.insert("server") }

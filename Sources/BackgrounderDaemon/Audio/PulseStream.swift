@@ -54,11 +54,15 @@ final class PulseStream {
     /// Told when the stream starts or stops counting as audio activity, or dies.
     let onActivity: (PulseStream) -> Void
     let onHangUp: (PulseStream) -> Void
+    /// Told when the app's side of the ring holds impossible indices: it wrote over the
+    /// header, by bug or on purpose, and the stream cannot go on.
+    let onCorruption: (PulseStream) -> Void
 
     init(
         id: Int, bundle: String, direction: AudioDirection, format: AudioFormat, plan: AudioBufferPlan,
         ring: AudioRing, ownerPID: Int32, api: UnsafeMutablePointer<pa_mainloop_api>,
-        onActivity: @escaping (PulseStream) -> Void, onHangUp: @escaping (PulseStream) -> Void
+        onActivity: @escaping (PulseStream) -> Void, onHangUp: @escaping (PulseStream) -> Void,
+        onCorruption: @escaping (PulseStream) -> Void
     ) {
         self.id = id
         self.bundle = bundle
@@ -70,6 +74,7 @@ final class PulseStream {
         self.api = api
         self.onActivity = onActivity
         self.onHangUp = onHangUp
+        self.onCorruption = onCorruption
     }
 
     /// Whether the app has started it (and not paused it).
@@ -297,7 +302,11 @@ final class PulseStream {
 
     /// Moves as much as the server will take from the ring (playback).
     func pump() {
-        guard let stream, pa_stream_get_state(stream) == PA_STREAM_READY, ring.isConsistent else { return }
+        guard let stream, pa_stream_get_state(stream) == PA_STREAM_READY else { return }
+        guard ring.isConsistent else {
+            onCorruption(self)
+            return
+        }
         var writable = pa_stream_writable_size(stream)
         while writable >= format.bytesPerFrame {
             var available = ring.readableBytes
@@ -392,7 +401,12 @@ final class PulseStream {
             var data: UnsafeRawPointer?
             var size = 0
             guard pa_stream_peek(stream, &data, &size) == 0, size > 0 else { break }
-            if let data, ring.isConsistent {
+            guard ring.isConsistent else {
+                pa_stream_drop(stream)
+                onCorruption(self)
+                return
+            }
+            if let data {
                 let written = ring.write(UnsafeRawBufferPointer(start: data, count: size))
                 bytes += UInt64(written)
                 if written < size { lost = true }
