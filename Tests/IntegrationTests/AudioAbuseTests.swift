@@ -98,4 +98,18 @@ struct AudioAbuseTests {
             try await Self.expectPlayingOn(fixture)
         }
     }
+
+    @Test("an app opening stream after stream is refused past the limit, with the reason")
+    func tooManyStreams() async throws {
+        let greedy = "org.backgrounder.tests.greedy"
+        try await AudioFixture.run(prefix: "audio-greedy") { bundles in
+            try TestAppBundles.make("Greedy", behavior: "streams", into: bundles)
+        } test: { fixture in
+            _ = try fixture.request(.open(AppReference(bundle: greedy)))
+            #expect(await waitUntil { fixture.appLog(greedy).contains("audio failed") })
+            #expect(fixture.appLog(greedy).contains("already has 8 audio streams, the most an app may have"))
+            #expect(try fixture.audio(greedy).streams.count == 8)
+            #expect(fixture.daemon.isRunning)
+        }
+    }
 }

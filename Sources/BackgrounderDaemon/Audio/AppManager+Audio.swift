@@ -9,6 +9,10 @@ import Logging
 /// streams plays or records; when it pauses or its stream runs dry it loses the assertion
 /// and is suspended after the grace period like any other app.
 extension AppManager {
+    /// Streams one app may have open: plenty for a player and a recorder, and a bound on the
+    /// shared memory (at most 10 s per ring) one app can make the daemon hold.
+    static let maximumStreamsPerApp = 8
+
     // MARK: Sessions
 
     /// `AUDIO_SESSION` from an app.
@@ -58,6 +62,11 @@ extension AppManager {
             if let missing = microphoneRefusal(identifier, manifest) { throw ProtocolError(.failed, missing) }
         default:
             break
+        }
+        let open = audio.streamOwners[identifier]?.count ?? 0
+        guard open < Self.maximumStreamsPerApp else {
+            throw ProtocolError(
+                .failed, "\(identifier) already has \(open) audio streams, the most an app may have; close one first")
         }
         let plan = AudioBufferPlan(
             format: request.format, playback: request.direction == .playback, requestedSeconds: request.bufferSeconds)

@@ -4,14 +4,24 @@ import Foundation
 /// The `tone` behaviour (plays a 440 Hz tone for as long as it runs, playback category; with
 /// `tone-duck`, ducking others instead of interrupting them) and
 /// the `record` one (records the default source into `recording.raw` in its data directory,
-/// s16le mono 44.1 kHz, record category), for the audio tests.
+/// s16le mono 44.1 kHz, record category), and `streams` (opens streams until refused), for the
+/// audio tests.
 @MainActor
 final class AudioBehavior {
     nonisolated static let format = AudioFormat(sampleFormat: .s16le, sampleRate: 44_100, channels: 1)
     private var task: Task<Void, Never>?
 
+    private var outputs: [AudioOutput] = []
+
     init(_ behavior: String) {
         do {
+            if behavior == "streams" {
+                // Opens streams until the daemon refuses one: it must, with a reason.
+                try AudioSession.shared.setCategory(.playback)
+                for _ in 0..<100 { outputs.append(try AudioOutput(format: Self.format, bufferDuration: 0.1)) }
+                say("opened 100 streams")
+                return
+            }
             if behavior.hasPrefix("tone") {
                 try AudioSession.shared.setCategory(.playback, options: behavior == "tone-duck" ? [.duckOthers] : [])
                 let output = try AudioOutput(format: Self.format, bufferDuration: 0.5)

@@ -104,7 +104,7 @@ final class TestAppDelegate: ApplicationDelegate {
         if behavior == "locate" || behavior == "significant" {
             locating = LocatingDelegate(significantOnly: behavior == "significant")
         }
-        if behavior.hasPrefix("tone") || behavior == "record" {
+        if behavior.hasPrefix("tone") || behavior == "record" || behavior == "streams" {
             audio = AudioBehavior(behavior)
         }
         if behavior == "never-end-task" {
