@@ -170,8 +170,26 @@ public final class AudioQueuePlayer {
         let name = (path as NSString).lastPathComponent
         current = (file.title ?? name, file.artist, file.duration, file.sampleRate)
         progress.frames.withLock { $0 = frame }
+        let remaining = max(0, file.duration - Double(frame) / Double(file.sampleRate))
         feed(file, into: output!, generation: generation)
+        if !isPlaying || flush { await prime(output!, seconds: min(Self.primeSeconds, remaining)) }
         resumeOutput()
+    }
+
+    /// What is written before a stopped stream starts: the server starts playing once it
+    /// holds half a second, and a stream that starts with less, while a freshly launched app
+    /// is still busy, can run dry at once.
+    static let primeSeconds = 1.0
+
+    /// Waits (briefly) until `seconds` of audio are in the stream.
+    private func prime(_ output: AudioOutput, seconds: Double) async {
+        let generation = self.generation
+        let deadline = ContinuousClock.now + .seconds(2)
+        while output.bufferedDuration < seconds
+            && ContinuousClock.now < deadline && generation == self.generation && feeder != nil
+        {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
     }
 
     private func resumeOutput() {
