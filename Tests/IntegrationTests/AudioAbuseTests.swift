@@ -8,108 +8,111 @@ import Testing
     import Glibc
 #endif
 
-/// Hostile peers on the audio path: the daemon refuses them clearly and keeps playing for
-/// everyone else.
-@Suite(
-    "Audio abuse",
-    .enabled(if: AudioFixture.available, "PulseAudio is not installed (scripts/setup.sh installs it)")
-)
-struct AudioAbuseTests {
-    /// Connects to the audio socket, sends `text`, returns the daemon's answer line.
-    static func exchange(_ socketPath: String, _ text: String?) throws -> String {
-        let descriptor = try DaemonSocket.connect(to: socketPath)
-        defer { close(descriptor) }
-        if let text {
-            _ = Array(text.utf8).withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+extension RealTimeSuites {
+    /// Hostile peers on the audio path: the daemon refuses them clearly and keeps playing for
+    /// everyone else.
+    @Suite(
+        "Audio abuse",
+        .enabled(if: AudioFixture.available, "PulseAudio is not installed (scripts/setup.sh installs it)")
+    )
+    struct AudioAbuseTests {
+        /// Connects to the audio socket, sends `text`, returns the daemon's answer line.
+        static func exchange(_ socketPath: String, _ text: String?) throws -> String {
+            let descriptor = try DaemonSocket.connect(to: socketPath)
+            defer { close(descriptor) }
+            if let text {
+                _ = Array(text.utf8).withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            }
+            var buffer = [UInt8](repeating: 0, count: 256)
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            return count > 0 ? String(decoding: buffer[..<count], as: UTF8.self) : ""
         }
-        var buffer = [UInt8](repeating: 0, count: 256)
-        let count = recv(descriptor, &buffer, buffer.count, 0)
-        return count > 0 ? String(decoding: buffer[..<count], as: UTF8.self) : ""
-    }
 
-    /// The player's stream keeps moving audio (the server asks for it in bursts about a
-    /// second apart, so this waits for the next).
-    static func expectPlayingOn(_ fixture: AudioFixture) async throws {
-        let before = try #require(try fixture.stream(AudioFixture.player))
-        let moved = await waitUntil(timeout: .seconds(5)) {
-            ((try? fixture.stream(AudioFixture.player))??.bytes ?? 0) > before.bytes
+        /// The player's stream keeps moving audio (the server asks for it in bursts about a
+        /// second apart, so this waits for the next).
+        static func expectPlayingOn(_ fixture: AudioFixture) async throws {
+            let before = try #require(try fixture.stream(AudioFixture.player))
+            let moved = await waitUntil(timeout: .seconds(5)) {
+                ((try? fixture.stream(AudioFixture.player))??.bytes ?? 0) > before.bytes
+            }
+            let now = try fixture.stream(AudioFixture.player)
+            #expect(moved && now?.state == "playing", "\(before) then \(String(describing: now))")
         }
-        let now = try fixture.stream(AudioFixture.player)
-        #expect(moved && now?.state == "playing", "\(before) then \(String(describing: now))")
-    }
 
-    @Test("garbage, unknown tokens and silent clients on the audio socket are refused; playback goes on")
-    func audioSocket() async throws {
-        try await AudioFixture.run(prefix: "audio-abuse") { bundles in
-            try SampleBundles.assemble("BackgroundPlayer", into: bundles)
-        } test: { fixture in
-            let (_, path) = try fixture.signal(seconds: 30)
-            _ = try fixture.command(.play, path)
-            #expect(try await fixture.waitUntilPlaying())
-            let audioSocket = fixture.daemon.socketPath.replacingOccurrences(of: ".sock", with: "-audio.sock")
+        @Test("garbage, unknown tokens and silent clients on the audio socket are refused; playback goes on")
+        func audioSocket() async throws {
+            try await AudioFixture.run(prefix: "audio-abuse") { bundles in
+                try SampleBundles.assemble("BackgroundPlayer", into: bundles)
+            } test: { fixture in
+                let (_, path) = try fixture.signal(seconds: 30)
+                _ = try fixture.command(.play, path)
+                #expect(try await fixture.waitUntilPlaying())
+                let audioSocket = fixture.daemon.socketPath.replacingOccurrences(of: ".sock", with: "-audio.sock")
 
-            #expect(try Self.exchange(audioSocket, "HELLO\n") == "ERR expected ATTACH TOKEN\n")
-            #expect(try Self.exchange(audioSocket, "ATTACH 0123-4567\n") == "ERR unknown or expired token\n")
-            #expect(try Self.exchange(audioSocket, String(repeating: "A", count: 5000)) == "")
-            // Says nothing: dropped after a second, without an answer.
-            #expect(try Self.exchange(audioSocket, nil) == "")
+                #expect(try Self.exchange(audioSocket, "HELLO\n") == "ERR expected ATTACH TOKEN\n")
+                #expect(try Self.exchange(audioSocket, "ATTACH 0123-4567\n") == "ERR unknown or expired token\n")
+                #expect(try Self.exchange(audioSocket, String(repeating: "A", count: 5000)) == "")
+                // Says nothing: dropped after a second, without an answer.
+                #expect(try Self.exchange(audioSocket, nil) == "")
 
-            try await Self.expectPlayingOn(fixture)
-            #expect(fixture.daemon.isRunning)
+                try await Self.expectPlayingOn(fixture)
+                #expect(fixture.daemon.isRunning)
+            }
         }
-    }
 
-    @Test("an app that scribbles over its ring's header stops only its own stream")
-    func scribbledRing() async throws {
-        let tone = "org.backgrounder.tests.tone"
-        try await AudioFixture.run(prefix: "audio-scribble") { bundles in
-            try SampleBundles.assemble("BackgroundPlayer", into: bundles)
-            try TestAppBundles.make("Tone", behavior: "tone-duck", into: bundles)
-        } test: { fixture in
-            let (_, path) = try fixture.signal(seconds: 30)
-            _ = try fixture.command(.play, path)
-            #expect(try await fixture.waitUntilPlaying())
-            _ = try fixture.request(.open(AppReference(bundle: tone)))
-            #expect(try await fixture.waitUntilPlaying(tone))
+        @Test("an app that scribbles over its ring's header stops only its own stream")
+        func scribbledRing() async throws {
+            let tone = "org.backgrounder.tests.tone"
+            try await AudioFixture.run(prefix: "audio-scribble") { bundles in
+                try SampleBundles.assemble("BackgroundPlayer", into: bundles)
+                try TestAppBundles.make("Tone", behavior: "tone-duck", into: bundles)
+            } test: { fixture in
+                let (_, path) = try fixture.signal(seconds: 30)
+                _ = try fixture.command(.play, path)
+                #expect(try await fixture.waitUntilPlaying())
+                _ = try fixture.request(.open(AppReference(bundle: tone)))
+                #expect(try await fixture.waitUntilPlaying(tone))
 
-            // As root the test reaches into the app's memfd through /proc and writes nonsense
-            // indices, as a buggy or hostile app could.
-            let pid = try #require(try fixture.app(tone).pid)
-            let descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")
-            let ring = try #require(
-                descriptors.first { entry in
-                    (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(entry)"))?
-                        .contains("memfd:backgrounderd") ?? false
-                }, "the app maps no ring")
-            let file = open("/proc/\(pid)/fd/\(ring)", O_RDWR)
-            try #require(file >= 0)
-            defer { close(file) }
-            let header = try #require(mmap(nil, 256, PROT_READ | PROT_WRITE, MAP_SHARED, file, 0))
-            try #require(header != MAP_FAILED)
-            defer { munmap(header, 256) }
-            // The write index a terabyte past the read index: more than the ring can hold.
-            header.storeBytes(of: UInt64(1) << 40, toByteOffset: 64, as: UInt64.self)
-            header.storeBytes(of: 0, toByteOffset: 128, as: UInt64.self)
+                // As root the test reaches into the app's memfd through /proc and writes nonsense
+                // indices, as a buggy or hostile app could.
+                let pid = try #require(try fixture.app(tone).pid)
+                let descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")
+                let ring = try #require(
+                    descriptors.first { entry in
+                        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(entry)"))?
+                            .contains("memfd:backgrounderd") ?? false
+                    }, "the app maps no ring")
+                let file = open("/proc/\(pid)/fd/\(ring)", O_RDWR)
+                try #require(file >= 0)
+                defer { close(file) }
+                let header = try #require(mmap(nil, 256, PROT_READ | PROT_WRITE, MAP_SHARED, file, 0))
+                try #require(header != MAP_FAILED)
+                defer { munmap(header, 256) }
+                // The write index a terabyte past the read index: more than the ring can hold.
+                header.storeBytes(of: UInt64(1) << 40, toByteOffset: 64, as: UInt64.self)
+                header.storeBytes(of: 0, toByteOffset: 128, as: UInt64.self)
 
-            // The daemon closes that stream, says why, and the app hears its stream is gone.
-            #expect(await waitUntil { fixture.daemon.log.contains("ring holds impossible indices") })
-            #expect(await waitUntil { fixture.appLog(tone).contains("audio failed: the daemon closed audio stream") })
-            #expect(fixture.daemon.isRunning)
-            try await Self.expectPlayingOn(fixture)
+                // The daemon closes that stream, says why, and the app hears its stream is gone.
+                #expect(await waitUntil { fixture.daemon.log.contains("ring holds impossible indices") })
+                #expect(
+                    await waitUntil { fixture.appLog(tone).contains("audio failed: the daemon closed audio stream") })
+                #expect(fixture.daemon.isRunning)
+                try await Self.expectPlayingOn(fixture)
+            }
         }
-    }
 
-    @Test("an app opening stream after stream is refused past the limit, with the reason")
-    func tooManyStreams() async throws {
-        let greedy = "org.backgrounder.tests.greedy"
-        try await AudioFixture.run(prefix: "audio-greedy") { bundles in
-            try TestAppBundles.make("Greedy", behavior: "streams", into: bundles)
-        } test: { fixture in
-            _ = try fixture.request(.open(AppReference(bundle: greedy)))
-            #expect(await waitUntil { fixture.appLog(greedy).contains("audio failed") })
-            #expect(fixture.appLog(greedy).contains("already has 8 audio streams, the most an app may have"))
-            #expect(try fixture.audio(greedy).streams.count == 8)
-            #expect(fixture.daemon.isRunning)
+        @Test("an app opening stream after stream is refused past the limit, with the reason")
+        func tooManyStreams() async throws {
+            let greedy = "org.backgrounder.tests.greedy"
+            try await AudioFixture.run(prefix: "audio-greedy") { bundles in
+                try TestAppBundles.make("Greedy", behavior: "streams", into: bundles)
+            } test: { fixture in
+                _ = try fixture.request(.open(AppReference(bundle: greedy)))
+                #expect(await waitUntil { fixture.appLog(greedy).contains("audio failed") })
+                #expect(fixture.appLog(greedy).contains("already has 8 audio streams, the most an app may have"))
+                #expect(try fixture.audio(greedy).streams.count == 8)
+                #expect(fixture.daemon.isRunning)
+            }
         }
     }
 }

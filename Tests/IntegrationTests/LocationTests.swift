@@ -8,405 +8,416 @@ import Testing
     import Glibc
 #endif
 
-/// Location end to end: a real gpsd under gpsfake replaying the project's walks, the real
-/// daemon, and real apps (TestApp, HikeRecorder, RegionAlerts) hearing the fixes.
-@Suite(
-    "location through gpsd",
-    .enabled(if: Locations.hasProgram("gpsfake") && Locations.hasProgram("gpspipe"), "scripts/setup.sh installs gpsd"))
-struct LocationTests {
-    static let hike = "org.backgrounder.samples.hikerecorder"
-    static let alerts = "org.backgrounder.samples.regionalerts"
+extension RealTimeSuites {
+    /// Location end to end: a real gpsd under gpsfake replaying the project's walks, the real
+    /// daemon, and real apps (TestApp, HikeRecorder, RegionAlerts) hearing the fixes.
+    @Suite(
+        "location through gpsd",
+        .enabled(
+            if: Locations.hasProgram("gpsfake") && Locations.hasProgram("gpspipe"), "scripts/setup.sh installs gpsd"))
+    struct LocationTests {
+        static let hike = "org.backgrounder.samples.hikerecorder"
+        static let alerts = "org.backgrounder.samples.regionalerts"
 
-    /// The daemon with some apps, following `gpsd`.
-    struct Setup {
-        let running: LifecycleTests.Running
+        /// The daemon with some apps, following `gpsd`.
+        struct Setup {
+            let running: LifecycleTests.Running
 
-        init(_ prefix: String, gpsdPort: UInt16, samples: [String] = [], testApps: [(String, String, [String])] = [])
-            async throws
-        {
-            running = try await LifecycleTests.Running(
-                prefix: prefix, gpsd: "127.0.0.1:\(gpsdPort)"
-            ) { bundles in
-                for sample in samples { try SampleBundles.assemble(sample, into: bundles) }
-                for (name, behavior, modes) in testApps {
-                    _ = try TestAppBundles.make(name, behavior: behavior, modes: modes, into: bundles)
+            init(
+                _ prefix: String, gpsdPort: UInt16, samples: [String] = [], testApps: [(String, String, [String])] = []
+            )
+                async throws
+            {
+                running = try await LifecycleTests.Running(
+                    prefix: prefix, gpsd: "127.0.0.1:\(gpsdPort)"
+                ) { bundles in
+                    for sample in samples { try SampleBundles.assemble(sample, into: bundles) }
+                    for (name, behavior, modes) in testApps {
+                        _ = try TestAppBundles.make(name, behavior: behavior, modes: modes, into: bundles)
+                    }
+                }
+            }
+
+            var daemon: DaemonProcess { running.daemon }
+            var state: String { running.daemon.stateDirectory }
+
+            func authorize(_ id: String, _ level: String = "always") throws {
+                guard
+                    case .done = try running.request(
+                        .authorize(Authorize(bundle: id, service: "location", level: level)))
+                else { throw HarnessError("authorize \(id) refused") }
+            }
+
+            /// The fixes an app printed (`fix LAT LON t=TIME`).
+            func fixes(_ id: String) -> [(latitude: Double, longitude: Double, time: Double)] {
+                running.appLog(id).split(separator: "\n").compactMap { line in
+                    let fields = line.split(separator: " ")
+                    guard fields.count >= 4, fields[0] == "fix", let latitude = Double(fields[1]),
+                        let longitude = Double(fields[2]), let time = Double(fields[3].dropFirst(2))
+                    else { return nil }
+                    return (latitude, longitude, time)
                 }
             }
         }
 
-        var daemon: DaemonProcess { running.daemon }
-        var state: String { running.daemon.stateDirectory }
-
-        func authorize(_ id: String, _ level: String = "always") throws {
-            guard case .done = try running.request(.authorize(Authorize(bundle: id, service: "location", level: level)))
-            else { throw HarnessError("authorize \(id) refused") }
+        /// The fixture's fixes (reported positions) in order, from its truth file.
+        static func truthTrack(_ name: String) throws -> [Coordinate] {
+            try TruthTrack.load(name).fixes.map(\.coordinate)
         }
 
-        /// The fixes an app printed (`fix LAT LON t=TIME`).
-        func fixes(_ id: String) -> [(latitude: Double, longitude: Double, time: Double)] {
-            running.appLog(id).split(separator: "\n").compactMap { line in
-                let fields = line.split(separator: " ")
-                guard fields.count >= 4, fields[0] == "fix", let latitude = Double(fields[1]),
-                    let longitude = Double(fields[2]), let time = Double(fields[3].dropFirst(2))
+        /// Waits until the daemon has seen the fixture's last fix (gpsfake `-1` leaves gpsd up).
+        static func replayed(_ fixture: String, by daemon: DaemonProcess, timeout: Duration = .seconds(90)) async throws
+            -> Bool
+        {
+            let last = Int(try #require(try TruthTrack.load(fixture).fixes.map(\.timestamp).max()))
+            return try await waitUntil(timeout: timeout) {
+                guard let fix = try daemon.status().lastFix else { return false }
+                return Int(fix.timestamp) >= last
+            }
+        }
+
+        static func length(_ track: [Coordinate]) -> Double {
+            zip(track, track.dropFirst()).reduce(0) { $0 + $1.0.distance(to: $1.1) }
+        }
+
+        static func run(_ program: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = arguments
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardError = pipe
+            try process.run()
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        }
+
+        // MARK: Hike
+
+        @Test("a hike recorded while sent home, suspended, SIGKILLed and relaunched holds every fix gpsd reported")
+        func hikeEndToEnd() async throws {
+            let scratch = try TemporaryDirectory(prefix: "hike")
+            defer { scratch.remove() }
+            let walk = try NMEALog.withColdStart("walk-bled.nmea", cycle: 0.01, in: scratch)
+            let gpsd = try await GPSDFake(log: walk, cycle: 0.01, singleShot: true, directory: scratch)
+            let pipe = try GPSPipe(port: gpsd.port, directory: scratch)
+            let setup = try await Setup("hike", gpsdPort: gpsd.port, samples: ["HikeRecorder"])
+            defer {
+                Task {
+                    await pipe.stop()
+                    await gpsd.stop()
+                    await setup.running.tearDown()
+                }
+            }
+            let daemon = setup.daemon
+            try setup.authorize(Self.hike)
+            _ = try setup.running.request(.open(AppReference(bundle: Self.hike)))
+            #expect(
+                await waitUntil { daemon.log.contains("location: standard updates and significant changes") },
+                "daemon log: \(daemon.log)")
+            #expect(try setup.running.app(Self.hike).assertions.isEmpty, "deferred updates hold no assertion")
+            _ = try setup.running.request(.home)
+            #expect(try await waitUntil { try setup.running.app(Self.hike).state == .suspended }, "\(daemon.log)")
+
+            // Fixes queue while it is frozen; after 250 m of them it is woken with the batch.
+            #expect(await waitUntil(timeout: .seconds(60)) { daemon.log.contains("woken for location") })
+            let total = try Self.truthTrack("walk-bled").count
+            #expect(await waitUntil(timeout: .seconds(60)) { pipe.reports.count > total / 2 })
+            let victim = try #require(try setup.running.app(Self.hike).pid)
+            kill(victim, SIGKILL)
+            #expect(try await waitUntil { try setup.running.app(Self.hike).pid != victim })
+
+            // The next significant change relaunches it, and what queued meanwhile arrives.
+            let relaunched = try await waitUntil(timeout: .seconds(60)) {
+                try setup.running.app(Self.hike).pid.map { $0 != victim } ?? false
+            }
+            #expect(relaunched, "daemon log: \(daemon.log)")
+            #expect(daemon.log.contains("launched (location)"))
+
+            // The walk ends; opening the app takes the last batch.
+            #expect(try await Self.replayed("walk-bled", by: daemon), "the replay did not finish")
+            _ = try setup.running.request(.open(AppReference(bundle: Self.hike)))
+            let reported = pipe.reports
+            // gpsd reports the walk's first epoch without a time, so one fix fewer than the log has.
+            #expect(reported.count >= total - 2, "gpspipe saw \(reported.count) of \(total) fixes")
+
+            let gpx = scratch.appending("hike.gpx")
+            let exporter = Locations.product("HikeRecorder")
+            var points: [(latitude: Double, longitude: Double)] = []
+            _ = try await waitUntil(timeout: .seconds(90)) {
+                _ = try Self.run(exporter, ["export", gpx, "--state-dir", setup.state])
+                points = Self.trackPoints(gpx)
+                return points.count >= reported.count
+            }
+            #expect(points.count == reported.count, "app log: \(setup.running.appLog(Self.hike))")
+            for (point, report) in zip(points, reported) {
+                #expect(abs(point.latitude - report.latitude) < 1e-7 && abs(point.longitude - report.longitude) < 1e-7)
+            }
+            #expect(daemon.isRunning)
+
+            // Another GPX reader agrees.
+            if Locations.hasProgram("gpsbabel") {
+                let csv = try Self.run("/usr/bin/gpsbabel", ["-t", "-i", "gpx", "-f", gpx, "-o", "unicsv", "-F", "-"])
+                #expect(csv.status == 0, "\(csv.output)")
+                #expect(csv.output.split(whereSeparator: \.isNewline).count == reported.count + 1)
+            }
+            if Locations.hasProgram("xmllint") {
+                let lint = try Self.run("/usr/bin/xmllint", ["--noout", gpx])
+                #expect(lint.status == 0, "\(lint.output)")
+            }
+        }
+
+        static func trackPoints(_ path: String) -> [(latitude: Double, longitude: Double)] {
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [] }
+            let pattern = try! NSRegularExpression(pattern: #"<trkpt lat="([-0-9.]+)" lon="([-0-9.]+)""#)
+            return pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap { match in
+                guard let lat = Range(match.range(at: 1), in: text), let lon = Range(match.range(at: 2), in: text),
+                    let latitude = Double(text[lat]), let longitude = Double(text[lon])
                 else { return nil }
-                return (latitude, longitude, time)
+                return (latitude, longitude)
             }
         }
-    }
 
-    /// The fixture's fixes (reported positions) in order, from its truth file.
-    static func truthTrack(_ name: String) throws -> [Coordinate] {
-        try TruthTrack.load(name).fixes.map(\.coordinate)
-    }
+        // MARK: Regions
 
-    /// Waits until the daemon has seen the fixture's last fix (gpsfake `-1` leaves gpsd up).
-    static func replayed(_ fixture: String, by daemon: DaemonProcess, timeout: Duration = .seconds(90)) async throws
-        -> Bool
-    {
-        let last = Int(try #require(try TruthTrack.load(fixture).fixes.map(\.timestamp).max()))
-        return try await waitUntil(timeout: timeout) {
-            guard let fix = try daemon.status().lastFix else { return false }
-            return Int(fix.timestamp) >= last
+        @Test("RegionAlerts, not running, is relaunched for an entry and an exit within dwell + 2 s")
+        func regionEndToEnd() async throws {
+            let scratch = try TemporaryDirectory(prefix: "rgn")
+            defer { scratch.remove() }
+            let port = try LoopbackPort.free()
+            let setup = try await Setup("rgn", gpsdPort: port, samples: ["RegionAlerts"])
+            defer { Task { await setup.running.tearDown() } }
+            let daemon = setup.daemon
+            // A 150 m circle around a point 40 % into the walk.
+            let track = try Self.truthTrack("walk-bled")
+            let center = track[track.count * 2 / 5]
+            let radius = 150.0
+            let add = try Self.run(
+                Locations.product("RegionAlerts"),
+                [
+                    "add", "viewpoint", "\(center.latitude)", "\(center.longitude)", "\(radius)", "--state-dir",
+                    setup.state,
+                ])
+            #expect(add.status == 0, "\(add.output)")
+            try setup.authorize(Self.alerts)
+            _ = try setup.running.request(.open(AppReference(bundle: Self.alerts)))
+            #expect(await waitUntil { daemon.log.contains("monitoring region 'viewpoint'") }, "\(daemon.log)")
+            _ = try setup.running.request(.quit(AppReference(bundle: Self.alerts)))
+            #expect(try await waitUntil { try setup.running.app(Self.alerts).state == .notRunning })
+
+            let walk = try NMEALog.withColdStart("walk-bled.nmea", cycle: 0.01, in: scratch)
+            let gpsd = try await GPSDFake(log: walk, cycle: 0.01, singleShot: true, port: port, directory: scratch)
+            let pipe = try GPSPipe(port: port, directory: scratch)
+            defer {
+                Task {
+                    await pipe.stop()
+                    await gpsd.stop()
+                }
+            }
+            let log = setup.state + "/data/\(Self.alerts)/alerts.log"
+            func alerts() -> [Substring] {
+                ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n")
+            }
+            var enteredAt: Double?
+            var exitedAt: Double?
+            _ = await waitUntil(timeout: .seconds(90), interval: .milliseconds(20)) {
+                let lines = alerts()
+                if enteredAt == nil, lines.contains(where: { $0.contains("enter") }) {
+                    enteredAt = Date().timeIntervalSince1970
+                }
+                if exitedAt == nil, lines.contains(where: { $0.contains("exit") }) {
+                    exitedAt = Date().timeIntervalSince1970
+                }
+                return exitedAt != nil
+            }
+            #expect(daemon.log.contains("launched (location)"), "\(daemon.log)")
+            let entered = try #require(enteredAt, "no entry; daemon log: \(daemon.log)")
+            let exited = try #require(exitedAt, "no exit; alerts: \(alerts())")
+            #expect(alerts().count == 2, "exactly one entry and one exit: \(alerts())")
+
+            // The first fixes that qualified, as gpspipe saw them (margin: 5 m + the fix's accuracy).
+            let reports = pipe.reports
+            func distance(_ report: GPSPipe.Report) -> Double {
+                Coordinate(latitude: report.latitude, longitude: report.longitude).distance(to: center)
+            }
+            let firstInside = try #require(
+                reports.firstIndex { distance($0) <= radius - min(5 + ($0.eph ?? 10), radius / 2) })
+            let firstOutside = try #require(
+                reports[firstInside...].firstIndex { distance($0) >= radius + 5 + ($0.eph ?? 10) })
+            let dwell = 20.0
+            #expect(entered - reports[firstInside].receivedAt <= dwell + 2)
+            #expect(exited - reports[firstOutside].receivedAt <= dwell + 2)
+            #expect(daemon.isRunning)
         }
-    }
 
-    static func length(_ track: [Coordinate]) -> Double {
-        zip(track, track.dropFirst()).reduce(0) { $0 + $1.0.distance(to: $1.1) }
-    }
+        @Test("a receiver lying a few metres from a region's boundary causes no entry/exit flapping")
+        func stationaryJitterDoesNotFlap() async throws {
+            let scratch = try TemporaryDirectory(prefix: "jit")
+            defer { scratch.remove() }
+            let port = try LoopbackPort.free()
+            let setup = try await Setup(
+                "jit", gpsdPort: port, samples: ["RegionAlerts"], testApps: [("Still", "significant", ["location"])])
+            defer { Task { await setup.running.tearDown() } }
+            let daemon = setup.daemon
+            // The table is at 46.0569 N 14.5058 E; the boundary of a 100 m circle passes 5 m from it,
+            // well inside the receiver's error.
+            let radius = 100.0
+            let north = (radius + 5) / 111_195
+            let add = try Self.run(
+                Locations.product("RegionAlerts"),
+                ["add", "edge", "\(46.0569 + north)", "14.5058", "\(radius)", "--state-dir", setup.state])
+            #expect(add.status == 0, "\(add.output)")
+            try setup.authorize(Self.alerts)
+            try setup.authorize("org.backgrounder.tests.still")
+            _ = try setup.running.request(.open(AppReference(bundle: Self.alerts)))
+            #expect(await waitUntil { daemon.log.contains("monitoring region 'edge'") }, "\(daemon.log)")
+            _ = try setup.running.request(.quit(AppReference(bundle: Self.alerts)))
+            _ = try setup.running.request(.open(AppReference(bundle: "org.backgrounder.tests.still")))
+            #expect(await waitUntil { daemon.log.contains("location: significant changes") })
 
-    static func run(_ program: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-    }
+            let gpsd = try await GPSDFake(
+                log: try NMEALog.withColdStart("stationary-jitter.nmea", cycle: 0.005, in: scratch), cycle: 0.005,
+                singleShot: true, port: port, directory: scratch)
+            defer { Task { await gpsd.stop() } }
+            #expect(try await Self.replayed("stationary-jitter", by: daemon), "\(daemon.log)")
+            try await Task.sleep(for: .milliseconds(500))
+            let alerts =
+                (try? String(contentsOfFile: setup.state + "/data/\(Self.alerts)/alerts.log", encoding: .utf8)) ?? ""
+            #expect(alerts.isEmpty, "flapping: \(alerts)")
+            #expect(try setup.running.app(Self.alerts).state == .notRunning)
+            // Ten minutes on a table: the first fix and no significant change after it.
+            #expect(
+                setup.fixes("org.backgrounder.tests.still").count == 1,
+                "\(setup.running.appLog("org.backgrounder.tests.still"))")
+        }
 
-    // MARK: Hike
+        // MARK: Significant change
 
-    @Test("a hike recorded while sent home, suspended, SIGKILLed and relaunched holds every fix gpsd reported")
-    func hikeEndToEnd() async throws {
-        let scratch = try TemporaryDirectory(prefix: "hike")
-        defer { scratch.remove() }
-        let walk = try NMEALog.withColdStart("walk-bled.nmea", cycle: 0.01, in: scratch)
-        let gpsd = try await GPSDFake(log: walk, cycle: 0.01, singleShot: true, directory: scratch)
-        let pipe = try GPSPipe(port: gpsd.port, directory: scratch)
-        let setup = try await Setup("hike", gpsdPort: gpsd.port, samples: ["HikeRecorder"])
-        defer {
-            Task {
-                await pipe.stop()
-                await gpsd.stop()
-                await setup.running.tearDown()
+        @Test("significant changes on a walk: about one per 500 m, never two within 5 minutes")
+        func significantChangesOnAWalk() async throws {
+            let scratch = try TemporaryDirectory(prefix: "sig")
+            defer { scratch.remove() }
+            let port = try LoopbackPort.free()
+            let setup = try await Setup("sig", gpsdPort: port, testApps: [("Walker", "significant", ["location"])])
+            defer { Task { await setup.running.tearDown() } }
+            let id = "org.backgrounder.tests.walker"
+            try setup.authorize(id)
+            _ = try setup.running.request(.open(AppReference(bundle: id)))
+            #expect(await waitUntil { setup.daemon.log.contains("location: significant changes") })
+            let gpsd = try await GPSDFake(
+                log: try NMEALog.withColdStart("walk-bled.nmea", cycle: 0.005, in: scratch), cycle: 0.005,
+                singleShot: true, port: port, directory: scratch)
+            defer { Task { await gpsd.stop() } }
+            #expect(try await Self.replayed("walk-bled", by: setup.daemon))
+            try await Task.sleep(for: .milliseconds(500))
+            let fixes = setup.fixes(id)
+            let expected = Self.length(try Self.truthTrack("walk-bled")) / 500
+            // Path length over 500 m overestimates: the detour up to the viewpoint and back, and the
+            // loop's curve, move the walker less far from each anchor than the path is long.
+            #expect(
+                Double(fixes.count) >= expected * 0.6 && Double(fixes.count) <= expected + 2,
+                "\(fixes.count) events for \(expected) × 500 m")
+            for (a, b) in zip(fixes, fixes.dropFirst()) {
+                #expect(b.time - a.time >= 300, "two significant changes \(b.time - a.time) s apart")
             }
         }
-        let daemon = setup.daemon
-        try setup.authorize(Self.hike)
-        _ = try setup.running.request(.open(AppReference(bundle: Self.hike)))
-        #expect(
-            await waitUntil { daemon.log.contains("location: standard updates and significant changes") },
-            "daemon log: \(daemon.log)")
-        #expect(try setup.running.app(Self.hike).assertions.isEmpty, "deferred updates hold no assertion")
-        _ = try setup.running.request(.home)
-        #expect(try await waitUntil { try setup.running.app(Self.hike).state == .suspended }, "\(daemon.log)")
 
-        // Fixes queue while it is frozen; after 250 m of them it is woken with the batch.
-        #expect(await waitUntil(timeout: .seconds(60)) { daemon.log.contains("woken for location") })
-        let total = try Self.truthTrack("walk-bled").count
-        #expect(await waitUntil(timeout: .seconds(60)) { pipe.reports.count > total / 2 })
-        let victim = try #require(try setup.running.app(Self.hike).pid)
-        kill(victim, SIGKILL)
-        #expect(try await waitUntil { try setup.running.app(Self.hike).pid != victim })
+        // MARK: Failures
 
-        // The next significant change relaunches it, and what queued meanwhile arrives.
-        let relaunched = try await waitUntil(timeout: .seconds(60)) {
-            try setup.running.app(Self.hike).pid.map { $0 != victim } ?? false
-        }
-        #expect(relaunched, "daemon log: \(daemon.log)")
-        #expect(daemon.log.contains("launched (location)"))
-
-        // The walk ends; opening the app takes the last batch.
-        #expect(try await Self.replayed("walk-bled", by: daemon), "the replay did not finish")
-        _ = try setup.running.request(.open(AppReference(bundle: Self.hike)))
-        let reported = pipe.reports
-        // gpsd reports the walk's first epoch without a time, so one fix fewer than the log has.
-        #expect(reported.count >= total - 2, "gpspipe saw \(reported.count) of \(total) fixes")
-
-        let gpx = scratch.appending("hike.gpx")
-        let exporter = Locations.product("HikeRecorder")
-        var points: [(latitude: Double, longitude: Double)] = []
-        _ = try await waitUntil(timeout: .seconds(90)) {
-            _ = try Self.run(exporter, ["export", gpx, "--state-dir", setup.state])
-            points = Self.trackPoints(gpx)
-            return points.count >= reported.count
-        }
-        #expect(points.count == reported.count, "app log: \(setup.running.appLog(Self.hike))")
-        for (point, report) in zip(points, reported) {
-            #expect(abs(point.latitude - report.latitude) < 1e-7 && abs(point.longitude - report.longitude) < 1e-7)
-        }
-        #expect(daemon.isRunning)
-
-        // Another GPX reader agrees.
-        if Locations.hasProgram("gpsbabel") {
-            let csv = try Self.run("/usr/bin/gpsbabel", ["-t", "-i", "gpx", "-f", gpx, "-o", "unicsv", "-F", "-"])
-            #expect(csv.status == 0, "\(csv.output)")
-            #expect(csv.output.split(whereSeparator: \.isNewline).count == reported.count + 1)
-        }
-        if Locations.hasProgram("xmllint") {
-            let lint = try Self.run("/usr/bin/xmllint", ["--noout", gpx])
-            #expect(lint.status == 0, "\(lint.output)")
-        }
-    }
-
-    static func trackPoints(_ path: String) -> [(latitude: Double, longitude: Double)] {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [] }
-        let pattern = try! NSRegularExpression(pattern: #"<trkpt lat="([-0-9.]+)" lon="([-0-9.]+)""#)
-        return pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap { match in
-            guard let lat = Range(match.range(at: 1), in: text), let lon = Range(match.range(at: 2), in: text),
-                let latitude = Double(text[lat]), let longitude = Double(text[lon])
-            else { return nil }
-            return (latitude, longitude)
-        }
-    }
-
-    // MARK: Regions
-
-    @Test("RegionAlerts, not running, is relaunched for an entry and an exit within dwell + 2 s")
-    func regionEndToEnd() async throws {
-        let scratch = try TemporaryDirectory(prefix: "rgn")
-        defer { scratch.remove() }
-        let port = try LoopbackPort.free()
-        let setup = try await Setup("rgn", gpsdPort: port, samples: ["RegionAlerts"])
-        defer { Task { await setup.running.tearDown() } }
-        let daemon = setup.daemon
-        // A 150 m circle around a point 40 % into the walk.
-        let track = try Self.truthTrack("walk-bled")
-        let center = track[track.count * 2 / 5]
-        let radius = 150.0
-        let add = try Self.run(
-            Locations.product("RegionAlerts"),
-            ["add", "viewpoint", "\(center.latitude)", "\(center.longitude)", "\(radius)", "--state-dir", setup.state])
-        #expect(add.status == 0, "\(add.output)")
-        try setup.authorize(Self.alerts)
-        _ = try setup.running.request(.open(AppReference(bundle: Self.alerts)))
-        #expect(await waitUntil { daemon.log.contains("monitoring region 'viewpoint'") }, "\(daemon.log)")
-        _ = try setup.running.request(.quit(AppReference(bundle: Self.alerts)))
-        #expect(try await waitUntil { try setup.running.app(Self.alerts).state == .notRunning })
-
-        let walk = try NMEALog.withColdStart("walk-bled.nmea", cycle: 0.01, in: scratch)
-        let gpsd = try await GPSDFake(log: walk, cycle: 0.01, singleShot: true, port: port, directory: scratch)
-        let pipe = try GPSPipe(port: port, directory: scratch)
-        defer {
-            Task {
-                await pipe.stop()
-                await gpsd.stop()
-            }
-        }
-        let log = setup.state + "/data/\(Self.alerts)/alerts.log"
-        func alerts() -> [Substring] {
-            ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n")
-        }
-        var enteredAt: Double?
-        var exitedAt: Double?
-        _ = await waitUntil(timeout: .seconds(90), interval: .milliseconds(20)) {
-            let lines = alerts()
-            if enteredAt == nil, lines.contains(where: { $0.contains("enter") }) {
-                enteredAt = Date().timeIntervalSince1970
-            }
-            if exitedAt == nil, lines.contains(where: { $0.contains("exit") }) {
-                exitedAt = Date().timeIntervalSince1970
-            }
-            return exitedAt != nil
-        }
-        #expect(daemon.log.contains("launched (location)"), "\(daemon.log)")
-        let entered = try #require(enteredAt, "no entry; daemon log: \(daemon.log)")
-        let exited = try #require(exitedAt, "no exit; alerts: \(alerts())")
-        #expect(alerts().count == 2, "exactly one entry and one exit: \(alerts())")
-
-        // The first fixes that qualified, as gpspipe saw them (margin: 5 m + the fix's accuracy).
-        let reports = pipe.reports
-        func distance(_ report: GPSPipe.Report) -> Double {
-            Coordinate(latitude: report.latitude, longitude: report.longitude).distance(to: center)
-        }
-        let firstInside = try #require(
-            reports.firstIndex { distance($0) <= radius - min(5 + ($0.eph ?? 10), radius / 2) })
-        let firstOutside = try #require(
-            reports[firstInside...].firstIndex { distance($0) >= radius + 5 + ($0.eph ?? 10) })
-        let dwell = 20.0
-        #expect(entered - reports[firstInside].receivedAt <= dwell + 2)
-        #expect(exited - reports[firstOutside].receivedAt <= dwell + 2)
-        #expect(daemon.isRunning)
-    }
-
-    @Test("a receiver lying a few metres from a region's boundary causes no entry/exit flapping")
-    func stationaryJitterDoesNotFlap() async throws {
-        let scratch = try TemporaryDirectory(prefix: "jit")
-        defer { scratch.remove() }
-        let port = try LoopbackPort.free()
-        let setup = try await Setup(
-            "jit", gpsdPort: port, samples: ["RegionAlerts"], testApps: [("Still", "significant", ["location"])])
-        defer { Task { await setup.running.tearDown() } }
-        let daemon = setup.daemon
-        // The table is at 46.0569 N 14.5058 E; the boundary of a 100 m circle passes 5 m from it,
-        // well inside the receiver's error.
-        let radius = 100.0
-        let north = (radius + 5) / 111_195
-        let add = try Self.run(
-            Locations.product("RegionAlerts"),
-            ["add", "edge", "\(46.0569 + north)", "14.5058", "\(radius)", "--state-dir", setup.state])
-        #expect(add.status == 0, "\(add.output)")
-        try setup.authorize(Self.alerts)
-        try setup.authorize("org.backgrounder.tests.still")
-        _ = try setup.running.request(.open(AppReference(bundle: Self.alerts)))
-        #expect(await waitUntil { daemon.log.contains("monitoring region 'edge'") }, "\(daemon.log)")
-        _ = try setup.running.request(.quit(AppReference(bundle: Self.alerts)))
-        _ = try setup.running.request(.open(AppReference(bundle: "org.backgrounder.tests.still")))
-        #expect(await waitUntil { daemon.log.contains("location: significant changes") })
-
-        let gpsd = try await GPSDFake(
-            log: try NMEALog.withColdStart("stationary-jitter.nmea", cycle: 0.005, in: scratch), cycle: 0.005,
-            singleShot: true, port: port, directory: scratch)
-        defer { Task { await gpsd.stop() } }
-        #expect(try await Self.replayed("stationary-jitter", by: daemon), "\(daemon.log)")
-        try await Task.sleep(for: .milliseconds(500))
-        let alerts =
-            (try? String(contentsOfFile: setup.state + "/data/\(Self.alerts)/alerts.log", encoding: .utf8)) ?? ""
-        #expect(alerts.isEmpty, "flapping: \(alerts)")
-        #expect(try setup.running.app(Self.alerts).state == .notRunning)
-        // Ten minutes on a table: the first fix and no significant change after it.
-        #expect(
-            setup.fixes("org.backgrounder.tests.still").count == 1,
-            "\(setup.running.appLog("org.backgrounder.tests.still"))")
-    }
-
-    // MARK: Significant change
-
-    @Test("significant changes on a walk: about one per 500 m, never two within 5 minutes")
-    func significantChangesOnAWalk() async throws {
-        let scratch = try TemporaryDirectory(prefix: "sig")
-        defer { scratch.remove() }
-        let port = try LoopbackPort.free()
-        let setup = try await Setup("sig", gpsdPort: port, testApps: [("Walker", "significant", ["location"])])
-        defer { Task { await setup.running.tearDown() } }
-        let id = "org.backgrounder.tests.walker"
-        try setup.authorize(id)
-        _ = try setup.running.request(.open(AppReference(bundle: id)))
-        #expect(await waitUntil { setup.daemon.log.contains("location: significant changes") })
-        let gpsd = try await GPSDFake(
-            log: try NMEALog.withColdStart("walk-bled.nmea", cycle: 0.005, in: scratch), cycle: 0.005,
-            singleShot: true, port: port, directory: scratch)
-        defer { Task { await gpsd.stop() } }
-        #expect(try await Self.replayed("walk-bled", by: setup.daemon))
-        try await Task.sleep(for: .milliseconds(500))
-        let fixes = setup.fixes(id)
-        let expected = Self.length(try Self.truthTrack("walk-bled")) / 500
-        // Path length over 500 m overestimates: the detour up to the viewpoint and back, and the
-        // loop's curve, move the walker less far from each anchor than the path is long.
-        #expect(
-            Double(fixes.count) >= expected * 0.6 && Double(fixes.count) <= expected + 2,
-            "\(fixes.count) events for \(expected) × 500 m")
-        for (a, b) in zip(fixes, fixes.dropFirst()) {
-            #expect(b.time - a.time >= 300, "two significant changes \(b.time - a.time) s apart")
-        }
-    }
-
-    // MARK: Failures
-
-    @Test("gpsd killed and restarted mid-walk: the app hears the failure, updates resume, the daemon never stops")
-    func gpsdRestart() async throws {
-        let scratch = try TemporaryDirectory(prefix: "gpk")
-        defer { scratch.remove() }
-        let port = try LoopbackPort.free()
-        let setup = try await Setup("gpk", gpsdPort: port, testApps: [("Tracker", "locate", ["location"])])
-        defer { Task { await setup.running.tearDown() } }
-        let id = "org.backgrounder.tests.tracker"
-        try setup.authorize(id)
-        _ = try setup.running.request(.open(AppReference(bundle: id)))
-        var gpsd = try await GPSDFake(
-            log: Locations.gpsFixture("short-walk.nmea"), cycle: 0.02, port: port, directory: scratch)
-        #expect(await waitUntil { setup.fixes(id).count >= 5 }, "\(setup.running.appLog(id))")
-        await gpsd.stop()
-        #expect(await waitUntil { setup.running.appLog(id).contains("location failed: locationUnknown") })
-        gpsd = try await GPSDFake(
-            log: Locations.gpsFixture("stationary-jitter.nmea"), cycle: 0.02, port: port, directory: scratch)
-        defer { Task { [gpsd] in await gpsd.stop() } }
-        let resumed = await waitUntil(timeout: .seconds(30)) {
-            setup.fixes(id).contains { abs($0.latitude - 46.0569) < 0.001 }
-        }
-        #expect(resumed, "\(setup.running.appLog(id))")
-        #expect(setup.daemon.isRunning)
-    }
-
-    @Test("garbage and truncated NMEA: no crash, and every fix an app hears is one the receiver made")
-    func corruptInput() async throws {
-        let scratch = try TemporaryDirectory(prefix: "bad")
-        defer { scratch.remove() }
-        let port = try LoopbackPort.free()
-        let setup = try await Setup("bad", gpsdPort: port, testApps: [("Reader", "locate", ["location"])])
-        defer { Task { await setup.running.tearDown() } }
-        let id = "org.backgrounder.tests.reader"
-        try setup.authorize(id)
-        _ = try setup.running.request(.open(AppReference(bundle: id)))
-        #expect(await waitUntil { setup.daemon.log.contains("location: standard updates") })
-        let truth = try GPSDHarnessTests.truth("corrupt-lines")
-        var logs = [Locations.gpsFixture("corrupt-lines.nmea")]
-        // Recorded oddities, when ../shared/data is there: a malformed GGA, crazy times, a
-        // bad date, no fix at all.
-        logs += ["triton400.log", "ac12.log", "april6_2019.log", "bu303-nofix.log"].compactMap(Locations.sharedGPSData)
-        for log in logs {
-            // Looping, gpsfake waits for the daemon before it feeds; a few seconds of each is plenty.
-            let gpsd = try await GPSDFake(log: log, cycle: 0.005, port: port, directory: scratch)
-            #expect(try await waitUntil { try setup.daemon.status().gpsd.state == .connected }, "\(log)")
-            try await Task.sleep(for: .seconds(3))
+        @Test("gpsd killed and restarted mid-walk: the app hears the failure, updates resume, the daemon never stops")
+        func gpsdRestart() async throws {
+            let scratch = try TemporaryDirectory(prefix: "gpk")
+            defer { scratch.remove() }
+            let port = try LoopbackPort.free()
+            let setup = try await Setup("gpk", gpsdPort: port, testApps: [("Tracker", "locate", ["location"])])
+            defer { Task { await setup.running.tearDown() } }
+            let id = "org.backgrounder.tests.tracker"
+            try setup.authorize(id)
+            _ = try setup.running.request(.open(AppReference(bundle: id)))
+            var gpsd = try await GPSDFake(
+                log: Locations.gpsFixture("short-walk.nmea"), cycle: 0.02, port: port, directory: scratch)
+            #expect(await waitUntil { setup.fixes(id).count >= 5 }, "\(setup.running.appLog(id))")
             await gpsd.stop()
-            #expect(setup.daemon.isRunning, "after \(log): \(setup.daemon.log)")
-        }
-        let fixes = setup.fixes(id)
-        #expect(fixes.count > 50)
-        for fix in fixes {
-            #expect(Coordinate(latitude: fix.latitude, longitude: fix.longitude).isValid)
-            if let expected = truth[Int(fix.time)] {
-                #expect(abs(fix.latitude - expected.coordinate.latitude) < 1e-6)
+            #expect(await waitUntil { setup.running.appLog(id).contains("location failed: locationUnknown") })
+            gpsd = try await GPSDFake(
+                log: Locations.gpsFixture("stationary-jitter.nmea"), cycle: 0.02, port: port, directory: scratch)
+            defer { Task { [gpsd] in await gpsd.stop() } }
+            let resumed = await waitUntil(timeout: .seconds(30)) {
+                setup.fixes(id).contains { abs($0.latitude - 46.0569) < 0.001 }
             }
+            #expect(resumed, "\(setup.running.appLog(id))")
+            #expect(setup.daemon.isRunning)
         }
-        let fromFixture = fixes.filter { truth[Int($0.time)] != nil }
-        #expect(fromFixture.count > 50, "the corrupt fixture's good fixes arrive")
-    }
 
-    // MARK: Background rules
+        @Test("garbage and truncated NMEA: no crash, and every fix an app hears is one the receiver made")
+        func corruptInput() async throws {
+            let scratch = try TemporaryDirectory(prefix: "bad")
+            defer { scratch.remove() }
+            let port = try LoopbackPort.free()
+            let setup = try await Setup("bad", gpsdPort: port, testApps: [("Reader", "locate", ["location"])])
+            defer { Task { await setup.running.tearDown() } }
+            let id = "org.backgrounder.tests.reader"
+            try setup.authorize(id)
+            _ = try setup.running.request(.open(AppReference(bundle: id)))
+            #expect(await waitUntil { setup.daemon.log.contains("location: standard updates") })
+            let truth = try GPSDHarnessTests.truth("corrupt-lines")
+            var logs = [Locations.gpsFixture("corrupt-lines.nmea")]
+            // Recorded oddities, when ../shared/data is there: a malformed GGA, crazy times, a
+            // bad date, no fix at all.
+            logs += ["triton400.log", "ac12.log", "april6_2019.log", "bu303-nofix.log"].compactMap(
+                Locations.sharedGPSData)
+            for log in logs {
+                // Looping, gpsfake waits for the daemon before it feeds; a few seconds of each is plenty.
+                let gpsd = try await GPSDFake(log: log, cycle: 0.005, port: port, directory: scratch)
+                #expect(try await waitUntil { try setup.daemon.status().gpsd.state == .connected }, "\(log)")
+                try await Task.sleep(for: .seconds(3))
+                await gpsd.stop()
+                #expect(setup.daemon.isRunning, "after \(log): \(setup.daemon.log)")
+            }
+            let fixes = setup.fixes(id)
+            #expect(fixes.count > 50)
+            for fix in fixes {
+                #expect(Coordinate(latitude: fix.latitude, longitude: fix.longitude).isValid)
+                if let expected = truth[Int(fix.time)] {
+                    #expect(abs(fix.latitude - expected.coordinate.latitude) < 1e-6)
+                }
+            }
+            let fromFixture = fixes.filter { truth[Int($0.time)] != nil }
+            #expect(fromFixture.count > 50, "the corrupt fixture's good fixes arrive")
+        }
 
-    @Test(
-        "in the background only the location mode with always keeps standard updates; otherwise the app is suspended",
-        arguments: [(["location"], "always", true), ([], "always", false), (["location"], "when-in-use", false)])
-    func backgroundRules(modes: [String], grant: String, keepsRunning: Bool) async throws {
-        let scratch = try TemporaryDirectory(prefix: "bgr")
-        defer { scratch.remove() }
-        let port = try LoopbackPort.free()
-        let setup = try await Setup("bgr", gpsdPort: port, testApps: [("Hiker", "locate", modes)])
-        defer { Task { await setup.running.tearDown() } }
-        let id = "org.backgrounder.tests.hiker"
-        try setup.authorize(id, grant)
-        _ = try setup.running.request(.open(AppReference(bundle: id)))
-        let gpsd = try await GPSDFake(
-            log: Locations.gpsFixture("walk-bled.nmea"), cycle: 0.02, port: port, directory: scratch)
-        defer { Task { await gpsd.stop() } }
-        #expect(await waitUntil { setup.fixes(id).count >= 3 }, "\(setup.running.appLog(id))")
-        _ = try setup.running.request(.home)
-        try await Task.sleep(for: .seconds(3))  // the fast policy's grace is 1 s
-        let app = try setup.running.app(id)
-        let before = setup.fixes(id).count
-        try await Task.sleep(for: .seconds(1.5))
-        let after = setup.fixes(id).count
-        if keepsRunning {
-            #expect(app.state == .background && app.assertions.contains("location"), "\(app)")
-            #expect(after > before, "fixes keep arriving in the background")
-        } else {
-            #expect(app.state == .suspended, "\(app)")
-            #expect(after == before)
+        // MARK: Background rules
+
+        @Test(
+            "in the background only the location mode with always keeps standard updates; otherwise the app is suspended",
+            arguments: [(["location"], "always", true), ([], "always", false), (["location"], "when-in-use", false)])
+        func backgroundRules(modes: [String], grant: String, keepsRunning: Bool) async throws {
+            let scratch = try TemporaryDirectory(prefix: "bgr")
+            defer { scratch.remove() }
+            let port = try LoopbackPort.free()
+            let setup = try await Setup("bgr", gpsdPort: port, testApps: [("Hiker", "locate", modes)])
+            defer { Task { await setup.running.tearDown() } }
+            let id = "org.backgrounder.tests.hiker"
+            try setup.authorize(id, grant)
+            _ = try setup.running.request(.open(AppReference(bundle: id)))
+            let gpsd = try await GPSDFake(
+                log: Locations.gpsFixture("walk-bled.nmea"), cycle: 0.02, port: port, directory: scratch)
+            defer { Task { await gpsd.stop() } }
+            #expect(await waitUntil { setup.fixes(id).count >= 3 }, "\(setup.running.appLog(id))")
+            _ = try setup.running.request(.home)
+            try await Task.sleep(for: .seconds(3))  // the fast policy's grace is 1 s
+            let app = try setup.running.app(id)
+            let before = setup.fixes(id).count
+            try await Task.sleep(for: .seconds(1.5))
+            let after = setup.fixes(id).count
+            if keepsRunning {
+                #expect(app.state == .background && app.assertions.contains("location"), "\(app)")
+                #expect(after > before, "fixes keep arriving in the background")
+            } else {
+                #expect(app.state == .suspended, "\(app)")
+                #expect(after == before)
+            }
         }
     }
 }

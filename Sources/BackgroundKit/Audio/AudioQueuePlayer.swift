@@ -254,9 +254,11 @@ public final class AudioQueuePlayer {
             try? await output.drain()
             try? output.pause()
         }
+        // Tell the now-playing center it stopped before there is nothing to describe.
         isPlaying = false
-        currentIndex = nil
         changed()
+        currentIndex = nil
+        onChange?()
     }
 
     private func interrupted(_ interruption: AudioSession.Interruption) {

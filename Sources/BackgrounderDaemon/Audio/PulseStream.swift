@@ -358,6 +358,11 @@ final class PulseStream {
     }
 
     private func underflowed() {
+        // An app that wrote over the header stalls its stream; this is where that shows.
+        guard ring.isConsistent else {
+            onCorruption(self)
+            return
+        }
         // After a drain the server running dry is the end of the stream, not a gap.
         guard !drained else { return }
         underruns += 1
