@@ -56,7 +56,7 @@ enum DesktopNotification {
         var pid: pid_t = 0
         // ETXTBSY: a program just written may still be open for writing in a child another
         // thread is forking at this moment; that copy of the descriptor closes at its exec.
-        for _ in 0..<50 {
+        for _ in 0..<200 {
             let result = posix_spawn(&pid, arguments[0], &actions, nil, argv, envp)
             if result == 0 { return pid }
             guard result == ETXTBSY else { return nil }

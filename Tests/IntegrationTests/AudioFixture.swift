@@ -69,6 +69,15 @@ struct AudioFixture {
     /// The first stream of an app.
     func stream(_ id: String) throws -> AudioStreamInfo? { try audio(id).streams.first }
 
+    /// Whether the daemon logged `text` on a line about the app `id`.
+    func daemonLogged(_ text: String, for id: String) -> Bool {
+        let bundle = "bundle=\(id)"
+        for line in daemon.log.split(separator: "\n") where line.contains(bundle) && line.contains(text) {
+            return true
+        }
+        return false
+    }
+
     func appLog(_ id: String) -> String {
         (try? String(contentsOfFile: daemon.stateDirectory + "/logs/\(id).log", encoding: .utf8)) ?? ""
     }

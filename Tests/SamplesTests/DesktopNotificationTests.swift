@@ -4,6 +4,10 @@ import Testing
 
 @testable import RegionAlerts
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 @Suite("RegionAlerts' desktop notifications")
 struct DesktopNotificationTests {
     /// A `notify-send` that records its arguments, or that hangs.
@@ -11,8 +15,15 @@ struct DesktopNotificationTests {
         let script = directory.appending("notify-send")
         // The environment the app passes has only this directory on the PATH: no external commands.
         let body = hangs ? "exec /bin/sleep 30" : "printf '%s\\n' \"$@\" > \(directory.appending("arguments"))"
-        try Data("#!/bin/sh\n\(body)\n".utf8).write(to: URL(fileURLWithPath: script))
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script)
+        // Written through a close-on-exec descriptor: a child another test forks meanwhile must
+        // not keep the script open for writing, or running it fails with ETXTBSY for as long as
+        // that child lives (a PulseAudio or a daemon lives for the whole test).
+        let descriptor = open(script, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+        try #require(descriptor >= 0)
+        let text = Array("#!/bin/sh\n\(body)\n".utf8)
+        let written = text.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        close(descriptor)
+        try #require(written == text.count)
         return ["PATH": directory.path, "DBUS_SESSION_BUS_ADDRESS": "unix:path=\(directory.appending("bus"))"]
     }
 
