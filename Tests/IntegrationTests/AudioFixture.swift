@@ -69,6 +69,17 @@ struct AudioFixture {
     /// The first stream of an app.
     func stream(_ id: String) throws -> AudioStreamInfo? { try audio(id).streams.first }
 
+    /// Waits until the daemon suspended the app: its log says so, or `ps` does.
+    func waitUntilSuspended(_ id: String, timeout: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if daemonLogged("] suspended (", for: id) { return true }
+            if let app = try? app(id), app.state == .suspended { return true }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        return false
+    }
+
     /// Whether the daemon logged `text` on a line about the app `id`.
     func daemonLogged(_ text: String, for id: String) -> Bool {
         let bundle = "bundle=\(id)"

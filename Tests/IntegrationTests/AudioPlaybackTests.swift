@@ -42,12 +42,9 @@ extension RealTimeSuites {
                 #expect(app.assertions.contains("audio"))
                 // The signal ends; the player drains, pauses, loses the assertion and is suspended.
                 // A generous deadline: on a loaded machine the drain and the grace period come late.
-                // The daemon's log says so first; ps is asked too. On loaded machines a wait on ps
-                // alone once ran out although the log showed the suspension on time (cause not found).
-                let finished = await waitUntil(timeout: .seconds(180)) {
-                    if fixture.daemonLogged("] suspended (", for: AudioFixture.player) { return true }
-                    return (try? fixture.app(AudioFixture.player).state) == .suspended
-                }
+                // On loaded machines a `waitUntil` closure here once ran out although the daemon's
+                // log showed the suspension on time (cause not found); this loop has not.
+                let finished = await fixture.waitUntilSuspended(AudioFixture.player, timeout: .seconds(180))
                 #expect(
                     finished,
                     """
