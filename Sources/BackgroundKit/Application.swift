@@ -73,7 +73,6 @@ public final class Application {
         return (stateDirectory ?? DefaultPaths.stateDirectory) + "/data/" + identifier
     }
 
-    private var connection: AppConnection?
     private var expirationHandlers: [Int: @MainActor () -> Void] = [:]
     private var remainingAtNotice: (seconds: Double, at: ContinuousClock.Instant)?
 
@@ -98,9 +97,11 @@ public final class Application {
     }
 
     /// The checked-in connection, for the app's other managers.
-    var daemonConnection: AppConnection? { connection }
+    var daemonConnection: AppConnection? { Self.connectionForAudio }
+    private var connection: AppConnection? { Self.connectionForAudio }
 
-    /// The same connection for audio streams, which are used from any thread.
+    /// The same connection from any thread, for audio streams. Kept in one place, behind a
+    /// lock, since audio uses it off the main actor.
     nonisolated static var connectionForAudio: AppConnection? { sharedConnection.withLock { $0 } }
     private nonisolated static let sharedConnection = Mutex<AppConnection?>(nil)
 
@@ -120,7 +121,6 @@ public final class Application {
                 exit(0)
             }
         )
-        self.connection = connection
         Self.sharedConnection.withLock { $0 = connection }
         let reply = try connection.request(.checkIn(CheckIn(bundle: bundleIdentifier)))
         switch reply.body {
