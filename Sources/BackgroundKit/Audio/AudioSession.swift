@@ -59,8 +59,8 @@ public final class AudioSession {
         }
         let reply = try connection.request(
             .audioSession(AudioSessionRequest(category: category, options: options, active: active)))
+        // An interruption this causes or meets arrives as AUDIO_INTERRUPTION, like any other.
         if case .error(let error) = reply.body { throw AudioError(error.message) }
-        isInterrupted = (reply.body.doneDetail ?? "").contains("interrupted")
     }
 
     func receive(_ notice: AudioInterruption) {
@@ -68,13 +68,5 @@ public final class AudioSession {
             began: notice.type == .began, shouldResume: notice.shouldResume, serverLost: notice.reason == .serverLost)
         if notice.reason == .session { isInterrupted = interruption.began }
         observers.forEach { $0(interruption) }
-    }
-}
-
-extension DaemonMessage.Body {
-    /// An `OK`'s detail.
-    fileprivate var doneDetail: String? {
-        if case .done(let done) = self { return done.detail }
-        return nil
     }
 }
