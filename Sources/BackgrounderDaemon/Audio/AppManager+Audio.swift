@@ -73,7 +73,7 @@ extension AppManager {
         let verdict = audio.verdicts[identifier] ?? AudioFocus.Verdict()
         var corkedBy: Set<String> = []
         if verdict.interrupted { corkedBy.insert("interrupted") }
-        if verdict.silencedInBackground && foreground != identifier { corkedBy.insert("background") }
+        if verdict.silencedInBackground { corkedBy.insert("background") }
         let opened: (stream: Int, token: String)
         do {
             opened = try service.engine.open(
@@ -159,6 +159,9 @@ extension AppManager {
         for (identifier, verdict) in verdicts.sorted(by: { $0.key < $1.key }) {
             let previous = audio.verdicts[identifier] ?? AudioFocus.Verdict()
             audio.verdicts[identifier] = verdict
+            // Streams are opened with the verdict in force, so only a change needs the engine
+            // (this runs after every life-cycle action, and the engine call takes its lock).
+            guard verdict != previous else { continue }
             engine.apply(
                 to: identifier, interrupted: verdict.interrupted, background: verdict.silencedInBackground,
                 volume: verdict.ducked ? AudioFocus.duckedVolume : 1)
