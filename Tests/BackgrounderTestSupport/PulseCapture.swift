@@ -39,10 +39,4 @@ public final class PulseCapture: Sendable {
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         return ToneAnalysis.firstChannel(ofS16LE: bytes, channels: 1)
     }
-
-    /// The samples so far, without stopping.
-    public func samples() throws -> [Double] {
-        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-        return ToneAnalysis.firstChannel(ofS16LE: bytes, channels: 1)
-    }
 }
