@@ -58,6 +58,12 @@ let package = Package(
             name: "CBackgrounderPolicy",
             path: "Sources/CBackgrounderPolicy"
         ),
+        // fork, then only async-signal-safe calls until execve (cgroup join, uid drop,
+        // no_new_privs, Landlock), which posix_spawn cannot express.
+        .target(
+            name: "CSandbox",
+            path: "Sources/CSandbox"
+        ),
 
         // MARK: Pure logic and the wire protocol
         .target(
@@ -85,6 +91,7 @@ let package = Package(
                 "CGPS",
                 "CPulse",
                 "CBackgrounderPolicy",
+                "CSandbox",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -230,6 +237,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "BackgroundKitTests",
+            dependencies: ["BackgroundKit", "BackgrounderProtocol"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "BackgrounderProtocolTests",
             dependencies: ["BackgrounderProtocol"],
             swiftSettings: swiftSettings
@@ -239,6 +251,7 @@ let package = Package(
             dependencies: [
                 "BackgrounderDaemon",
                 "BackgrounderTestSupport",
+                "CSandbox",
                 "CGPS",
                 "CPulse",
                 "backgrounderd",

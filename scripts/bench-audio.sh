@@ -27,6 +27,8 @@ done
 for product in backgrounderd bgctl bgbundle BackgroundPlayer; do swift build -c release --product "$product" >/dev/null; done
 BIN=$(swift build -c release --show-bin-path)
 RUN=$(mktemp -d /tmp/bgaudio-XXXXXX)
+# Apps run under uids of their own when the daemon is root: they pass through this directory.
+chmod 711 "$RUN"
 DAEMON=""
 PULSE=""
 GPSD=""
@@ -43,13 +45,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-mkdir -p -m 700 "$RUN/pulse" "$RUN/pulse-home"
+# shellcheck source=scripts/private-pulse.sh
+. "$(dirname "$0")/private-pulse.sh"
+start_private_pulse "$RUN" || { echo "bench-audio: PulseAudio did not start; see $RUN/pulse.log" >&2; cat "$RUN/pulse.log" >&2; exit 1; }
+PULSE=$PULSE_PID
 export PULSE_SERVER="unix:$RUN/pulse/native" PULSE_RUNTIME_PATH="$RUN/pulse" HOME="$RUN/pulse-home"
-XDG_RUNTIME_DIR="$RUN/pulse" setsid pulseaudio -n --daemonize=no --exit-idle-time=-1 --disallow-exit \
-    --load="module-null-sink sink_name=null" --load=module-native-protocol-unix >"$RUN/pulse.log" 2>&1 </dev/null &
-PULSE=$!
-for _ in $(seq 1 100); do [ -S "$RUN/pulse/native" ] && break; sleep 0.1; done
-[ -S "$RUN/pulse/native" ] || { echo "bench-audio: PulseAudio did not start; see $RUN/pulse.log" >&2; cat "$RUN/pulse.log" >&2; exit 1; }
 
 "$BIN/bgbundle" --name BackgroundPlayer --executable "$BIN/BackgroundPlayer" \
     --info-plist Samples/BackgroundPlayer/Info.plist --output "$RUN/bundles" >/dev/null
@@ -110,12 +110,15 @@ def write_wav(path, data):
     with wave.open(path, "wb") as w:
         w.setnchannels(CHANNELS); w.setsampwidth(2); w.setframerate(RATE); w.writeframes(data)
 # The same samples for both sides: a WAV for the app (libsndfile reads it), raw for pacat.
-write_wav(f"{run}/signal.wav", pcm)
+# The player is sandboxed: it reads what a person hands it from its own data directory.
+media = f"{run}/state/data/{app_id}"
+os.makedirs(media, exist_ok=True)
+write_wav(f"{media}/signal.wav", pcm)
 open(f"{run}/signal.raw", "wb").write(pcm)
 # The latency runs (both sides) play the first 15 s.
 short_seconds = min(seconds, 15.0)
 short = pcm[: int(short_seconds * RATE) * FRAME]
-write_wav(f"{run}/short.wav", short)
+write_wav(f"{media}/short.wav", short)
 open(f"{run}/short.raw", "wb").write(short)
 audio_minutes = seconds / 60
 app_log = f"{run}/state/logs/{app_id}.log"
@@ -199,7 +202,7 @@ for round_number in range(1, rounds + 1):
     stopped = stops()
     t_0 = threads(daemon_pid)
     d0, p0, s0, w0 = cpu(daemon_pid), cpu(pulse_pid), switches(daemon_pid), time.monotonic()
-    play(f"{run}/signal.wav")
+    play(f"{media}/signal.wav")
     deadline = w0 + seconds * 2 + 30
     while stops() == stopped:
         if time.monotonic() > deadline:
@@ -240,7 +243,7 @@ stopped = stops()
 stream = bgctl("audio", app_id)["streams"][0]
 before, bytes_before = stream["underruns"], stream["bytes"]
 t0 = time.monotonic()
-play(f"{run}/short.wav")
+play(f"{media}/short.wav")
 next_sample = t0
 while stops() == stopped and time.monotonic() < t0 + short_seconds * 2 + 30:
     next_sample += INTERVAL

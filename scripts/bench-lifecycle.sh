@@ -2,7 +2,8 @@
 # Life-cycle benchmarks, each beside a baseline or a goal, in one run (release build):
 #   1. freeze+thaw round trip for 1, 10 and 100 apps, cgroup freezer and signals;
 #   2. relaunch of a terminated app for an event (push) until its didFinishLaunching,
-#      beside a plain fork/exec of the same binary to main;
+#      beside a plain fork/exec of the same binary to main, and beside a second daemon with
+#      --sandbox off (the sandbox's launch cost), relaunches alternating between the two;
 #   3. idle cost: 20 suspended apps, nothing happening, the daemon's CPU time and context
 #      switches over 10 s (goal: no timer wakeups at all).
 set -euo pipefail
@@ -10,6 +11,9 @@ cd "$(dirname "$0")/.."
 for product in backgrounderd bgbench bgbundle TestApp; do swift build -c release --product "$product"; done
 BIN=$(swift build -c release --show-bin-path)
 RUN=$(mktemp -d /tmp/bgbench-XXXXXX)
+# The socket directory too: 0711, so a root daemon's apps, under uids of their own, pass
+# through to their bundles and the audio socket, and nobody may list it.
+chmod 711 "$RUN"
 PIDS=()
 cleanup() {
     for pid in "${PIDS[@]}"; do kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true; done
@@ -47,12 +51,10 @@ for i in $(seq 1 20); do make_bundle "Idle$i"; done
 GPSD_PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 setsid gpsd -N -n -S "$GPSD_PORT" -F "$RUN/gpsd.sock" >"$RUN/gpsd.log" 2>&1 &
 PIDS+=($!)
-mkdir -p -m 700 "$RUN/pulse" "$RUN/pulse-home"
-PULSE_RUNTIME_PATH="$RUN/pulse" HOME="$RUN/pulse-home" XDG_RUNTIME_DIR="$RUN/pulse" setsid pulseaudio -n \
-    --daemonize=no --exit-idle-time=-1 --load="module-null-sink sink_name=null" --load=module-native-protocol-unix \
-    >"$RUN/pulse.log" 2>&1 &
-PIDS+=($!)
-for _ in $(seq 1 100); do [ -S "$RUN/pulse/native" ] && break; sleep 0.1; done
+# shellcheck source=scripts/private-pulse.sh
+. "$(dirname "$0")/private-pulse.sh"
+start_private_pulse "$RUN" || echo "bench-lifecycle: PulseAudio did not start; see $RUN/pulse.log" >&2
+PIDS+=("$PULSE_PID")
 SOCKET="$RUN/d.sock"
 setsid "$BIN/backgrounderd" --socket "$SOCKET" --state-dir "$RUN/state" --bundles "$RUN/bundles" \
     --gpsd "127.0.0.1:$GPSD_PORT" --pulse-server "unix:$RUN/pulse/native" --suspend-grace 1 \
@@ -60,11 +62,23 @@ setsid "$BIN/backgrounderd" --socket "$SOCKET" --state-dir "$RUN/state" --bundle
 DAEMON=$!
 PIDS+=($DAEMON)
 for _ in $(seq 1 100); do [ -S "$SOCKET" ] && break; sleep 0.1; done
+OFF_SOCKET="$RUN/off.sock"
+setsid "$BIN/backgrounderd" --socket "$OFF_SOCKET" --state-dir "$RUN/state-off" --bundles "$RUN/bundles" \
+    --gpsd "127.0.0.1:$GPSD_PORT" --pulse-server "unix:$RUN/pulse/native" --suspend-grace 1 \
+    --ignore-memory-pressure --log-level warning --sandbox off >"$RUN/daemon-off.log" 2>&1 &
+OFF_DAEMON=$!
+PIDS+=($OFF_DAEMON)
+for _ in $(seq 1 100); do [ -S "$OFF_SOCKET" ] && break; sleep 0.1; done
 export BACKGROUNDER_SOCKET=$SOCKET
+"$BIN/bgctl" status | grep sandbox
 "$BIN/bgctl" open org.bench.pushed >/dev/null 2>&1 || .build/debug/bgctl open org.bench.pushed >/dev/null
+BACKGROUNDER_SOCKET=$OFF_SOCKET "$BIN/bgctl" open org.bench.pushed >/dev/null
 sleep 1
 "$BIN/bgbench" relaunch --socket "$SOCKET" --bundle org.bench.pushed \
-    --app-log "$RUN/state/logs/org.bench.pushed.log" --executable "$RUN/bundles/Pushed.bundle/TestApp"
+    --app-log "$RUN/state/logs/org.bench.pushed.log" --executable "$RUN/bundles/Pushed.bundle/TestApp" \
+    --off-socket "$OFF_SOCKET" --off-app-log "$RUN/state-off/logs/org.bench.pushed.log"
+kill -TERM "$OFF_DAEMON"
+wait "$OFF_DAEMON" 2>/dev/null || true
 
 echo
 echo "== 3. idle cost: 20 suspended apps"

@@ -10,6 +10,8 @@ cd "$(dirname "$0")/.."
 for product in backgrounderd bgctl bgbench bgbundle TestApp; do swift build -c release --product "$product" >/dev/null; done
 BIN=$(swift build -c release --show-bin-path)
 RUN=$(mktemp -d /tmp/bgloc-XXXXXX)
+# Apps run under uids of their own when the daemon is root: they pass through this directory.
+chmod 711 "$RUN"
 trap 'pkill -f "$RUN" 2>/dev/null || true; rm -rf "$RUN"' EXIT
 
 echo "== 1. filters"

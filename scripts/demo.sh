@@ -15,7 +15,9 @@ scripts/setup.sh
 
 RUN=${BACKGROUNDER_DEMO_DIR:-/tmp/backgrounder-demo-$(id -u)}
 rm -rf "$RUN"
-mkdir -p -m 700 "$RUN"
+# 0711: the socket directory; a root daemon's apps, under uids of their own, pass through it
+# to the audio socket (docs/SANDBOX.md), and nobody else may list it.
+mkdir -p -m 711 "$RUN"
 BIN=$ROOT/.build/debug
 SOCKET=$RUN/backgrounderd.sock
 PIDS=()
@@ -82,8 +84,14 @@ echo
 echo "\$ bgctl bundles"
 "$BIN/bgctl" bundles --socket "$SOCKET"
 echo
-echo "\$ Bundles/Hello.bundle/Hello"
-BACKGROUNDER_SOCKET=$SOCKET "$ROOT/Bundles/Hello.bundle/Hello"
+HELLO=org.backgrounder.samples.hello
+echo "\$ bgctl open $HELLO   # it checks in on the connection it is handed (BACKGROUNDER_FD)"
+"$BIN/bgctl" open "$HELLO" --socket "$SOCKET"
+for _ in $(seq 1 50); do
+    grep -q "foreground" "$RUN/state/logs/$HELLO.log" 2>/dev/null && break
+    sleep 0.1
+done
+cat "$RUN/state/logs/$HELLO.log"
 
 FIB=org.backgrounder.samples.fibonacci
 FIBLOG=$RUN/state/logs/$FIB.log
@@ -157,8 +165,11 @@ grep -m 3 "<trkpt" -A 2 "$RUN/walk.gpx"
 PLAYER=org.backgrounder.samples.backgroundplayer
 echo
 echo "== audio: BackgroundPlayer plays a short generated tune on with the screen locked"
-# A little tune, generated here: eight bars of plucked notes, 44.1 kHz stereo.
-python3 - "$RUN/tune.wav" <<'PY'
+# A little tune, generated here: eight bars of plucked notes, 44.1 kHz stereo. It goes into the
+# player's data directory: a sandboxed app reads its own bundle and data, nothing of ours.
+TUNE=$RUN/state/data/$PLAYER/tune.wav
+mkdir -p "$(dirname "$TUNE")"
+python3 - "$TUNE" <<'PY'
 import math, struct, sys, wave
 rate, beat = 44100, 0.3
 melody = [0, 4, 7, 12, 7, 4, 0, 7, 5, 9, 12, 17, 12, 9, 5, 12, 7, 11, 14, 19, 14, 11, 7, 14, 0, 4, 7, 12, 7, 4, 0, -12]
@@ -181,7 +192,8 @@ fi
 echo "\$ bgctl open $PLAYER; BackgroundPlayer play tune.wav; bgctl lock"
 "$BIN/bgctl" open "$PLAYER" --socket "$SOCKET"
 sleep 1
-"$BIN/BackgroundPlayer" play "$RUN/tune.wav"
+chmod 644 "$TUNE"
+"$BIN/BackgroundPlayer" play "$TUNE"
 sleep 1
 "$BIN/bgctl" lock --socket "$SOCKET"
 sleep 3

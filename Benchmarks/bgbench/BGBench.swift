@@ -13,7 +13,9 @@ struct BGBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bgbench",
         abstract: "Backgrounder benchmarks, each beside a baseline measured in the same run.",
-        subcommands: [IPCRoundTrip.self, FreezeThaw.self, Relaunch.self, Filters.self, EchoServer.self]
+        subcommands: [
+            IPCRoundTrip.self, FreezeThaw.self, Relaunch.self, Filters.self, StoreWrites.self, EchoServer.self,
+        ]
     )
 }
 

@@ -50,8 +50,8 @@ struct FreezeThaw: ParsableCommand {
         }
         for index in 0..<count {
             let container = try mechanism.prepare(appID: "bench\(index)")
-            let script = [container.prologue, "while sleep 1; do :; done"].filter { !$0.isEmpty }.joined(
-                separator: "\n")
+            let join = container.cgroupPath.map { "echo $$ > '\($0)/cgroup.procs' || exit 126" }
+            let script = [join, "while sleep 1; do :; done"].compactMap { $0 }.joined(separator: "\n")
             running.append((try spawnDetached(["/bin/sh", "-c", script]), container))
         }
         usleep(200_000)

@@ -8,7 +8,8 @@ import Foundation
 #endif
 
 /// Event to delegate callback for relaunching a terminated app, beside a plain fork/exec of
-/// the same binary to its main, in one run.
+/// the same binary to its main, in one run; optionally beside a second daemon started with
+/// `--sandbox off`, relaunches alternating between the two so drift hits both alike.
 struct Relaunch: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Relaunch latency: a push to a terminated app until its didFinishLaunching, vs fork/exec."
@@ -20,6 +21,9 @@ struct Relaunch: ParsableCommand {
     @Option(help: "The app's log file (STATE/logs/ID.log).") var appLog: String
     @Option(help: "The app's executable, for the fork/exec baseline.") var executable: String
     @Option(help: "Relaunches to measure.") var count = 30
+    @Option(help: "A second daemon's socket, started with --sandbox off, with the same bundle.")
+    var offSocket: String?
+    @Option(help: "The app's log file under the second daemon.") var offAppLog: String?
 
     func run() throws {
         var baseline: [Double] = []
@@ -40,18 +44,13 @@ struct Relaunch: ParsableCommand {
         }
 
         let client = try ControlClient(socketPath: socket)
+        let offClient = try offSocket.map { try ControlClient(socketPath: $0) }
+        if offClient != nil && offAppLog == nil { throw BenchError("--off-socket needs --off-app-log") }
         var relaunch: [Double] = []
+        var unsandboxed: [Double] = []
         for _ in 0..<count {
-            // End it as the system would (not a force quit), then send the event.
-            _ = try client.request(.memoryPressure(MemoryPressure(critical: true)))
-            try waitUntilNotRunning(client)
-            let before = (try? String(contentsOfFile: appLog, encoding: .utf8))?.count ?? 0
-            let sent = realtimeNanoseconds()
-            guard case .done = try client.request(.wake(WakeRequest(bundle: bundle, reason: .push))).body else {
-                throw BenchError("the push was refused")
-            }
-            let stamp = try waitForLaunchStamp(after: before)
-            relaunch.append(Double(stamp - sent) / 1000)
+            relaunch.append(try relaunchOnce(client, appLog: appLog))
+            if let offClient, let offAppLog { unsandboxed.append(try relaunchOnce(offClient, appLog: offAppLog)) }
         }
         let exec = Percentiles(baseline)
         let daemon = Percentiles(relaunch)
@@ -62,6 +61,28 @@ struct Relaunch: ParsableCommand {
             String(
                 format: "ratio                    p50 %9.2fx     p99 %9.2fx", daemon.p50 / exec.p50,
                 daemon.p99 / exec.p99))
+        if !unsandboxed.isEmpty {
+            let off = Percentiles(unsandboxed)
+            print(String(format: "  same, --sandbox off    p50 %9.1f us   p99 %9.1f us", off.p50, off.p99))
+            print(
+                String(
+                    format: "sandbox cost             p50 %9.1f us (%+.1f%%)", daemon.p50 - off.p50,
+                    (daemon.p50 / off.p50 - 1) * 100))
+        }
+    }
+
+    /// Ends the app as the system would (memory pressure, not a force quit), sends a push,
+    /// and returns microseconds from the push to the app's didFinishLaunching.
+    private func relaunchOnce(_ client: ControlClient, appLog: String) throws -> Double {
+        _ = try client.request(.memoryPressure(MemoryPressure(critical: true)))
+        try waitUntilNotRunning(client)
+        let before = (try? String(contentsOfFile: appLog, encoding: .utf8))?.count ?? 0
+        let sent = realtimeNanoseconds()
+        guard case .done = try client.request(.wake(WakeRequest(bundle: bundle, reason: .push))).body else {
+            throw BenchError("the push was refused")
+        }
+        let stamp = try waitForLaunchStamp(in: appLog, after: before)
+        return Double(stamp - sent) / 1000
     }
 
     private func realtimeNanoseconds() -> Int64 {
@@ -84,7 +105,7 @@ struct Relaunch: ParsableCommand {
 
     /// Reads the app log until a new "launched push t=NS" line appears (polled every 0.5 ms;
     /// the poll adds at most that to each sample).
-    private func waitForLaunchStamp(after offset: Int) throws -> Int64 {
+    private func waitForLaunchStamp(in appLog: String, after offset: Int) throws -> Int64 {
         for _ in 0..<20_000 {
             if let text = try? String(contentsOfFile: appLog, encoding: .utf8), text.count > offset {
                 let fresh = text.dropFirst(offset)

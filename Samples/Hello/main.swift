@@ -1,15 +1,27 @@
 import BackgroundKit
 import Foundation
 
-// Hello: the smallest app bundle. It says hello to the daemon that launched it (or the one
-// BACKGROUNDER_SOCKET names) and prints what the daemon says about itself, so a new author
-// can see a bundle, a manifest and the socket working end to end.
+// Hello: the smallest app bundle. It checks in on the connection backgrounderd handed it
+// at launch and prints what happens to it, so a new author can see a bundle, a manifest
+// and the life cycle working end to end (its output is in STATE_DIR/logs/ID.log).
 
-do {
-    let connection = try DaemonConnection(clientName: "Hello")
-    let status = try connection.status()
-    print("Hello from a bundle: backgrounderd \(status.version) has \(status.bundles.loaded) bundle(s) loaded")
-} catch {
-    print("Hello from a bundle: \(error)")
-    exit(1)
+@MainActor
+final class HelloDelegate: ApplicationDelegate {
+    func application(_ application: Application, didFinishLaunchingWith reason: LaunchReason) {
+        say("Hello from a bundle: launched (\(reason.rawValue)) as \(application.bundleIdentifier)")
+    }
+
+    func applicationDidBecomeActive(_ application: Application) { say("Hello is in the foreground") }
+
+    func applicationDidEnterBackground(_ application: Application) {
+        say("Hello is in the background; it will be suspended")
+    }
+
+    func applicationWillTerminate(_ application: Application) { say("Hello is terminating") }
+
+    private func say(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
 }
+
+Application.main(delegate: HelloDelegate())

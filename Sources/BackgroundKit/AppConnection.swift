@@ -27,23 +27,44 @@ final class AppConnection: Sendable {
         let reply = Mutex<DaemonMessage?>(nil)
     }
 
-    /// Connects and starts reading.
+    /// The environment variable naming the descriptor the daemon hands an app at launch.
+    static let descriptorVariable = "BACKGROUNDER_FD"
+
+    /// The connection the daemon handed this process at launch (`BACKGROUNDER_FD`).
+    ///
+    /// It is the app's identity: the daemon made it for this launch, so nothing the app
+    /// claims is needed. It is made close-on-exec here so programs the app runs do not
+    /// inherit it.
+    /// - Throws: ``ControlClientError`` when the variable is missing or names no socket.
+    static func inherited() throws(ControlClientError) -> Int32 {
+        guard let text = ProcessInfo.processInfo.environment[descriptorVariable], let descriptor = Int32(text),
+            descriptor >= 0
+        else {
+            throw .unreadableReply(
+                "\(descriptorVariable) is not set: apps are launched by backgrounderd (`bgctl open ID`)")
+        }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFSOCK else {
+            throw .unreadableReply("\(descriptorVariable)=\(descriptor) is not a socket the daemon handed this process")
+        }
+        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+        return descriptor
+    }
+
+    /// Starts reading on a connected descriptor.
     /// - Parameters:
-    ///   - socketPath: The daemon's socket.
+    ///   - descriptor: The connection (see ``inherited()``).
     ///   - onNotice: Called on the reader thread for every message that answers no request.
     ///   - onClose: Called on the reader thread when the daemon closes the connection.
     init(
-        socketPath: String,
+        descriptor: Int32,
         onNotice: @escaping @Sendable (DaemonMessage) -> Void,
         onClose: @escaping @Sendable () -> Void
-    ) throws {
-        let descriptor = try DaemonSocket.connect(to: socketPath)
+    ) {
         self.descriptor = descriptor
         self.onNotice = onNotice
         self.onClose = onClose
-        let thread = Thread { [self] in readLoop() }
-        thread.name = "backgroundkit-reader"
-        thread.start()
+        startThread(named: "backgroundkit-reader") { [self] in readLoop() }
     }
 
     /// Sends a request and blocks until its reply arrives.
@@ -70,14 +91,10 @@ final class AppConnection: Sendable {
     private func send(_ message: ClientMessage) throws {
         let data = try codec.encode(message)
         try writeLock.withLock { _ in
-            try data.withUnsafeBytes { raw in
-                var offset = 0
-                while offset < raw.count {
-                    let written = write(descriptor, raw.baseAddress! + offset, raw.count - offset)
-                    if written < 0 && errno == EINTR { continue }
-                    guard written > 0 else { throw ControlClientError.system("write", errno) }
-                    offset += written
-                }
+            do throws(WriteFailure) {
+                try writeAll(descriptor, data)
+            } catch {
+                throw ControlClientError.system("write", error.code)
             }
         }
     }
@@ -86,8 +103,7 @@ final class AppConnection: Sendable {
         var buffer = LineBuffer()
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
-            let count = read(descriptor, &chunk, chunk.count)
-            if count < 0 && errno == EINTR { continue }
+            let count = retryingInterrupted { read(descriptor, &chunk, chunk.count) }
             guard count > 0 else { break }
             buffer.append(chunk[..<count])
             while let line = try? buffer.nextLine() {

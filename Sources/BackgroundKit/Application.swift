@@ -1,5 +1,5 @@
 public import BackgrounderCore
-import BackgrounderProtocol
+public import BackgrounderProtocol
 public import Foundation
 import Synchronization
 
@@ -28,7 +28,21 @@ public protocol ApplicationDelegate: AnyObject {
     /// The app is about to be terminated; it exits when this returns.
     func applicationWillTerminate(_ application: Application)
     /// An event the app registered for arrived while it was running (a push, a fetch window).
+    /// The specific callbacks below follow it for events that open a window.
     func application(_ application: Application, didReceive event: LaunchReason)
+    /// A background fetch window: fetch, then call the handler with what came of it, as soon
+    /// as possible (the app is suspended when it does, or when the window runs out).
+    func application(
+        _ application: Application,
+        performFetchWithCompletionHandler completionHandler: @escaping @MainActor (BackgroundFetchResult) -> Void)
+    /// A silent push (`aps.content-available: 1`): fetch what it announces, then call the handler.
+    func application(
+        _ application: Application, didReceiveRemoteNotification userInfo: [String: JSONValue],
+        fetchCompletionHandler completionHandler: @escaping @MainActor (BackgroundFetchResult) -> Void)
+    /// The device token ``Application/registerForRemoteNotifications()`` asked for.
+    func application(_ application: Application, didRegisterForRemoteNotificationsWithDeviceToken deviceToken: String)
+    /// Why no device token came.
+    func application(_ application: Application, didFailToRegisterForRemoteNotificationsWithError error: any Error)
 }
 
 extension ApplicationDelegate {
@@ -74,6 +88,8 @@ public final class Application {
     }
 
     private var expirationHandlers: [Int: @MainActor () -> Void] = [:]
+    /// The events the app was launched for, from the check-in reply.
+    private var launchEvents: [EventNotice] = []
     private var remainingAtNotice: (seconds: Double, at: ContinuousClock.Instant)?
 
     private init() {
@@ -93,6 +109,9 @@ public final class Application {
             exit(1)
         }
         delegate.application(application, didFinishLaunchingWith: application.launchReason)
+        // The events it was launched for follow the launch.
+        for event in application.launchEvents { application.dispatch(event) }
+        application.launchEvents = []
         dispatchMain()
     }
 
@@ -110,8 +129,8 @@ public final class Application {
             throw ControlClientError.unreadableReply(
                 "BACKGROUNDER_BUNDLE_ID is not set: apps are launched by backgrounderd (`bgctl open ID`)")
         }
-        let connection = try AppConnection(
-            socketPath: DefaultPaths.socket,
+        let connection = AppConnection(
+            descriptor: try AppConnection.inherited(),
             onNotice: { message in
                 Task { @MainActor in Application.shared.handle(message) }
             },
@@ -127,6 +146,8 @@ public final class Application {
         case .checkedIn(let checkedIn):
             launchReason = checkedIn.launchReason
             applicationState = checkedIn.state
+            launchEvents = checkedIn.events ?? []
+            BGTaskScheduler.shared.checkedIn(on: connection)
         case .error(let error):
             throw ControlClientError.unreadableReply("check-in refused: \(error.message)")
         default:
@@ -150,7 +171,9 @@ public final class Application {
                 exit(0)
             }
         case .event(let event):
-            delegate?.application(self, didReceive: event.reason)
+            dispatch(event)
+        case .backgroundTime(let notice):
+            remainingAtNotice = notice.backgroundTimeRemaining.map { ($0, ContinuousClock.now) }
         case .locations, .locationStatus, .authorization:
             LocationManager.receive(message)
         case .audioInterruption(let interruption):
@@ -161,6 +184,7 @@ public final class Application {
             for task in expire.tasks {
                 expirationHandlers.removeValue(forKey: task)?()
             }
+            for window in expire.windows ?? [] { BGTaskScheduler.shared.expire(window: window) }
         default:
             break
         }
@@ -192,7 +216,7 @@ public final class Application {
 
     /// Seconds of background time left; effectively unlimited in the foreground, as on iOS.
     public var backgroundTimeRemaining: TimeInterval {
-        guard applicationState == .background, let notice = remainingAtNotice else {
+        guard applicationState == .background || applicationState == .suspended, let notice = remainingAtNotice else {
             return .greatestFiniteMagnitude
         }
         return max(0, notice.seconds - (ContinuousClock.now - notice.at).seconds)

@@ -29,3 +29,9 @@ public typealias AudioSessionOptions = BackgrounderCore.AudioSessionOptions
 public typealias RemoteCommand = BackgrounderProtocol.RemoteCommand
 /// `MPNowPlayingInfoCenter`'s dictionary, typed.
 public typealias NowPlayingInfo = BackgrounderProtocol.NowPlayingInfo
+/// `UIApplication.backgroundFetchIntervalMinimum` / `…Never`, or seconds.
+public typealias BackgroundFetchInterval = BackgrounderCore.BackgroundFetchInterval
+/// `UIBackgroundFetchResult`.
+public typealias BackgroundFetchResult = BackgrounderCore.BackgroundFetchResult
+/// A push payload's values (`userInfo`'s role).
+public typealias JSONValue = BackgrounderProtocol.JSONValue

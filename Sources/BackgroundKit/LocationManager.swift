@@ -74,7 +74,8 @@ public final class LocationManager {
         guard let reply = request(.requestAuthorization(AuthorizationRequest(level: level))) else { return }
         switch reply.body {
         case .authorization(let status): setAuthorization(status.location)
-        case .error(let error): delegate?.locationManager(self, didFailWithError: LocationError(.denied, error.message))
+        case .error(let error):
+            delegate?.locationManager(self, didFailWithError: LocationError(error, refusing: .location))
         default: break
         }
     }
@@ -144,7 +145,7 @@ public final class LocationManager {
         )
         guard let reply = request(.locationUpdates(subscription)) else { return }
         if case .error(let error) = reply.body {
-            delegate?.locationManager(self, didFailWithError: LocationError(.denied, error.message))
+            delegate?.locationManager(self, didFailWithError: LocationError(error, refusing: .location))
         }
     }
 
@@ -155,7 +156,7 @@ public final class LocationManager {
         guard let reply = request(.startMonitoring(RegionRequest(region: region))) else { return }
         if case .error(let error) = reply.body {
             delegate?.locationManager(
-                self, monitoringDidFailFor: region, withError: LocationError(.regionMonitoringFailure, error.message))
+                self, monitoringDidFailFor: region, withError: LocationError(error, refusing: .regionMonitoring))
         }
     }
 
@@ -179,7 +180,7 @@ public final class LocationManager {
             delegate?.locationManager(self, didDetermineState: state.state, for: region)
         case .error(let error):
             delegate?.locationManager(
-                self, monitoringDidFailFor: region, withError: LocationError(.regionMonitoringFailure, error.message))
+                self, monitoringDidFailFor: region, withError: LocationError(error, refusing: .regionMonitoring))
         default: break
         }
     }
@@ -226,7 +227,9 @@ public final class LocationManager {
         case .locationStatus(let status):
             for manager in listening {
                 manager.setAuthorization(status.authorization)
-                if !status.available {
+                if let lost = status.storageError {
+                    manager.delegate?.locationManager(manager, didFailWithError: LocationError(.eventsNotStored, lost))
+                } else if !status.available {
                     manager.delegate?.locationManager(
                         manager,
                         didFailWithError: LocationError(.locationUnknown, status.detail ?? "gpsd is not connected"))

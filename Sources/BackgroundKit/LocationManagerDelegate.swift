@@ -13,7 +13,8 @@ public protocol LocationManagerDelegate: AnyObject {
     func locationManager(_ manager: LocationManager, didExitRegion region: CircularRegion)
     /// The answer to ``LocationManager/requestState(for:)``.
     func locationManager(_ manager: LocationManager, didDetermineState state: RegionState, for region: CircularRegion)
-    /// Location is unavailable (gpsd went away) or a request was refused.
+    /// Location is unavailable (gpsd went away), a request was refused, or events were lost
+    /// because the daemon could not store them (``LocationError/Code/eventsNotStored``).
     func locationManager(_ manager: LocationManager, didFailWithError error: LocationError)
     /// Monitoring a region failed (bad region, limit reached, not authorized).
     func locationManager(
@@ -44,10 +45,19 @@ public struct LocationError: Error, Sendable, Hashable, CustomStringConvertible 
         case locationUnknown
         /// The person has not authorized location for this app.
         case denied
-        /// A region could not be monitored.
+        /// A region could not be monitored: the limit of regions was reached, the region is
+        /// not valid, or it is not monitored (`kCLErrorRegionMonitoringFailure`).
         case regionMonitoringFailure
-        /// The app is not running under backgrounderd, or the daemon refused the request.
+        /// The person has not authorized location, which region monitoring needs
+        /// (`kCLErrorRegionMonitoringDenied`).
+        case regionMonitoringDenied
+        /// The app is not running under backgrounderd or has not checked in, or the daemon
+        /// refused the request for a reason Core Location has no code for (a bad value, its
+        /// own failure); the message says which.
         case unavailable
+        /// The daemon could not store some events for the app (its disk is full): they are
+        /// lost, so the app's track has a gap; later events come as usual once it can.
+        case eventsNotStored
     }
 
     /// The kind of failure.

@@ -63,11 +63,32 @@ public struct Daemon: Sendable {
     /// - Throws: ``DaemonError`` when the socket or state directory cannot be used, or the
     ///   first error a service fails with.
     public func run() async throws {
-        try ControlSocket.prepare(configuration.socketPath)
+        // Whatever the daemon creates is its own unless it says otherwise (the state
+        // database and its WAL, logs): apps under other uids pass through its directories.
+        umask(0o077)
+        let sandbox = AppSandbox.make(configuration.sandbox, logger: logger)
+        // Apps under uids of their own pass through these to the audio socket and their
+        // data directory (0711 when created here; an existing one is checked, not changed).
+        try PrivateDirectory.prepare(configuration.stateDirectory, purpose: "--state-dir", mode: sandbox.directoryMode)
+        // The lock comes next: a second daemon must not touch the first one's socket,
+        // database or cgroups before it is refused.
+        let lock = try StateDirectoryLock(directory: configuration.stateDirectory)
+        let socketDirectory = try ControlSocket.prepare(configuration.socketPath, directoryMode: sandbox.directoryMode)
+        sandbox.warnIfUnreachable(
+            [socketDirectory, configuration.stateDirectory] + configuration.bundleDirectories, logger: logger)
         let store = try StateStore(directory: configuration.stateDirectory)
+        // A database made by an earlier release under a looser umask; SQLite gives the WAL
+        // and shared-memory files the database's own mode.
+        for file in [store.path, store.path + "-wal", store.path + "-shm"] { chmod(file, 0o600) }
         let run = try store.beginRun(pid: getpid(), at: Date())
         if run.previousEndedUncleanly {
             logger.warning("the previous run did not stop cleanly; state restored from \(store.path)")
+        }
+
+        if let bootID = BootID.read(configuration.bootIDPath),
+            (try? store.clearForceQuitAfterReboot(bootID: bootID)) == true
+        {
+            logger.notice("the machine rebooted since apps were force-quit; they may be relaunched for events again")
         }
 
         let registry = BundleRegistry(directories: configuration.bundleDirectories, store: store, logger: logger)
@@ -75,26 +96,38 @@ public struct Daemon: Sendable {
         let mechanism = try suspensionMechanism()
         let supervisor = try Supervisor(
             mechanism: mechanism,
+            sandbox: sandbox,
             stateDirectory: configuration.stateDirectory,
             socketPath: configuration.socketPath,
+            store: store,
+            logLimit: configuration.limits.appLogBytes,
             logger: logger
         )
         let policy = choosePolicy(registry.catalog)
         let audio = try AudioService(
             server: configuration.pulseServer,
             socketPath: AudioSocketServer.path(forControlSocket: configuration.socketPath),
+            identify: { supervisor.owner(of: $0) },
             logger: logger
         )
+        let appChannels = AppChannels(logger: logger)
+        let scheduling = configuration.scheduling  // TODO(merge): policy.scheduling(for:onExternalPower:)
         let apps = AppManager(
             supervisor: supervisor,
+            channels: appChannels,
             registry: registry,
             store: store,
             policy: policy,
-            audio: audio,
+            // What the system does for apps: each capability is a folder and a line here.
+            capabilities: [
+                LocationCapability(store: store, logger: logger),
+                AudioCapability(service: audio, store: store),
+                SchedulingCapability(store: store, numbers: { _, _ in scheduling }, logger: logger),
+            ],
+            limits: configuration.limits,
             logger: logger
         )
-        audio.deliverEvents(to: apps)
-        logger.info("apps are suspended with \(mechanism.name); policy \(policy.name)")
+        logger.info("apps are suspended with \(mechanism.name); policy \(policy.name); sandbox \(sandbox.summary)")
         let memoryPressure = try MemoryPressureMonitor(apps: apps, logger: logger)
         let location = try LocationService(address: configuration.gpsdAddress, apps: apps, logger: logger)
         let context = DaemonContext(
@@ -105,7 +138,9 @@ public struct Daemon: Sendable {
             store: store,
             apps: apps
         )
-        let server = ControlServer(context: context, logger: logger)
+        let server = ControlServer(
+            context: context, personCheck: PersonCheck(supervisor: supervisor), appChannels: appChannels, logger: logger
+        )
         let watcher = try BundleWatcher(
             directories: configuration.bundleDirectories,
             registry: registry,
@@ -118,6 +153,7 @@ public struct Daemon: Sendable {
                     .init(service: server),
                     .init(service: location),
                     .init(service: audio),
+                    .init(service: AudioEventFeed(engine: audio.engine, apps: apps)),
                     .init(service: watcher),
                 ] + (configuration.watchesMemoryPressure ? [.init(service: memoryPressure)] : []),
                 gracefulShutdownSignals: [.sigterm, .sigint],
@@ -129,5 +165,6 @@ public struct Daemon: Sendable {
         (mechanism as? CgroupFreezer)?.removeBase()
         try store.endRun(id: run.id, at: Date())
         logger.info("stopped")
+        withExtendedLifetime(lock) {}
     }
 }

@@ -21,6 +21,14 @@ public struct DaemonConfiguration: Sendable {
     public var policyBundle: String?
     /// Whether the kernel's memory-pressure signal (PSI) ends suspended apps.
     public var watchesMemoryPressure: Bool
+    /// Bounds on what one app can make the daemon do or keep.
+    public var limits: AppLimits
+    /// Whether apps are sandboxed (docs/SANDBOX.md).
+    public var sandbox: SandboxChoice
+    /// The scheduling numbers of the standard policy (windows, fetch, push budget).
+    public var scheduling = SchedulingPolicy()
+    /// Where the kernel's boot id is read: force-quit marks end with the boot they were made in.
+    public var bootIDPath = "/proc/sys/kernel/random/boot_id"
 
     /// How apps are suspended.
     public enum SuspensionChoice: String, Sendable, CaseIterable {
@@ -30,6 +38,16 @@ public struct DaemonConfiguration: Sendable {
         case cgroup
         /// SIGSTOP/SIGCONT of each app's process group.
         case signals
+    }
+
+    /// Whether apps are sandboxed.
+    public enum SandboxChoice: String, Sendable, CaseIterable {
+        /// The strongest sandbox the system offers (Landlock, a uid per app under root,
+        /// no_new_privs), saying in the log and `bgctl status` what is in force.
+        case auto
+        /// None: apps run as the daemon's uid with its file-system access; for comparison
+        /// benchmarks and debugging.
+        case off
     }
 
     /// Creates a configuration; every parameter defaults to the XDG locations and gpsd's port.
@@ -42,8 +60,12 @@ public struct DaemonConfiguration: Sendable {
         policy: StandardPolicy = StandardPolicy(),
         suspension: SuspensionChoice = .auto,
         policyBundle: String? = nil,
-        watchesMemoryPressure: Bool = true
+        watchesMemoryPressure: Bool = true,
+        limits: AppLimits = AppLimits(),
+        sandbox: SandboxChoice = .auto
     ) {
+        self.limits = limits
+        self.sandbox = sandbox
         self.watchesMemoryPressure = watchesMemoryPressure
         self.policyBundle = policyBundle
         self.policy = policy

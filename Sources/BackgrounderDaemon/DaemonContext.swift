@@ -45,7 +45,9 @@ final class DaemonContext: Sendable {
             lastFixAgeSeconds: gps.lastFixReceived.map { (now - $0).seconds },
             clients: clientCount.load(ordering: .relaxed),
             suspension: apps.mechanismName,
-            policy: apps.policyName
+            policy: apps.policyName,
+            storage: store.health.status,
+            sandbox: apps.sandboxSummary
         )
     }
 }

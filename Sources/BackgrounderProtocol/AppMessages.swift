@@ -29,11 +29,14 @@ public struct CheckInReply: Sendable, Hashable, Codable {
     public var launchReason: LaunchReason
     /// Its state once checked in.
     public var state: ApplicationState
+    /// The events it was launched for (`EVENT`s that waited for it), in order.
+    public var events: [EventNotice]?
 
     /// Creates a reply.
-    public init(launchReason: LaunchReason, state: ApplicationState) {
+    public init(launchReason: LaunchReason, state: ApplicationState, events: [EventNotice]? = nil) {
         self.launchReason = launchReason
         self.state = state
+        self.events = events
     }
 }
 
@@ -94,15 +97,19 @@ public struct LifecycleNotice: Sendable, Hashable, Codable {
     }
 }
 
-/// `EXPIRE`: sent to an app, unasked, when its tasks' deadline is near: call their
-/// expiration handlers and end them.
+/// `EXPIRE`: sent to an app, unasked, when its tasks' deadline or its event windows' end is
+/// near: call their expiration handlers and end them.
 public struct ExpireTasks: Sendable, Hashable, Codable {
     /// The tasks whose time is nearly up.
     public var tasks: [Int]
+    /// The event windows nearly over (a `BGTask`'s expiration handler; a fetch's or push's
+    /// completion handler is due).
+    public var windows: [EventWindowID]?
 
     /// Creates a notice.
-    public init(tasks: [Int]) {
+    public init(tasks: [Int], windows: [EventWindowID]? = nil) {
         self.tasks = tasks
+        self.windows = windows
     }
 }
 
@@ -196,10 +203,26 @@ public struct WakeRequest: Sendable, Hashable, Codable {
 public struct EventNotice: Sendable, Hashable, Codable {
     /// What happened.
     public var reason: LaunchReason
+    /// The event window opened for it, which the app ends with `COMPLETE`; absent for an
+    /// event that gives no time of its own.
+    public var window: EventWindowID?
+    /// Seconds the window lasts.
+    public var seconds: Double?
+    /// A push's payload.
+    public var payload: JSONValue?
+    /// A task's identifier (`appRefresh`, `processing`).
+    public var task: String?
 
     /// Creates a notice.
-    public init(reason: LaunchReason) {
+    public init(
+        reason: LaunchReason, window: EventWindowID? = nil, seconds: Double? = nil, payload: JSONValue? = nil,
+        task: String? = nil
+    ) {
         self.reason = reason
+        self.window = window
+        self.seconds = seconds
+        self.payload = payload
+        self.task = task
     }
 }
 

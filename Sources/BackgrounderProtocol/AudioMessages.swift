@@ -236,8 +236,8 @@ public struct AudioStreamInfo: Sendable, Hashable, Codable {
     public var format: AudioFormat
     /// `playing`, `recording`, `paused`, `corked`, `starved`, `waiting` (for the app or the server).
     public var state: String
-    /// Why it is corked besides the app's own pause: `interrupted`, `background`, `server`.
-    public var corkedBy: [String]
+    /// Why it is corked besides the app's own pause (never ``AudioCorkReason/app``), sorted.
+    public var corkedBy: [AudioCorkReason]
     /// Times the server ran out of this stream's data.
     public var underruns: Int
     /// Times data was lost for want of room (server overflows, or a full record ring).
@@ -256,7 +256,7 @@ public struct AudioStreamInfo: Sendable, Hashable, Codable {
     /// Creates an entry.
     public init(
         stream: Int, bundle: String, direction: AudioDirection, format: AudioFormat, state: String,
-        corkedBy: [String], underruns: Int, overruns: Int, ringSeconds: Double, serverLatency: Double?,
+        corkedBy: [AudioCorkReason], underruns: Int, overruns: Int, ringSeconds: Double, serverLatency: Double?,
         volume: Double, bytes: UInt64, attributes: AudioBufferAttributes?
     ) {
         self.stream = stream

@@ -66,6 +66,32 @@ public struct ClientMessage: Sendable, Hashable {
         case remoteCommand(RemoteCommandRequest)
         /// Asks for the audio engine's sessions and streams.
         case audio(AudioQuery)
+        /// Asks for the grants people made (location, microphone).
+        case permissions(PermissionsQuery)
+        /// `SET_FETCH_INTERVAL`: an app's minimum background fetch interval.
+        case setFetchInterval(FetchIntervalRequest)
+        /// `COMPLETE`: an app ends an event window.
+        case complete(WindowCompletion)
+        /// `REGISTER_TASK`: an app registers a task identifier's launch handler.
+        case registerTask(TaskRegistration)
+        /// `SUBMIT_TASK`: an app submits a task request.
+        case submitTask(TaskSubmission)
+        /// `CANCEL_TASKS`: an app cancels one or all of its task requests.
+        case cancelTasks(TaskCancellation)
+        /// `PENDING_TASKS`: an app asks for its pending task requests.
+        case pendingTasks
+        /// `REGISTER_PUSH`: an app asks for its device token.
+        case registerPush
+        /// `UNREGISTER_PUSH`: an app revokes its device token.
+        case unregisterPush
+        /// `PUSH`: a remote notification for an app.
+        case push(PushRequest)
+        /// `TASKS`: a person asks what is scheduled.
+        case tasks(ScheduleQuery)
+        /// `SIMULATE_TASK`: launch a pending task now.
+        case simulateTask(TaskDebugRequest)
+        /// `EXPIRE_TASK`: expire a running task now.
+        case expireTask(TaskDebugRequest)
     }
 
     /// The request's identifier, echoed in the reply.
@@ -80,47 +106,11 @@ public struct ClientMessage: Sendable, Hashable {
     }
 
     /// The class names a client may send, as they appear on the wire.
-    public static let classNames = [
-        "HELLO", "STATUS", "BUNDLES", "RELOAD", "OPEN", "HOME", "LOCK", "UNLOCK", "QUIT", "PS", "CHECKIN",
-        "BEGIN_TASK", "END_TASK", "WAKE", "MEMORY_PRESSURE", "AUTHORIZE", "LOCATION_AUTHORIZATION",
-        "LOCATION_UPDATES", "LOCATION_READY", "LOCATION_ACK", "REGION_START", "REGION_STOP", "REGION_STATE", "REGIONS",
-        "AUDIO_SESSION", "AUDIO_STREAM_OPEN", "AUDIO_STREAM_CONTROL", "NOW_PLAYING", "REMOTE_COMMAND", "AUDIO",
-    ]
+    public static let classNames = classes.names
 
     /// The wire name of this request's class.
     public var className: String {
-        switch body {
-        case .hello: "HELLO"
-        case .status: "STATUS"
-        case .bundles: "BUNDLES"
-        case .reload: "RELOAD"
-        case .open: "OPEN"
-        case .home: "HOME"
-        case .lock: "LOCK"
-        case .unlock: "UNLOCK"
-        case .quit: "QUIT"
-        case .ps: "PS"
-        case .checkIn: "CHECKIN"
-        case .beginTask: "BEGIN_TASK"
-        case .endTask: "END_TASK"
-        case .wake: "WAKE"
-        case .memoryPressure: "MEMORY_PRESSURE"
-        case .authorize: "AUTHORIZE"
-        case .requestAuthorization: "LOCATION_AUTHORIZATION"
-        case .locationUpdates: "LOCATION_UPDATES"
-        case .locationReady: "LOCATION_READY"
-        case .locationAck: "LOCATION_ACK"
-        case .startMonitoring: "REGION_START"
-        case .stopMonitoring: "REGION_STOP"
-        case .requestState: "REGION_STATE"
-        case .regions: "REGIONS"
-        case .audioSession: "AUDIO_SESSION"
-        case .openAudioStream: "AUDIO_STREAM_OPEN"
-        case .audioStreamControl: "AUDIO_STREAM_CONTROL"
-        case .nowPlaying: "NOW_PLAYING"
-        case .remoteCommand: "REMOTE_COMMAND"
-        case .audio: "AUDIO"
-        }
+        Self.classes.parts(of: body)?.name ?? "UNLISTED(\(body))"
     }
 }
 
@@ -139,81 +129,70 @@ public struct Hello: Sendable, Hashable, Codable {
 }
 
 extension ClientMessage: Codable {
-    private enum HeaderKeys: String, CodingKey {
-        case `class`, id
-    }
+    /// Every request class: the one place a wire name is written. A new request is a `Body`
+    /// case and a line here; see ``MessageClasses`` for how coding finds the line.
+    static let classes = MessageClasses<Body>([
+        MessageClass("HELLO", Body.hello),
+        MessageClass("STATUS", Body.status),
+        MessageClass("BUNDLES", Body.bundles),
+        MessageClass("RELOAD", Body.reload),
+        MessageClass("OPEN", Body.open),
+        MessageClass("HOME", Body.home),
+        MessageClass("LOCK", Body.lock),
+        MessageClass("UNLOCK", Body.unlock),
+        MessageClass("QUIT", Body.quit),
+        MessageClass("PS", Body.ps),
+        MessageClass("CHECKIN", Body.checkIn),
+        MessageClass("BEGIN_TASK", Body.beginTask),
+        MessageClass("END_TASK", Body.endTask),
+        MessageClass("WAKE", Body.wake),
+        MessageClass("MEMORY_PRESSURE", Body.memoryPressure),
+        MessageClass("AUTHORIZE", Body.authorize),
+        MessageClass("LOCATION_AUTHORIZATION", Body.requestAuthorization),
+        MessageClass("LOCATION_UPDATES", Body.locationUpdates),
+        MessageClass("LOCATION_READY", Body.locationReady),
+        MessageClass("LOCATION_ACK", Body.locationAck),
+        MessageClass("REGION_START", Body.startMonitoring),
+        MessageClass("REGION_STOP", Body.stopMonitoring),
+        MessageClass("REGION_STATE", Body.requestState),
+        MessageClass("REGIONS", Body.regions),
+        MessageClass("AUDIO_SESSION", Body.audioSession),
+        MessageClass("AUDIO_STREAM_OPEN", Body.openAudioStream),
+        MessageClass("AUDIO_STREAM_CONTROL", Body.audioStreamControl),
+        MessageClass("NOW_PLAYING", Body.nowPlaying),
+        MessageClass("REMOTE_COMMAND", Body.remoteCommand),
+        MessageClass("AUDIO", Body.audio),
+        MessageClass("PERMISSIONS", Body.permissions),
+        MessageClass("SET_FETCH_INTERVAL", Body.setFetchInterval),
+        MessageClass("COMPLETE", Body.complete),
+        MessageClass("REGISTER_TASK", Body.registerTask),
+        MessageClass("SUBMIT_TASK", Body.submitTask),
+        MessageClass("CANCEL_TASKS", Body.cancelTasks),
+        MessageClass("PENDING_TASKS", Body.pendingTasks),
+        MessageClass("REGISTER_PUSH", Body.registerPush),
+        MessageClass("UNREGISTER_PUSH", Body.unregisterPush),
+        MessageClass("PUSH", Body.push),
+        MessageClass("TASKS", Body.tasks),
+        MessageClass("SIMULATE_TASK", Body.simulateTask),
+        MessageClass("EXPIRE_TASK", Body.expireTask),
+    ])
 
     public init(from decoder: any Decoder) throws {
-        let header = try decoder.container(keyedBy: HeaderKeys.self)
+        let header = try decoder.container(keyedBy: MessageHeaderKeys.self)
         guard let className = try header.decodeIfPresent(String.self, forKey: .class) else {
             throw ProtocolError(.missingClass, "every message needs a \"class\" field")
         }
         id = try? header.decodeIfPresent(MessageID.self, forKey: .id)
-        switch className {
-        case "HELLO": body = .hello(try Hello(from: decoder))
-        case "STATUS": body = .status
-        case "BUNDLES": body = .bundles
-        case "RELOAD": body = .reload
-        case "OPEN": body = .open(try AppReference(from: decoder))
-        case "HOME": body = .home
-        case "LOCK": body = .lock
-        case "UNLOCK": body = .unlock
-        case "QUIT": body = .quit(try AppReference(from: decoder))
-        case "PS": body = .ps
-        case "CHECKIN": body = .checkIn(try CheckIn(from: decoder))
-        case "BEGIN_TASK": body = .beginTask(try BeginTask(from: decoder))
-        case "END_TASK": body = .endTask(try TaskReference(from: decoder))
-        case "WAKE": body = .wake(try WakeRequest(from: decoder))
-        case "MEMORY_PRESSURE": body = .memoryPressure(try MemoryPressure(from: decoder))
-        case "AUTHORIZE": body = .authorize(try Authorize(from: decoder))
-        case "LOCATION_AUTHORIZATION": body = .requestAuthorization(try AuthorizationRequest(from: decoder))
-        case "LOCATION_UPDATES": body = .locationUpdates(try LocationSubscription(from: decoder))
-        case "LOCATION_READY": body = .locationReady
-        case "LOCATION_ACK": body = .locationAck(try LocationAck(from: decoder))
-        case "REGION_START": body = .startMonitoring(try RegionRequest(from: decoder))
-        case "REGION_STOP": body = .stopMonitoring(try RegionReference(from: decoder))
-        case "REGION_STATE": body = .requestState(try RegionReference(from: decoder))
-        case "REGIONS": body = .regions(try RegionQuery(from: decoder))
-        case "AUDIO_SESSION": body = .audioSession(try AudioSessionRequest(from: decoder))
-        case "AUDIO_STREAM_OPEN": body = .openAudioStream(try AudioStreamRequest(from: decoder))
-        case "AUDIO_STREAM_CONTROL": body = .audioStreamControl(try AudioStreamControl(from: decoder))
-        case "NOW_PLAYING": body = .nowPlaying(try NowPlayingInfo(from: decoder))
-        case "REMOTE_COMMAND": body = .remoteCommand(try RemoteCommandRequest(from: decoder))
-        case "AUDIO": body = .audio(try AudioQuery(from: decoder))
-        default:
+        guard let messageClass = Self.classes.named(className) else {
             throw ProtocolError(
                 .unknownClass,
                 "unknown class '\(className)' (known: \(Self.classNames.joined(separator: ", ")))"
             )
         }
+        body = try messageClass.decode(decoder)
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var header = encoder.container(keyedBy: HeaderKeys.self)
-        try header.encode(className, forKey: .class)
-        try header.encodeIfPresent(id, forKey: .id)
-        switch body {
-        case .hello(let hello): try hello.encode(to: encoder)
-        case .open(let app), .quit(let app): try app.encode(to: encoder)
-        case .checkIn(let checkIn): try checkIn.encode(to: encoder)
-        case .beginTask(let task): try task.encode(to: encoder)
-        case .endTask(let task): try task.encode(to: encoder)
-        case .wake(let wake): try wake.encode(to: encoder)
-        case .memoryPressure(let pressure): try pressure.encode(to: encoder)
-        case .authorize(let payload): try payload.encode(to: encoder)
-        case .requestAuthorization(let payload): try payload.encode(to: encoder)
-        case .locationUpdates(let payload): try payload.encode(to: encoder)
-        case .locationAck(let payload): try payload.encode(to: encoder)
-        case .startMonitoring(let payload): try payload.encode(to: encoder)
-        case .stopMonitoring(let payload), .requestState(let payload): try payload.encode(to: encoder)
-        case .regions(let payload): try payload.encode(to: encoder)
-        case .audioSession(let payload): try payload.encode(to: encoder)
-        case .openAudioStream(let payload): try payload.encode(to: encoder)
-        case .audioStreamControl(let payload): try payload.encode(to: encoder)
-        case .nowPlaying(let payload): try payload.encode(to: encoder)
-        case .remoteCommand(let payload): try payload.encode(to: encoder)
-        case .audio(let payload): try payload.encode(to: encoder)
-        case .status, .bundles, .reload, .home, .lock, .unlock, .ps, .locationReady: break
-        }
+        try Self.classes.encode(body, id: id, to: encoder)
     }
 }

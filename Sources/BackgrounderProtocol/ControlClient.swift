@@ -72,20 +72,11 @@ public final class ControlClient {
     /// - Parameter data: The bytes.
     /// - Throws: ``ControlClientError`` when the write fails.
     public func writeAll(_ data: Data) throws(ControlClientError) {
-        var failure: ControlClientError?
-        data.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = write(descriptor, raw.baseAddress! + offset, raw.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = .system("write", errno)
-                    return
-                }
-                offset += written
-            }
+        do {
+            try BackgrounderProtocol.writeAll(descriptor, data)
+        } catch {
+            throw .system("write", error.code)
         }
-        if let failure { throw failure }
     }
 
     /// Reads the next message from the daemon.
@@ -107,10 +98,9 @@ public final class ControlClient {
                     throw .unreadableReply(error.message)
                 }
             }
-            let count = read(descriptor, &chunk, chunk.count)
+            let count = retryingInterrupted { read(descriptor, &chunk, chunk.count) }
             if count == 0 { throw .closedByDaemon }
             if count < 0 {
-                if errno == EINTR { continue }
                 if errno == EAGAIN || errno == EWOULDBLOCK { throw .timedOut }
                 throw .system("read", errno)
             }

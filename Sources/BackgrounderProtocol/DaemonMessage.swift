@@ -48,6 +48,18 @@ public struct DaemonMessage: Sendable, Hashable {
         case remoteCommand(RemoteCommandRequest)
         /// `AUDIO_STATUS`: the reply to `AUDIO`.
         case audioStatus(AudioStatus)
+        /// `PERMISSIONS`: the reply to `PERMISSIONS`.
+        case permissions(PermissionList)
+        /// `TASK_REQUESTS`: the reply to `PENDING_TASKS`.
+        case taskRequests(TaskRequestList)
+        /// `PUSH_TOKEN`: the reply to `REGISTER_PUSH`.
+        case pushToken(PushToken)
+        /// `PUSHED`: the reply to `PUSH`.
+        case pushed(PushResult)
+        /// `SCHEDULE`: the reply to `TASKS`.
+        case schedule(ScheduleList)
+        /// `BACKGROUND_TIME`: an app's background time changed.
+        case backgroundTime(BackgroundTimeNotice)
     }
 
     /// The identifier of the request this answers.
@@ -63,30 +75,7 @@ public struct DaemonMessage: Sendable, Hashable {
 
     /// The wire name of this message's class.
     public var className: String {
-        switch body {
-        case .version: "VERSION"
-        case .hello: "HELLO"
-        case .status: "STATUS"
-        case .bundles: "BUNDLES"
-        case .reload: "RELOAD"
-        case .error: "ERROR"
-        case .done: "OK"
-        case .apps: "APPS"
-        case .checkedIn: "CHECKIN"
-        case .task: "TASK"
-        case .lifecycle: "LIFECYCLE"
-        case .expire: "EXPIRE"
-        case .event: "EVENT"
-        case .authorization: "AUTHORIZATION"
-        case .locations: "LOCATIONS"
-        case .regionState: "REGION_STATE"
-        case .regions: "REGIONS"
-        case .locationStatus: "LOCATION_STATUS"
-        case .audioStream: "AUDIO_STREAM"
-        case .audioInterruption: "AUDIO_INTERRUPTION"
-        case .remoteCommand: "REMOTE_COMMAND"
-        case .audioStatus: "AUDIO_STATUS"
-        }
+        Self.classes.parts(of: body)?.name ?? "UNLISTED(\(body))"
     }
 }
 

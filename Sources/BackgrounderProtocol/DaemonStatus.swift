@@ -30,6 +30,11 @@ public struct DaemonStatus: Sendable, Hashable, Codable {
     public var suspension: String?
     /// The policy in force: `standard` or a plug-in's bundle identifier.
     public var policy: String?
+    /// Whether the state database takes writes, and its last failure (a full disk).
+    public var storage: StorageStatus?
+    /// The app sandbox in force: `landlock v7, uid per app 2000000000-2000065535, no_new_privs`,
+    /// what is missing and why, or `off (--sandbox off)`.
+    public var sandbox: String?
 
     /// Creates a status.
     public init(
@@ -46,8 +51,12 @@ public struct DaemonStatus: Sendable, Hashable, Codable {
         lastFixAgeSeconds: Double? = nil,
         clients: Int,
         suspension: String? = nil,
-        policy: String? = nil
+        policy: String? = nil,
+        storage: StorageStatus? = nil,
+        sandbox: String? = nil
     ) {
+        self.storage = storage
+        self.sandbox = sandbox
         self.policy = policy
         self.suspension = suspension
         self.version = version

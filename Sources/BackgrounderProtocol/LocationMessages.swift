@@ -1,19 +1,48 @@
 public import BackgrounderCore
 
 /// `AUTHORIZE`: a person grants or refuses a permission (`bgctl authorize ID SERVICE LEVEL`).
-public struct Authorize: Sendable, Hashable, Codable {
+///
+/// On the wire: `bundle`, `service` (`location` or `microphone`) and `level`, spelled as a
+/// person types them; an unknown service or level is refused naming the field.
+public struct Authorize: Sendable, Hashable {
     /// The app's `CFBundleIdentifier`.
     public var bundle: String
-    /// `location` or `microphone`.
-    public var service: String
-    /// For location: `always`, `when-in-use` or `never`; for the microphone: `granted` or `denied`.
-    public var level: String
+    /// What the person decided, and about which service.
+    public var grant: AuthorizationGrant
+
+    /// The service the grant is about.
+    public var service: AuthorizationService { grant.service }
 
     /// Creates a grant.
-    public init(bundle: String, service: String, level: String) {
+    public init(bundle: String, grant: AuthorizationGrant) {
         self.bundle = bundle
-        self.service = service
-        self.level = level
+        self.grant = grant
+    }
+}
+
+extension Authorize: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case bundle, service, level
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        bundle = try container.decode(String.self, forKey: .bundle)
+        let service = try container.decode(String.self, forKey: .service)
+        let level = try container.decode(String.self, forKey: .level)
+        do {
+            grant = try AuthorizationGrant(service: service, level: level)
+        } catch {
+            throw DecodingError.dataCorruptedError(
+                forKey: error.field == .service ? .service : .level, in: container, debugDescription: error.description)
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(bundle, forKey: .bundle)
+        try container.encode(grant.service, forKey: .service)
+        try container.encode(grant.level, forKey: .level)
     }
 }
 
@@ -171,8 +200,8 @@ public struct LocationAck: Sendable, Hashable, Codable {
     }
 }
 
-/// `LOCATION_STATUS`: sent to apps that use location, unasked, when gpsd comes or goes or
-/// the authorization changes.
+/// `LOCATION_STATUS`: sent to apps that use location, unasked, when gpsd comes or goes, the
+/// authorization changes, or events for the app could not be stored.
 public struct LocationServiceStatus: Sendable, Hashable, Codable {
     /// Whether gpsd is connected.
     public var available: Bool
@@ -180,11 +209,17 @@ public struct LocationServiceStatus: Sendable, Hashable, Codable {
     public var detail: String?
     /// The app's authorization.
     public var authorization: LocationAuthorization
+    /// Set when events for the app were lost because the daemon could not store them (a full
+    /// disk): how many and why. Its track has a gap there.
+    public var storageError: String?
 
     /// Creates a status.
-    public init(available: Bool, detail: String? = nil, authorization: LocationAuthorization) {
+    public init(
+        available: Bool, detail: String? = nil, authorization: LocationAuthorization, storageError: String? = nil
+    ) {
         self.available = available
         self.detail = detail
         self.authorization = authorization
+        self.storageError = storageError
     }
 }

@@ -61,8 +61,28 @@ struct Backgrounderd: AsyncParsableCommand {
         help: ArgumentHelp("Seconds in which five crashes throttle an app's launches.", valueName: "SECONDS"))
     var crashLoopWindow: Double = 10
 
+    @Option(
+        name: .customLong("check-in-deadline"),
+        help: ArgumentHelp(
+            "Seconds an app launched into the background may run without checking in before it is suspended.",
+            valueName: "SECONDS"))
+    var checkInDeadline: Double = 10
+
+    @Option(
+        name: .customLong("app-log-limit"),
+        help: ArgumentHelp(
+            "Bytes of output kept per app log before it is rotated to ID.log.1 (suffix K, M or G: 1024s).",
+            valueName: "SIZE"))
+    var appLogLimit: String = "16M"
+
     @Option(help: "How apps are suspended: auto (cgroup v2 freezer when writable, else signals), cgroup, or signals.")
     var suspension: DaemonConfiguration.SuspensionChoice = .auto
+
+    @Option(
+        help:
+            "How apps are sandboxed: auto (the strongest this system offers: Landlock, a uid per app under root, no_new_privs) or off (for comparison and debugging)."
+    )
+    var sandbox: DaemonConfiguration.SandboxChoice = .auto
 
     @Option(help: ArgumentHelp("A policy plug-in bundle's identifier (default: the standard policy).", valueName: "ID"))
     var policy: String?
@@ -73,6 +93,16 @@ struct Backgrounderd: AsyncParsableCommand {
     )
     var ignoreMemoryPressure = false
 
+    @Option(
+        name: .customLong("scheduling"),
+        help: ArgumentHelp(
+            "Scheduling numbers of the standard policy, KEY=SECONDS (or a count) separated by commas, for example fetchWindow=30,pushBurst=3 (keys: \(SchedulingOverrides.keys.joined(separator: ", "))).",
+            valueName: "KEY=VALUE,..."))
+    var scheduling: [String] = []
+
+    @Option(name: .customLong("boot-id-file"), help: .hidden)
+    var bootIDFile = "/proc/sys/kernel/random/boot_id"
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: Logger.Level = .info
 
@@ -80,10 +110,28 @@ struct Backgrounderd: AsyncParsableCommand {
         for (flag, value) in [
             ("--task-budget", taskBudget), ("--expiration-warning", expirationWarning),
             ("--suspend-grace", suspendGrace), ("--crash-loop-window", crashLoopWindow),
+            ("--check-in-deadline", checkInDeadline),
         ]
         where !(value.isFinite && value >= 0) {
             throw ValidationError("\(flag) must be a number of seconds, 0 or more")
         }
+        _ = try SchedulingOverrides.apply(scheduling, to: SchedulingPolicy())
+        guard Self.bytes(appLogLimit) != nil else {
+            throw ValidationError("--app-log-limit must be a size in bytes of 4K or more, such as 65536, 512K or 16M")
+        }
+    }
+
+    /// A size such as `65536`, `512K`, `16M` or `1G`, in bytes; `nil` unless at least 4 KiB.
+    static func bytes(_ text: String) -> Int? {
+        let units: [Character: Int] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
+        var digits = Substring(text.uppercased())
+        var unit = 1
+        if let last = digits.last, let multiplier = units[last] {
+            unit = multiplier
+            digits = digits.dropLast()
+        }
+        guard let value = Int(digits), value > 0, value <= Int.max / unit, value * unit >= 4096 else { return nil }
+        return value * unit
     }
 
     func run() async throws {
@@ -91,14 +139,15 @@ struct Backgrounderd: AsyncParsableCommand {
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
-            return handler
+            // Apps control some of what is logged; no control sequence reaches the log.
+            return EscapingLogHandler(handler)
         }
         var logger = Logger(label: "backgrounderd")
         logger[metadataKey: "pid"] = "\(getpid())"
         // Absolute paths: apps are started in their bundle directory, and logs should say
         // exactly which file is meant.
         func absolute(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.path }
-        let configuration = DaemonConfiguration(
+        var configuration = DaemonConfiguration(
             bundleDirectories: (bundleDirectories.isEmpty ? [DefaultPaths.bundlesDirectory] : bundleDirectories).map(
                 absolute),
             socketPath: absolute(socket ?? DefaultPaths.socket),
@@ -113,8 +162,14 @@ struct Backgrounderd: AsyncParsableCommand {
             ),
             suspension: suspension,
             policyBundle: policy,
-            watchesMemoryPressure: !ignoreMemoryPressure
+            watchesMemoryPressure: !ignoreMemoryPressure,
+            limits: AppLimits(
+                checkInDeadline: .seconds(checkInDeadline),
+                appLogBytes: Self.bytes(appLogLimit) ?? AppLimits.defaultAppLogBytes),
+            sandbox: sandbox
         )
+        configuration.scheduling = try SchedulingOverrides.apply(scheduling, to: SchedulingPolicy())
+        configuration.bootIDPath = bootIDFile
         do {
             try await Daemon(configuration: configuration, logger: logger).run()
         } catch let error as DaemonError {
@@ -127,3 +182,5 @@ struct Backgrounderd: AsyncParsableCommand {
 extension Logger.Level: @retroactive ExpressibleByArgument {}
 
 extension DaemonConfiguration.SuspensionChoice: ExpressibleByArgument {}
+
+extension DaemonConfiguration.SandboxChoice: ExpressibleByArgument {}

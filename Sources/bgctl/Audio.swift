@@ -49,8 +49,8 @@ struct Audio: ParsableCommand {
             ]
         ]
         for stream in status.streams {
-            let state =
-                stream.corkedBy.isEmpty ? stream.state : "\(stream.state) (\(stream.corkedBy.joined(separator: ",")))"
+            let corkedBy = stream.corkedBy.map(\.rawValue).joined(separator: ",")
+            let state = stream.corkedBy.isEmpty ? stream.state : "\(stream.state) (\(corkedBy))"
             let attributes = stream.attributes.map { "\($0.tlength)/\($0.prebuf)/\($0.minreq)/\($0.fragsize)" }
             rows.append([
                 String(stream.stream), stream.bundle, stream.direction.rawValue, stream.format.description, state,

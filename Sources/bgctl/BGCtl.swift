@@ -9,8 +9,10 @@ struct BGCtl: ParsableCommand {
         abstract: "Control backgrounderd: apps, their life cycle, bundles and status.",
         version: BackgrounderVersion.release,
         subcommands: [
-            Status.self, PS.self, Open.self, Home.self, Lock.self, Unlock.self, Quit.self, Push.self, Simulate.self,
-            Authorize.self, Regions.self, Audio.self, Bundles.self, Reload.self, Validate.self,
+            Status.self, PS.self, Open.self, Home.self, Lock.self, Unlock.self, Quit.self, Push.self, Tasks.self,
+            Simulate.self,
+            Authorize.self, Permissions.self, Regions.self, Audio.self, Logs.self, Bundles.self, Reload.self,
+            Validate.self,
         ]
     )
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BackgrounderCore
 import BackgrounderProtocol
 import Foundation
 
@@ -48,13 +49,15 @@ struct CommonOptions: ParsableArguments {
     }
 }
 
-/// Writes a line to standard error.
+/// Writes a line to standard error, escaped: the daemon's errors quote what apps sent.
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data((message + "\n").utf8))
+    FileHandle.standardError.write(Data((message.escapedForTerminal + "\n").utf8))
 }
 
-/// Pads columns so a table lines up in a terminal.
+/// Pads columns so a table lines up in a terminal. Every cell is escaped first: cells hold
+/// text apps control (task names, titles, identifiers), which must not steer the terminal.
 func table(_ rows: [[String]]) -> String {
+    let rows = rows.map { $0.map(\.escapedForTerminal) }
     guard let width = rows.map(\.count).max() else { return "" }
     var widths = [Int](repeating: 0, count: width)
     for row in rows {

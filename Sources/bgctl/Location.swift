@@ -23,10 +23,15 @@ struct Authorize: ParsableCommand {
     var level: String?
 
     func run() throws {
-        let reply = try options.request(
-            .authorize(BackgrounderProtocol.Authorize(bundle: id, service: service, level: level ?? "")))
+        let grant: AuthorizationGrant
+        do {
+            grant = try AuthorizationGrant(service: service, level: level ?? "")
+        } catch {
+            throw ValidationError(error.description)
+        }
+        let reply = try options.request(.authorize(BackgrounderProtocol.Authorize(bundle: id, grant: grant)))
         guard case .done(let done) = reply else { throw ValidationError("unexpected reply") }
-        if options.json { try options.printJSON(done) } else { print(done.detail) }
+        if options.json { try options.printJSON(done) } else { print(done.detail.escapedForTerminal) }
     }
 }
 
@@ -51,7 +56,10 @@ struct Regions: ParsableCommand {
         for entry in list.regions {
             let region = entry.region
             let center = String(format: "%.6f, %.6f", region.center.latitude, region.center.longitude)
-            print("\(region.identifier)\t\(center)\tr=\(Int(region.radius)) m\t\(entry.state.rawValue)")
+            // The identifier is the app's own text: escaped, it cannot steer the terminal.
+            print(
+                "\(region.identifier.escapedForTerminal)\t\(center)\tr=\(Int(region.radius)) m\t\(entry.state.rawValue)"
+            )
         }
     }
 }

@@ -42,8 +42,21 @@ struct Status: ParsableCommand {
                 ["clients", "\(status.clients)"],
                 ["suspension", status.suspension ?? "-"],
                 ["policy", status.policy ?? "-"],
+                ["storage", status.storage.map(describe) ?? "-"],
+                ["sandbox", status.sandbox ?? "-"],
             ])
         )
+    }
+
+    /// `ok`, or the failure and when; a past failure stays visible after writes work again.
+    private func describe(_ storage: StorageStatus) -> String {
+        var text = storage.state == .ok ? "ok" : "failing"
+        if let error = storage.lastError {
+            let when = storage.lastErrorAt.map { Date(timeIntervalSince1970: $0).formatted(.iso8601) } ?? "?"
+            text += storage.state == .ok ? "  (last failure \(when): \(error))" : ": \(error) (at \(when))"
+        }
+        if storage.unstoredEvents > 0 { text += "; \(storage.unstoredEvents) location events not stored" }
+        return text
     }
 
     private func formatUptime(_ seconds: Double) -> String {

@@ -8,7 +8,7 @@ private func report(_ body: DaemonMessage.Body, options: CommonOptions) throws {
     if options.json {
         try options.printJSON(done)
     } else {
-        print(done.detail)
+        print(done.detail.escapedForTerminal)
     }
 }
 
@@ -88,23 +88,20 @@ struct PS: ParsableCommand {
     }
 }
 
-struct Push: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        abstract: "Deliver a push to an app (remote-notification mode): relaunched, woken or told, as iOS would."
-    )
-    @OptionGroup var options: CommonOptions
-    @Argument(help: "The app's bundle identifier.") var id: String
-
-    func run() throws { try report(options.request(.wake(WakeRequest(bundle: id, reason: .push))), options: options) }
-}
-
 struct Simulate: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Simulate an event: fetch, location, region, download or audio for an app, or memory-pressure."
+        abstract:
+            "Simulate an event: fetch, location, region, download or audio for an app, memory-pressure, or launch (task) or expire (expire) a task.",
+        discussion: """
+            bgctl simulate task ID IDENTIFIER launches a pending task request now, whatever it waits for; \
+            bgctl simulate expire ID IDENTIFIER expires a running one (Xcode's \
+            _simulateLaunchForTaskWithIdentifier and _simulateExpirationForTaskWithIdentifier).
+            """
     )
     @OptionGroup var options: CommonOptions
-    @Argument(help: "fetch, location, region, download, audio, or memory-pressure.") var event: String
+    @Argument(help: "fetch, location, region, download, audio, memory-pressure, task or expire.") var event: String
     @Argument(help: "The app's bundle identifier (not for memory-pressure).") var id: String?
+    @Argument(help: "With task or expire: the task identifier.") var task: String?
     @Flag(help: "With memory-pressure: critical, so running apps may be ended too, the foreground app last.")
     var critical = false
 
@@ -114,10 +111,18 @@ struct Simulate: ParsableCommand {
             return
         }
         guard let id else { throw ValidationError("name the app: bgctl simulate \(event) ID") }
+        if event == "task" || event == "expire" {
+            guard let task else { throw ValidationError("name the task: bgctl simulate \(event) ID IDENTIFIER") }
+            let request = TaskDebugRequest(bundle: id, identifier: task)
+            try report(
+                options.request(event == "task" ? .simulateTask(request) : .expireTask(request)), options: options)
+            return
+        }
         let events: [LaunchReason] = [.fetch, .location, .region, .download, .audio]
         guard let reason = LaunchReason(rawValue: event), events.contains(reason) else {
             throw ValidationError(
-                "'\(event)' is not one of: \(events.map(\.rawValue).joined(separator: ", ")), memory-pressure")
+                "'\(event)' is not one of: \(events.map(\.rawValue).joined(separator: ", ")), memory-pressure, task, expire"
+            )
         }
         try report(options.request(.wake(WakeRequest(bundle: id, reason: reason))), options: options)
     }

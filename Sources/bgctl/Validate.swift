@@ -41,7 +41,8 @@ struct Validate: ParsableCommand {
                     print("ok \(entry.id ?? entry.path)")
                     for warning in entry.warnings { printError("warning \(warning)") }
                 case .refused:
-                    print("refused \(entry.path): \(entry.key ?? "-"): \(entry.reason ?? "")")
+                    // The reason may quote the bundle's own text.
+                    print("refused \(entry.path): \(entry.key ?? "-"): \(entry.reason ?? "")".escapedForTerminal)
                 }
             }
         }

@@ -18,8 +18,11 @@ struct LifecycleKnownIssueTests {
     }
 
     @Test func anExitsOnSuspendAppToldWillTerminateIsNotMadeActive() {
-        var app = Fixture.background(at: .zero, manifest: Fixture.exitsOnSuspendManifest)
-        #expect(app.evaluate(now: .seconds(5)) == [.deliver(.willTerminate), .terminate(.exitsOnSuspend)])
+        var app = Fixture.active(at: .zero, manifest: Fixture.exitsOnSuspendManifest)
+        #expect(
+            app.moveToBackground(now: .seconds(5)) == [
+                .deliver(.willResignActive), .deliver(.willTerminate), .terminate(.exitsOnSuspend),
+            ])
 
         let actions = app.moveToForeground(now: .seconds(6))
 
@@ -30,7 +33,7 @@ struct LifecycleKnownIssueTests {
     @Test func aSuspendedAppNeverHoldsAnAssertion() {
         var app = Fixture.suspended()
 
-        let actions = app.setAssertion("audio", held: true, now: .seconds(10))
+        let actions = app.setAssertion(.audio, held: true, now: .seconds(10))
 
         #expect(app.state != .suspended || app.assertions.isEmpty)
         #expect(actions == [])
@@ -41,7 +44,7 @@ struct LifecycleKnownIssueTests {
         // `backgroundTimeRemaining == .greatestFiniteMagnitude`; its tasks neither expire nor
         // get it killed while the mode is in use.
         var app = Fixture.active(at: .zero)
-        _ = app.setAssertion("audio", held: true, now: .zero)
+        _ = app.setAssertion(.audio, held: true, now: .zero)
         _ = try app.beginGrantedTask(named: "upload", now: .zero)
         _ = app.moveToBackground(now: .zero)
 
@@ -55,7 +58,7 @@ struct LifecycleKnownIssueTests {
 
     @Test func playingAudioLeavesTimeForNewTasks() {
         var app = Fixture.background(at: .zero)
-        _ = app.setAssertion("audio", held: true, now: .seconds(1))
+        _ = app.setAssertion(.audio, held: true, now: .seconds(1))
 
         let id = app.beginTask(named: "upload", now: .seconds(40))
 

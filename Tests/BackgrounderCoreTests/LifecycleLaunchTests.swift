@@ -147,7 +147,7 @@ struct LifecycleLaunchTests {
 
     @Test func relaunchingStartsAfresh() {
         var app = Fixture.background(at: .zero, tasks: ["upload"])
-        _ = app.setAssertion("audio", held: true, now: .seconds(1))
+        _ = app.setAssertion(.audio, held: true, now: .seconds(1))
 
         app.launched(foreground: true, now: .seconds(2))
 
@@ -164,7 +164,7 @@ struct LifecycleLaunchTests {
     func exitedResets(from state: ApplicationState) {
         var app = Fixture.app(in: state)
         _ = app.beginTask(named: "upload", now: .zero)
-        _ = app.setAssertion("audio", held: true, now: .zero)
+        _ = app.setAssertion(.audio, held: true, now: .zero)
 
         app.exited()
 

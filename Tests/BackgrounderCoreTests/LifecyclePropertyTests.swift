@@ -37,6 +37,9 @@ struct LifecycleWalk {
     let scenario: LifecycleScenario
     /// Whether expiration handlers were called in the current stay in the background.
     var expiredThisStay: Set<BackgroundTaskID> = []
+    /// The next event window's identifier, and the longest window opened so far.
+    var nextWindow: EventWindowID = 1
+    var longestWindow: Duration = .zero
     /// Every action the walk has seen, with task identifiers left out.
     var seenActions: Set<AppLifecycle.Action> = []
 
@@ -67,8 +70,10 @@ struct LifecycleWalk {
         case 75..<78: apply { $0.wake(now: $1) }
         case 78..<84: holdAssertion()
         case 84..<92: releaseAssertion()
-        case 92..<95: apply { app, _ in app.terminate(.forceQuit) }
-        case 95..<97: apply { app, _ in app.terminate(.memoryPressure) }
+        case 92..<94: apply { app, _ in app.terminate(.forceQuit) }
+        case 94..<95: apply { app, _ in app.terminate(.memoryPressure) }
+        case 95..<97: openWindow()
+        case 97..<98: closeWindow()
         default:
             let previous = app.state
             app.exited()
@@ -101,7 +106,9 @@ struct LifecycleWalk {
 
     private mutating func begin() {
         let before = app.tasks
-        let canRunCode = app.state != .suspended && app.state != .notRunning
+        // A refused name or count is not a matter of time.
+        let canRunCode =
+            app.state != .suspended && app.state != .notRunning && app.taskRefusal(named: "task") == nil
         let remaining = app.backgroundTimeRemaining(now: now)
         let id = app.beginTask(named: "task", now: now)
         if let id {
@@ -130,15 +137,48 @@ struct LifecycleWalk {
         fireDueTimers()
     }
 
+    /// Opens an event window (a wake for fetch or push) on an app that may not run code.
+    private mutating func openWindow() {
+        if app.state == .suspended { apply { $0.wake(now: $1) } }
+        let id = nextWindow
+        nextWindow += 1
+        let length = Duration.seconds(Int.random(in: 1...40, using: &random))
+        // Only background time is measured: not an app in front, nor one being ended.
+        let inBackground =
+            (app.state == .background || app.state == .inactive && !app.wantsForeground) && app.terminating == nil
+        #expect(app.openWindow(id, kind: .fetch, length: length, now: now) == inBackground)
+        if inBackground { longestWindow = max(longestWindow, length) }
+        fireDueTimers()
+    }
+
+    /// Completes or cuts an open window, or completes one that is not open.
+    private mutating func closeWindow() {
+        let open = app.windows.keys.sorted()
+        let previous = app.state
+        guard let id = open.randomElement(using: &random), Int.random(in: 0..<5, using: &random) != 0 else {
+            #expect(app.completeWindow(nextWindow + 1, now: now) == nil, "a window not open cannot complete")
+            return
+        }
+        if Bool.random(using: &random) {
+            let actions = app.completeWindow(id, now: now)
+            #expect(actions != nil)
+            #expect(app.windows[id] == nil)
+            check(after: actions ?? [], previous: previous)
+        } else {
+            check(after: app.cutWindow(id, now: now), previous: previous)
+        }
+        fireDueTimers()
+    }
+
     private mutating func holdAssertion() {
         // Asked of an app in any state: the life cycle must refuse one that runs no code.
-        let name = ["audio", "location"][Int.random(in: 0..<2, using: &random)]
-        apply { $0.setAssertion(name, held: true, now: $1) }
+        let assertion = [BackgroundAssertion.audio, .location][Int.random(in: 0..<2, using: &random)]
+        apply { $0.setAssertion(assertion, held: true, now: $1) }
     }
 
     private mutating func releaseAssertion() {
-        let name = ["audio", "location"][Int.random(in: 0..<2, using: &random)]
-        apply { $0.setAssertion(name, held: false, now: $1) }
+        let assertion = [BackgroundAssertion.audio, .location][Int.random(in: 0..<2, using: &random)]
+        apply { $0.setAssertion(assertion, held: false, now: $1) }
     }
 
     private mutating func apply(_ operation: (inout AppLifecycle, Duration) -> [AppLifecycle.Action]) {
@@ -199,8 +239,15 @@ struct LifecycleWalk {
             #expect(app.tasks.isEmpty, "a suspended app has no open tasks")
             #expect(app.assertions.isEmpty, "a suspended app holds no assertion")
         }
-        if app.state != .background {
-            #expect(app.nextDeadline == nil, "only a background app has a deadline, not one \(app.state)")
+        let backgroundLaunch = app.state == .inactive && !app.wantsForeground
+        if app.state != .background && !backgroundLaunch || app.terminating != nil {
+            #expect(app.windows.isEmpty, "only time in the background is measured by a window")
+        }
+        if app.state != .background && app.windows.isEmpty {
+            // Or a background launch waiting to check in, whose deadline is the check-in's.
+            #expect(
+                app.nextDeadline == nil || app.nextDeadline == app.checkInDue,
+                "only a background app has a deadline, not one \(app.state)")
         }
         if app.terminating != nil {
             #expect(app.nextDeadline == nil)
@@ -211,7 +258,7 @@ struct LifecycleWalk {
         case .background, .suspended:
             let remaining = app.backgroundTimeRemaining(now: now)
             if app.assertions.isEmpty {
-                #expect(remaining.map { $0 >= .zero && $0 <= budget } ?? false)
+                #expect(remaining.map { $0 >= .zero && $0 <= max(budget, longestWindow) } ?? false)
             } else {
                 #expect(remaining == nil, "an assertion means unlimited background time")
             }
@@ -226,6 +273,10 @@ struct LifecycleWalk {
         for (index, action) in actions.enumerated() {
             if case .expireTasks = action {
                 seenActions.insert(.expireTasks([]))
+            } else if case .expireWindows = action {
+                seenActions.insert(.expireWindows([]))
+            } else if case .windowsClosed = action {
+                seenActions.insert(.windowsClosed([]))
             } else {
                 seenActions.insert(action)
             }
@@ -246,6 +297,18 @@ struct LifecycleWalk {
                 #expect(ids == ids.sorted())
                 #expect(!ids.isEmpty)
                 #expect(Set(ids).isSubset(of: Set(app.tasks.keys)))
+            case .expireWindows(let ids):
+                #expect(!ids.isEmpty && ids == ids.sorted())
+                // With no warning, a window hears its expiration as it closes.
+                let closedNow: [EventWindowID] = actions.flatMap { action -> [EventWindowID] in
+                    if case .windowsClosed(let closed) = action { closed } else { [] }
+                }
+                #expect(
+                    Set(ids).isSubset(of: Set(app.windows.keys).union(closedNow)),
+                    "only an open window hears its expiration")
+            case .windowsClosed(let ids):
+                #expect(!ids.isEmpty && ids == ids.sorted())
+                #expect(Set(ids).isDisjoint(with: Set(app.windows.keys)), "a closed window is gone")
             case .deliver(let event):
                 #expect(previous != .suspended || actions.first == .resume, "a frozen app hears nothing")
                 if event == .didBecomeActive { #expect(app.state == .active) }
@@ -300,9 +363,10 @@ struct LifecyclePropertyTests {
 
         var expected: Set<AppLifecycle.Action> = [
             .terminate(.backgroundTaskOverran), .terminate(.forceQuit), .terminate(.memoryPressure),
+            .windowsClosed([]),
         ]
         if scenario.policy.expirationWarning(for: scenario.manifest) > .zero {
-            expected.insert(.expireTasks([]))
+            expected.formUnion([.expireTasks([]), .expireWindows([])])
         }
         expected.formUnion(LifecycleEvent.allCases.map { .deliver($0) })
         if scenario.manifest.exitsOnSuspend {

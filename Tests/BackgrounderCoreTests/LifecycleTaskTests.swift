@@ -155,7 +155,11 @@ struct LifecycleTaskTests {
     }
 
     @Test func endingTheLastTaskOfAnExitsOnSuspendAppEndsItAfterTheGrace() {
-        var app = Fixture.background(at: .zero, tasks: ["upload"], manifest: Fixture.exitsOnSuspendManifest)
+        // Launched into the background for an event: the one way such an app runs there.
+        var app = AppLifecycle(manifest: Fixture.exitsOnSuspendManifest, policy: Fixture.policy)
+        app.launched(foreground: false, now: .zero)
+        _ = app.checkedIn(now: .zero)
+        #expect(app.beginTask(named: "upload", now: .zero) == 1)
         #expect(app.evaluate(now: .seconds(5)) == [])
 
         _ = app.endTask(1, now: .seconds(10))
@@ -189,7 +193,7 @@ struct LifecycleTaskTests {
         #expect(app.evaluate(now: .seconds(400)) == [])
         #expect(app.beginTask(named: "again", now: .seconds(32)) == nil)
         #expect(app.moveToBackground(now: .seconds(33)) == [])
-        #expect(app.setAssertion("audio", held: false, now: .seconds(33)) == [])
+        #expect(app.setAssertion(.audio, held: false, now: .seconds(33)) == [])
         #expect(app.terminate(.forceQuit) == [])
         #expect(app.terminating == .backgroundTaskOverran)
         #expect(app.nextDeadline == nil)

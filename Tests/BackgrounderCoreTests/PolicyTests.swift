@@ -122,18 +122,17 @@ struct PolicyTests {
         #expect(app.state == .suspended)
     }
 
-    @Test func aZeroGraceEndsAnExitsOnSuspendAppOnEnteringTheBackground() {
-        let policy = StandardPolicy(suspendGrace: .zero)
-        var app = Fixture.active(at: .zero, manifest: Fixture.exitsOnSuspendManifest, policy: policy)
+    @Test func anExitsOnSuspendAppGoesFromHomeStraightToWillTerminateWhateverTheGrace() {
+        for grace in [Duration.zero, .seconds(5)] {
+            let policy = StandardPolicy(suspendGrace: grace)
+            var app = Fixture.active(at: .zero, manifest: Fixture.exitsOnSuspendManifest, policy: policy)
 
-        let actions = app.moveToBackground(now: .seconds(3))
+            let actions = app.moveToBackground(now: .seconds(3))
 
-        #expect(
-            actions == [
-                .deliver(.willResignActive), .deliver(.didEnterBackground), .deliver(.willTerminate),
-                .terminate(.exitsOnSuspend),
-            ]
-        )
+            // No didEnterBackground: there is no background phase to begin tasks in.
+            #expect(actions == [.deliver(.willResignActive), .deliver(.willTerminate), .terminate(.exitsOnSuspend)])
+            #expect(app.beginTask(named: "late", now: .seconds(3)) == nil)
+        }
     }
 
     // MARK: A plug-in policy

@@ -50,6 +50,20 @@ struct AudioMessageTests {
         #expect(ClientMessage.classNames.contains("AUDIO_STREAM_CONTROL"))
     }
 
+    @Test("cork reasons keep the spelling bgctl audio and scripts read")
+    func corkReasonSpelling() throws {
+        let stream = AudioStreamInfo(
+            stream: 1, bundle: "a.b", direction: .playback, format: .cd, state: "corked",
+            corkedBy: [.background, .interrupted, .server], underruns: 0, overruns: 0, ringSeconds: 0,
+            serverLatency: nil, volume: 1, bytes: 0, attributes: nil)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let text = String(decoding: try encoder.encode(stream), as: UTF8.self)
+        #expect(text.contains(#""corkedBy":["background","interrupted","server"]"#), "\(text)")
+        #expect(try JSONDecoder().decode(AudioStreamInfo.self, from: Data(text.utf8)) == stream)
+        #expect(AudioCorkReason.allCases.map(\.rawValue) == ["app", "interrupted", "background", "server"])
+    }
+
     @Test("a bad category, direction or action is refused naming it, not guessed")
     func badValues() {
         let lines = [

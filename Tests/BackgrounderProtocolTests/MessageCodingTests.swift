@@ -17,6 +17,8 @@ struct MessageCodingTests {
             ClientMessage(id: .string("a"), .status),
             ClientMessage(.bundles),
             ClientMessage(id: .number(9), .reload),
+            ClientMessage(id: .number(10), .permissions(PermissionsQuery(bundle: "org.example.a"))),
+            ClientMessage(.permissions(PermissionsQuery())),
         ]
         for request in requests {
             let data = try codec.encode(request)
@@ -43,7 +45,9 @@ struct MessageCodingTests {
                 fixMode: .threeDimensional
             ),
             lastFixAgeSeconds: 0.4,
-            clients: 3
+            clients: 3,
+            storage: StorageStatus(
+                state: .failing, lastError: "SQLite error 13 (disk full)", lastErrorAt: 1_744_286_400)
         )
         let replies: [DaemonMessage] = [
             DaemonMessage(.version(.current)),
@@ -52,6 +56,15 @@ struct MessageCodingTests {
             DaemonMessage(.bundles(BundleList(bundles: [.refused(BundleProblem(path: "/b", key: "k", reason: "r"))]))),
             DaemonMessage(.reload(ReloadResult(loaded: 1, refused: 0, added: ["a"], removed: []))),
             DaemonMessage(id: .number(3), .error(ProtocolError(.unknownClass, "nope"))),
+            DaemonMessage(
+                id: .number(4),
+                .permissions(
+                    PermissionList(apps: [
+                        PermissionList.Entry(
+                            bundle: "org.example.a", name: "A", loaded: true, location: .whenInUse,
+                            locationChangedAt: 1,
+                            microphone: .denied)
+                    ]))),
         ]
         for reply in replies {
             let data = try codec.encode(reply)

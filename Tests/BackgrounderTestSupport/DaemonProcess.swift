@@ -18,13 +18,15 @@ public final class DaemonProcess: Sendable {
     ///   - pulseServer: `--pulse-server`; by default a socket that does not exist, so a
     ///     desktop's PulseAudio is never touched.
     ///   - extraArguments: More flags.
+    ///   - environment: Variables added to the daemon's environment (this process's).
     /// - Throws: ``HarnessError`` when it does not come up.
     public init(
         directory: TemporaryDirectory,
         bundleDirectories: [String] = [],
         gpsd: String? = nil,
         pulseServer: String? = nil,
-        extraArguments: [String] = []
+        extraArguments: [String] = [],
+        environment: [String: String] = [:]
     ) async throws {
         socketPath = directory.appending("run/backgrounderd.sock")
         stateDirectory = directory.appending("state")
@@ -40,6 +42,7 @@ public final class DaemonProcess: Sendable {
         process = try ChildProcess(
             Locations.product("backgrounderd"),
             arguments + extraArguments.filter { $0 != "--watch-memory-pressure" },
+            environment: environment,
             logPath: directory.appending("backgrounderd-\(UUID().uuidString.prefix(4)).log")
         )
         let socketPath = self.socketPath

@@ -22,22 +22,13 @@ public enum TestAppBundles {
         into directory: String
     ) throws -> String {
         let identifier = "org.backgrounder.tests.\(name.lowercased())"
-        let plist = """
-            <?xml version="1.0" encoding="UTF-8"?>
-            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
-            <plist version="1.0">
-            <dict>
-                <key>CFBundleIdentifier</key><string>\(identifier)</string>
-                <key>CFBundleName</key><string>\(name)</string>
-                <key>CFBundleExecutable</key><string>TestApp</string>
+        let plist = TestInfoPlist.text(
+            identifier: identifier, name: name, executable: "TestApp", modes: modes,
+            extra: """
                 <key>UIApplicationExitsOnSuspend</key><\(exitsOnSuspend ? "true" : "false")/>
                 <key>TestAppBehavior</key><string>\(behavior)</string>
-                <key>UIBackgroundModes</key><array>\(modes.map { "<string>\($0)</string>" }.joined())</array>
-                <key>NSLocationAlwaysAndWhenInUseUsageDescription</key><string>Tests location events.</string>
                 \(microphoneUsage ? "<key>NSMicrophoneUsageDescription</key><string>Tests recording.</string>" : "")
-            </dict>
-            </plist>
-            """
+                """)
         let source = directory + "/.\(name).Info.plist"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try plist.write(toFile: source, atomically: true, encoding: .utf8)

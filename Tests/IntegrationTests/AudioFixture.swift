@@ -101,11 +101,16 @@ struct AudioFixture {
         try await PulseCapture(pulse: pulse, path: directory.appending(name))
     }
 
-    /// A tone-block signal written as a 44.1 kHz stereo WAV.
+    /// A tone-block signal written as a 44.1 kHz stereo WAV into the player's data directory:
+    /// the sandbox lets an app read its own bundle and data, not the test's files.
     func signal(seconds: Int, name: String = "signal.wav") throws -> (ToneBlocks, String) {
         let blocks = ToneBlocks(count: seconds * 4, sampleRate: 44_100)
-        let path = directory.appending(name)
+        let data = daemon.stateDirectory + "/data/" + Self.player
+        // Made here when the player has not run yet; its launch gives it to the player's uid.
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+        let path = data + "/" + name
         try WAVFile.write(samples: blocks.samples(channels: 2), sampleRate: 44_100, channels: 2, to: path)
+        chmod(path, 0o644)
         return (blocks, path)
     }
 

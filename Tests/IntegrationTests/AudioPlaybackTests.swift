@@ -170,7 +170,7 @@ extension RealTimeSuites {
                 // Corked when it left the foreground: silence from shortly after on.
                 #expect(level(samples, from: home + 0.5, to: Double(samples.count) / 44_100) < 0.001)
                 let stream = try #require(try fixture.stream(id))
-                #expect(stream.corkedBy.contains("background"), "\(stream)")
+                #expect(stream.corkedBy.contains(.background), "\(stream)")
             }
         }
     }

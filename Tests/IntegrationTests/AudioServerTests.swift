@@ -40,7 +40,7 @@ extension RealTimeSuites {
 
                 guard
                     case .done = try fixture.request(
-                        .authorize(Authorize(bundle: Self.recorder, service: "microphone", level: "granted")))
+                        .authorize(Authorize(bundle: Self.recorder, grant: .microphone(.granted))))
                 else {
                     Issue.record("the grant was refused")
                     return
@@ -135,7 +135,7 @@ extension RealTimeSuites {
 
                 _ = try fixture.request(.open(AppReference(bundle: tone)))
                 #expect(try await fixture.waitUntilPlaying(tone))
-                #expect(await waitUntil { (try? fixture.stream(AudioFixture.player))??.corkedBy == ["interrupted"] })
+                #expect(await waitUntil { (try? fixture.stream(AudioFixture.player))??.corkedBy == [.interrupted] })
                 #expect(
                     await waitUntil { fixture.appLog(AudioFixture.player).contains("interrupted: another app's audio") }
                 )

@@ -14,7 +14,10 @@ struct DesktopNotificationTests {
     private func fakeNotifySend(in directory: TemporaryDirectory, hangs: Bool = false) throws -> [String: String] {
         let script = directory.appending("notify-send")
         // The environment the app passes has only this directory on the PATH: no external commands.
-        let body = hangs ? "exec /bin/sleep 30" : "printf '%s\\n' \"$@\" > \(directory.appending("arguments"))"
+        let body =
+            hangs
+            ? ": > \(directory.appending("started")); while :; do /bin/sleep 1; done"
+            : "printf '%s\\n' \"$@\" > \(directory.appending("arguments"))"
         // Written through a close-on-exec descriptor: a child another test forks meanwhile must
         // not keep the script open for writing, or running it fails with ETXTBSY for as long as
         // that child lives (a PulseAudio or a daemon lives for the whole test).
@@ -48,10 +51,10 @@ struct DesktopNotificationTests {
         let environment = try fakeNotifySend(in: directory, hangs: true)
         let pid = try #require(
             DesktopNotification.show("Left home", body: "", environment: environment, timeLimit: .seconds(1)))
-        // Still there well after it would have finished, had it not hung.
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(!isGone(pid))
-        #expect(await waitUntil(timeout: .seconds(10)) { @Sendable in isGone(pid) })
+        // It ran, and hangs for ever: gone, it can only have been ended by the time limit.
+        #expect(
+            await waitUntil { @Sendable in FileManager.default.fileExists(atPath: directory.appending("started")) })
+        #expect(await waitUntil(timeout: .seconds(60)) { @Sendable in isGone(pid) })
     }
 
     @MainActor

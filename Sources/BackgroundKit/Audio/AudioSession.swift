@@ -55,12 +55,13 @@ public final class AudioSession {
 
     private func send(category: AudioSessionCategory, options: AudioSessionOptions, active: Bool) throws {
         guard let connection = Application.connectionForAudio else {
-            throw AudioError("the audio session needs an app launched by backgrounderd (Application.main)")
+            throw AudioError(
+                .notConnected, "the audio session needs an app launched by backgrounderd (Application.main)")
         }
         let reply = try connection.request(
             .audioSession(AudioSessionRequest(category: category, options: options, active: active)))
         // An interruption this causes or meets arrives as AUDIO_INTERRUPTION, like any other.
-        if case .error(let error) = reply.body { throw AudioError(error.message) }
+        if case .error(let error) = reply.body { throw AudioError(error) }
     }
 
     func receive(_ notice: AudioInterruption) {

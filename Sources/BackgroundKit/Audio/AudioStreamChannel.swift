@@ -34,16 +34,16 @@ final class AudioStreamChannel: Sendable {
     /// Opens a stream with the daemon and attaches to its ring.
     static func open(_ request: AudioStreamRequest) throws -> AudioStreamChannel {
         guard let connection = Application.connectionForAudio else {
-            throw AudioError("audio needs an app launched by backgrounderd (Application.main)")
+            throw AudioError(.notConnected, "audio needs an app launched by backgrounderd (Application.main)")
         }
         let reply = try connection.request(.openAudioStream(request))
         switch reply.body {
         case .audioStream(let grant):
             return try AudioStreamChannel(grant: grant, format: request.format)
         case .error(let error):
-            throw AudioError(error.message)
+            throw AudioError(error)
         default:
-            throw AudioError("unexpected \(reply.className) to AUDIO_STREAM_OPEN")
+            throw AudioError(.unspecified, "unexpected \(reply.className) to AUDIO_STREAM_OPEN")
         }
     }
 
@@ -54,6 +54,7 @@ final class AudioStreamChannel: Sendable {
             try line.withUnsafeBytes { raw in
                 guard send(socket, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL)) == raw.count else {
                     throw AudioError(
+                        .mediaServicesFailed,
                         "cannot send to the audio socket \(grant.socket): \(String(cString: strerror(errno)))")
                 }
             }
@@ -62,7 +63,8 @@ final class AudioStreamChannel: Sendable {
             let answer = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             guard answer == "OK", let descriptor = descriptors.first else {
                 descriptors.forEach { _ = close($0) }
-                throw AudioError("the daemon refused the stream's ring: \(answer.isEmpty ? "no answer" : answer)")
+                throw AudioError(
+                    .unspecified, "the daemon refused the stream's ring: \(answer.isEmpty ? "no answer" : answer)")
             }
             ring = try AudioRing(mapping: descriptor)
         } catch {
@@ -74,11 +76,9 @@ final class AudioStreamChannel: Sendable {
         self.format = format
         // A thread per stream blocks on the socket: a stream is long-lived and an app has one
         // or two, and a blocking read needs no event loop in the app.
-        let thread = Thread { [socket, wakeups, stream] in
+        startThread(named: "audio-stream-\(grant.stream)") { [socket, wakeups, stream] in
             Self.readWakeups(socket: socket, wakeups: wakeups, stream: stream)
         }
-        thread.name = "audio-stream-\(grant.stream)"
-        thread.start()
     }
 
     deinit {
@@ -89,8 +89,7 @@ final class AudioStreamChannel: Sendable {
     private static func readWakeups(socket: Int32, wakeups: Wakeups, stream: Int) {
         var scratch = [UInt8](repeating: 0, count: 64)
         while true {
-            let count = read(socket, &scratch, scratch.count)
-            if count < 0 && errno == EINTR { continue }
+            let count = retryingInterrupted { read(socket, &scratch, scratch.count) }
             let hungUp = count <= 0
             let waiter = wakeups.state.withLock { state -> CheckedContinuation<Void, any Error>? in
                 if hungUp { state.closed = true }
@@ -102,7 +101,7 @@ final class AudioStreamChannel: Sendable {
                 return waiter
             }
             if hungUp {
-                waiter?.resume(throwing: AudioError("the daemon closed audio stream \(stream)"))
+                waiter?.resume(throwing: AudioError(.streamClosed, "the daemon closed audio stream \(stream)"))
                 close(socket)
                 return
             }
@@ -119,7 +118,9 @@ final class AudioStreamChannel: Sendable {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let resumeNow: Result<Void, any Error>? = wakeups.state.withLock { state in
-                    if state.closed { return .failure(AudioError("the daemon closed audio stream \(stream)")) }
+                    if state.closed {
+                        return .failure(AudioError(.streamClosed, "the daemon closed audio stream \(stream)"))
+                    }
                     if state.woken {
                         state.woken = false
                         return .success(())
@@ -147,9 +148,9 @@ final class AudioStreamChannel: Sendable {
 
     /// Sends a control action and waits for the answer.
     func control(_ action: AudioStreamControl.Action) throws {
-        guard let connection = Application.connectionForAudio else { throw AudioError("not connected") }
+        guard let connection = Application.connectionForAudio else { throw AudioError(.notConnected, "not connected") }
         let reply = try connection.request(.audioStreamControl(AudioStreamControl(stream: stream, action: action)))
-        if case .error(let error) = reply.body { throw AudioError("\(action.rawValue): \(error.message)") }
+        if case .error(let error) = reply.body { throw AudioError(error, request: action.rawValue) }
     }
 }
 
@@ -158,9 +159,9 @@ extension AudioStreamChannel {
     /// waits for everything buffered to play).
     func controlInBackground(_ action: AudioStreamControl.Action) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            Thread { [self] in
+            startThread(named: "audio-stream-\(stream)-\(action.rawValue)") { [self] in
                 continuation.resume(with: Result { try control(action) })
-            }.start()
+            }
         }
     }
 }

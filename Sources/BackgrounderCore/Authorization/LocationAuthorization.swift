@@ -23,6 +23,16 @@ public enum LocationAuthorization: String, Sendable, Hashable, Codable, CaseIter
     /// Whether any location reaches the app.
     public var allowsLocation: Bool { self == .whenInUse || self == .always }
 
+    /// How `bgctl authorize` and `bgctl permissions` spell it.
+    public var grantWord: String {
+        switch self {
+        case .notDetermined: "not-determined"
+        case .denied: "never"
+        case .whenInUse: "when-in-use"
+        case .always: "always"
+        }
+    }
+
     /// The words `bgctl authorize` takes.
     public static let grantWords = ["always", "when-in-use", "never"]
 }

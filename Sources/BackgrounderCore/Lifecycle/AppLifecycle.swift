@@ -27,6 +27,10 @@ public struct AppLifecycle: Sendable {
         case deliver(LifecycleEvent)
         /// Call the expiration handlers of these tasks: the deadline is near.
         case expireTasks([BackgroundTaskID])
+        /// These event windows are nearly over: call their expiration handlers.
+        case expireWindows([EventWindowID])
+        /// These event windows ran out (or the app's process went) without being completed.
+        case windowsClosed([EventWindowID])
         /// Freeze the app.
         case suspend
         /// Thaw the app.
@@ -43,18 +47,31 @@ public struct AppLifecycle: Sendable {
     public private(set) var state: ApplicationState = .notRunning
     /// Open finite-length tasks and their names.
     public private(set) var tasks: [BackgroundTaskID: String] = [:]
-    /// Assertions other than tasks that keep the app running in the background (audio,
-    /// location), by name.
-    public private(set) var assertions: Set<String> = []
+    /// Assertions other than tasks that keep the app running in the background.
+    public private(set) var assertions: Set<BackgroundAssertion> = []
     /// Set once the daemon decided to end the app; it stays until the process is gone.
     public private(set) var terminating: TerminationReason?
+    /// Open event windows: background time the system gave it for an event.
+    public private(set) var windows: [EventWindowID: EventWindow] = [:]
 
-    private var wantsForeground = false
+    /// Whether the person wants the app in front (opened it, or launched it there).
+    public private(set) var wantsForeground = false
     private var enteredBackgroundAt: Duration?
     private var lastAssertionEndedAt: Duration?
     /// Tasks whose expiration handlers were already called.
     private var expiredTasks: Set<BackgroundTaskID> = []
     private var nextTaskID: BackgroundTaskID = 1
+    /// When a background launch must have checked in by (see ``checkInDue``).
+    private var checkInDeadline: Duration?
+
+    /// How long a background launch may take to check in before it is suspended, unless the
+    /// daemon says otherwise (`--check-in-deadline`).
+    public static let defaultCheckInDeadline: Duration = .seconds(10)
+    /// Open finite-length tasks one app may hold at once: far more than any app needs, and a
+    /// bound on what an app can make the daemon keep and list.
+    public static let maximumOpenTasks = 32
+    /// The longest task name accepted, in UTF-8 bytes.
+    public static let maximumTaskNameBytes = 256
 
     /// Creates the life cycle of an app that is not running.
     public init(manifest: AppManifest, policy: any BackgroundPolicy) {
@@ -70,13 +87,29 @@ public struct AppLifecycle: Sendable {
 
     /// The process was started, for the foreground (a person opened it) or the background
     /// (an event relaunched it). The app is `inactive` until it checks in.
-    public mutating func launched(foreground: Bool, now: Duration) {
+    /// - Parameter checkInDeadline: How long a background launch may run without checking
+    ///   in: an app that never does is suspended then, so it cannot run on unchecked in the
+    ///   background by simply not calling (a foreground launch is in front of the person).
+    public mutating func launched(
+        foreground: Bool, now: Duration, checkInDeadline: Duration = AppLifecycle.defaultCheckInDeadline
+    ) {
         self = AppLifecycle(manifest: manifest, policy: policy)
         state = .inactive
         wantsForeground = foreground
         if !foreground {
             enteredBackgroundAt = now
+            self.checkInDeadline = now + checkInDeadline
         }
+    }
+
+    /// The moment a background launch that has not checked in yet is suspended (or, for an
+    /// app that exits on suspend, ended); `nil` once it checked in or came to the foreground,
+    /// and while it holds a task or an assertion (which the daemon grants only to an app that
+    /// talks to it; the task budget and the grace then apply once it checks in).
+    public var checkInDue: Duration? {
+        guard state == .inactive, !wantsForeground, terminating == nil, tasks.isEmpty, assertions.isEmpty
+        else { return nil }
+        return checkInDeadline
     }
 
     /// The app connected and finished launching.
@@ -104,6 +137,14 @@ public struct AppLifecycle: Sendable {
         switch state {
         case .active, .inactive:
             let resign: [Action] = state == .active ? [.deliver(.willResignActive)] : []
+            // An app that exits on suspend has no background phase: it could begin tasks or
+            // take assertions there, and run on.
+            if manifest.exitsOnSuspend && terminating == nil {
+                terminating = .exitsOnSuspend
+                state = .background
+                enteredBackgroundAt = now
+                return resign + closeAllWindows() + [.deliver(.willTerminate), .terminate(.exitsOnSuspend)]
+            }
             state = .background
             enteredBackgroundAt = now
             lastAssertionEndedAt = nil
@@ -128,11 +169,24 @@ public struct AppLifecycle: Sendable {
             state = .active
             enteredBackgroundAt = nil
             expiredTasks = []
+            actions += closeAllWindows()
             actions += [.deliver(.willEnterForeground), .deliver(.didBecomeActive)]
-        case .inactive, .active, .notRunning:
+        case .inactive:
+            // A background launch the person opened before it checked in.
+            actions += closeAllWindows()
+        case .active, .notRunning:
             break
         }
         return actions
+    }
+
+    /// Ends every window at once (the app came to the front, or is being ended): they no
+    /// longer measure anything.
+    private mutating func closeAllWindows() -> [Action] {
+        guard !windows.isEmpty else { return [] }
+        let ids = windows.keys.sorted()
+        windows = [:]
+        return [.windowsClosed(ids)]
     }
 
     /// An event woke the suspended app: it is thawed for a new stretch of background time,
@@ -149,14 +203,26 @@ public struct AppLifecycle: Sendable {
     // MARK: Assertions
 
     /// Begins a finite-length background task.
-    /// - Returns: Its identifier, or `nil` (iOS's `.invalid`) when the app has no time left.
+    /// - Returns: Its identifier, or `nil` (iOS's `.invalid`) when the app has no time left,
+    ///   runs no code, or the task is refused (``taskRefusal(named:)``).
     public mutating func beginTask(named name: String, now: Duration) -> BackgroundTaskID? {
         guard state != .suspended, state != .notRunning, terminating == nil else { return nil }
+        guard taskRefusal(named: name) == nil else { return nil }
         if let remaining = backgroundTimeRemaining(now: now), remaining <= .zero { return nil }
         let id = nextTaskID
         nextTaskID += 1
         tasks[id] = name
         return id
+    }
+
+    /// Why a task with this name would be refused whatever the time left: too many open, or
+    /// the name too long. `nil` when it may begin.
+    public func taskRefusal(named name: String) -> TaskRefusal? {
+        if tasks.count >= Self.maximumOpenTasks { return .tooManyTasks(limit: Self.maximumOpenTasks) }
+        if name.utf8.count > Self.maximumTaskNameBytes {
+            return .nameTooLong(bytes: name.utf8.count, limit: Self.maximumTaskNameBytes)
+        }
+        return nil
     }
 
     /// Ends a task; ending an unknown one does nothing, as on iOS.
@@ -166,17 +232,17 @@ public struct AppLifecycle: Sendable {
         return evaluate(now: now)
     }
 
-    /// Takes or releases a named assertion (an audio stream, location updates). While one is
+    /// Takes or releases an assertion (an audio stream, location updates). While one is
     /// held, background time is unlimited, as on iOS; when the last is released in the
     /// background, the usual budget and grace start from that moment.
-    public mutating func setAssertion(_ name: String, held: Bool, now: Duration) -> [Action] {
+    public mutating func setAssertion(_ assertion: BackgroundAssertion, held: Bool, now: Duration) -> [Action] {
         if held {
             // Only running code takes an assertion; a suspended app runs none.
             guard state == .inactive || state == .active || state == .background, terminating == nil else { return [] }
-            assertions.insert(name)
+            assertions.insert(assertion)
             return []
         }
-        guard assertions.remove(name) != nil else { return [] }
+        guard assertions.remove(assertion) != nil else { return [] }
         if assertions.isEmpty {
             if state == .background {
                 enteredBackgroundAt = now
@@ -187,18 +253,97 @@ public struct AppLifecycle: Sendable {
         return evaluate(now: now)
     }
 
+    // MARK: Event windows
+
+    /// Opens an event window: the app may run in the background until `now + length`, hears
+    /// its expiration shortly before, and is suspended when it ends unless something else
+    /// keeps it running. The caller wakes a suspended app first.
+    /// - Returns: Whether the window opened (an app being terminated gets none).
+    public mutating func openWindow(
+        _ id: EventWindowID, kind: EventWindowKind, length: Duration, now: Duration
+    ) -> Bool {
+        // Only time in the background is counted: an app in front has all the time it wants,
+        // and a suspended one must be woken first.
+        let inBackground = state == .background || (state == .inactive && !wantsForeground)
+        guard inBackground, terminating == nil, length > .zero else { return false }
+        windows[id] = EventWindow(kind: kind, deadline: now + length, warning: min(warning, length / 2))
+        return true
+    }
+
+    /// The app completed a window early (its completion handler ran). With nothing else
+    /// keeping it in the background, it is suspended now: it said it is done.
+    /// - Returns: The actions, or `nil` when the window is not open (completed twice, or after
+    ///   it ran out).
+    public mutating func completeWindow(_ id: EventWindowID, now: Duration) -> [Action]? {
+        guard windows.removeValue(forKey: id) != nil else { return nil }
+        return evaluate(now: now) + suspendIfIdle(now: now)
+    }
+
+    /// Cuts a window short (a processing task's condition broke, or `bgctl simulate expire`):
+    /// it hears its expiration now and ends after the warning.
+    public mutating func cutWindow(_ id: EventWindowID, now: Duration) -> [Action] {
+        guard var window = windows[id] else { return [] }
+        window.deadline = min(window.deadline, now + window.warning)
+        window.warned = false
+        windows[id] = window
+        return evaluate(now: now)
+    }
+
+    /// Closes windows that ran out and warns those nearly over.
+    private mutating func evaluateWindows(now: Duration) -> [Action] {
+        guard !windows.isEmpty else { return [] }
+        var actions: [Action] = []
+        let warn = windows.filter { !$0.value.warned && now >= $0.value.deadline - $0.value.warning }.keys.sorted()
+        for id in warn { windows[id]?.warned = true }
+        if !warn.isEmpty { actions.append(.expireWindows(warn)) }
+        let closing = windows.filter { now >= $0.value.deadline }.keys.sorted()
+        for id in closing { windows[id] = nil }
+        if !closing.isEmpty {
+            actions.append(.windowsClosed(closing))
+            // Tasks begun in a window get at least the warning's length after it (those not
+            // warned yet hear their expiration now), rather than being ended unwarned.
+            if windows.isEmpty, !tasks.isEmpty, let since = enteredBackgroundAt, since + budget < now + warning {
+                enteredBackgroundAt = now + warning - budget
+            }
+        }
+        return actions
+    }
+
+    /// Suspends (or ends) a background app that nothing keeps running any more.
+    private mutating func suspendIfIdle(now: Duration) -> [Action] {
+        guard state == .background, terminating == nil, windows.isEmpty, tasks.isEmpty, assertions.isEmpty,
+            checkInDue == nil
+        else { return [] }
+        if manifest.exitsOnSuspend {
+            terminating = .exitsOnSuspend
+            return [.deliver(.willTerminate), .terminate(.exitsOnSuspend)]
+        }
+        state = .suspended
+        return [.suspend]
+    }
+
     // MARK: Time
 
     /// Time left for background tasks, or `nil` when unlimited (in the foreground, or while an
     /// assertion such as audio is held).
     public func backgroundTimeRemaining(now: Duration) -> Duration? {
+        backgroundDeadline.map { max(.zero, $0 - now) }
+    }
+
+    /// When the app's background time ends: its task budget or its last event window,
+    /// whichever is later; `nil` when unlimited (in the foreground, or while an assertion is
+    /// held). The daemon tells the app whenever this moves.
+    public var backgroundDeadline: Duration? {
         guard state == .background || state == .suspended, assertions.isEmpty, let since = enteredBackgroundAt
         else { return nil }
-        return max(.zero, since + budget - now)
+        return max(since + budget, windows.values.map(\.deadline).max() ?? since)
     }
 
     /// The next moment ``evaluate(now:)`` could act, or `nil` when only an event can change things.
     public var nextDeadline: Duration? {
+        let windowTimes = windows.values.map { $0.warned ? $0.deadline : $0.deadline - $0.warning }
+        if let checkInDue { return (windowTimes + [checkInDue]).min() }
+        guard windows.isEmpty else { return windowTimes.min() }
         guard state == .background, terminating == nil, assertions.isEmpty, let since = enteredBackgroundAt
         else { return nil }
         if !tasks.isEmpty {
@@ -210,7 +355,27 @@ public struct AppLifecycle: Sendable {
 
     /// Applies the background rules at `now`.
     public mutating func evaluate(now: Duration) -> [Action] {
-        guard state == .background, terminating == nil, let since = enteredBackgroundAt else { return [] }
+        let windowActions = evaluateWindows(now: now)
+        let windowRanOut = windowActions.contains { if case .windowsClosed = $0 { true } else { false } }
+        return windowActions + evaluateBackgroundRules(now: now, windowRanOut: windowRanOut)
+    }
+
+    private mutating func evaluateBackgroundRules(now: Duration, windowRanOut: Bool) -> [Action] {
+        if let checkInDue {
+            // Launched into the background and silent since: it has no reason to run.
+            guard now >= checkInDue else { return [] }
+            let closed = closeAllWindows()
+            if manifest.exitsOnSuspend {
+                terminating = .exitsOnSuspend
+                return closed + [.terminate(.exitsOnSuspend)]
+            }
+            state = .suspended
+            return closed + [.suspend]
+        }
+        // An open event window keeps the app running until it ends.
+        guard windows.isEmpty, state == .background, terminating == nil, let since = enteredBackgroundAt else {
+            return []
+        }
         // An assertion (audio, location) means unlimited background time.
         guard assertions.isEmpty else { return [] }
         if !tasks.isEmpty {
@@ -227,6 +392,8 @@ public struct AppLifecycle: Sendable {
             }
             return []
         }
+        // A window that ran out was the app's time: it was warned, and is suspended now.
+        if windowRanOut { return suspendIfIdle(now: now) }
         let quietSince = max(since, lastAssertionEndedAt ?? since)
         guard now >= quietSince + grace else { return [] }
         if manifest.exitsOnSuspend {
@@ -243,9 +410,27 @@ public struct AppLifecycle: Sendable {
         terminating = reason
         var actions: [Action] = []
         if state == .suspended { actions.append(.resume) }
+        actions += closeAllWindows()
         // Jetsam ends apps without notice; a person's force quit and shutdown warn them.
         if reason != .memoryPressure && state != .suspended { actions.append(.deliver(.willTerminate)) }
         actions.append(.terminate(reason))
         return actions
+    }
+}
+
+/// Why a finite-length task was refused, whatever the app's time left.
+public enum TaskRefusal: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The app already holds this many open tasks.
+    case tooManyTasks(limit: Int)
+    /// The name is longer than the limit, in UTF-8 bytes.
+    case nameTooLong(bytes: Int, limit: Int)
+
+    public var description: String {
+        switch self {
+        case .tooManyTasks(let limit):
+            "the app already has \(limit) open background tasks, the most an app may have; end one first"
+        case .nameTooLong(let bytes, let limit):
+            "the task name is \(bytes) bytes long; the most is \(limit)"
+        }
     }
 }

@@ -32,6 +32,10 @@ public enum LaunchReason: String, Sendable, Hashable, Codable, CaseIterable {
     case region
     /// A background fetch window.
     case fetch
+    /// An app-refresh task it submitted (`BGAppRefreshTaskRequest`).
+    case appRefresh
+    /// A processing task it submitted (`BGProcessingTaskRequest`), its conditions met.
+    case processing
     /// Audio it was playing or recording.
     case audio
     /// A push notification.

@@ -17,7 +17,8 @@ public enum EventRouting {
     public static func requiredMode(for event: LaunchReason) -> BackgroundMode? {
         switch event {
         case .push: .remoteNotification
-        case .fetch: .fetch
+        case .fetch, .appRefresh: .fetch
+        case .processing: .processing
         case .location: .location
         case .audio: .audio
         case .region, .download, .user, .relaunch: nil

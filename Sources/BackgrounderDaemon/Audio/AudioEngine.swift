@@ -105,7 +105,7 @@ final class AudioEngine: @unchecked Sendable {
         switch state {
         case PA_CONTEXT_READY:
             for stream in streams.values.sorted(by: { $0.id < $1.id }) {
-                stream.corkedBy.remove("server")
+                stream.corkedBy.remove(.server)
                 connect(stream, to: changed.context)
             }
             if !serverUp {
@@ -115,7 +115,7 @@ final class AudioEngine: @unchecked Sendable {
         case PA_CONTEXT_FAILED, PA_CONTEXT_TERMINATED:
             for stream in streams.values {
                 stream.disconnect()
-                stream.corkedBy.insert("server")
+                stream.corkedBy.insert(.server)
             }
             if serverUp {
                 serverUp = false
@@ -138,8 +138,8 @@ final class AudioEngine: @unchecked Sendable {
     /// Creates a stream and its ring; the app fetches the ring with the returned token.
     /// - Returns: The stream's number, its attach token and its plan.
     func open(
-        bundle: String, direction: AudioDirection, format: AudioFormat, plan: AudioBufferPlan, ownerPID: Int32,
-        corkedBy: Set<String>, volume: Double
+        bundle: String, direction: AudioDirection, format: AudioFormat, plan: AudioBufferPlan,
+        corkedBy: Set<AudioCorkReason>, volume: Double
     ) throws -> (stream: Int, token: String) {
         let ring = try AudioRing.create(
             capacity: plan.ringCapacity, frameBytes: format.bytesPerFrame, lowWater: plan.lowWater,
@@ -149,7 +149,7 @@ final class AudioEngine: @unchecked Sendable {
             nextStream += 1
             let stream = PulseStream(
                 id: id, bundle: bundle, direction: direction, format: format, plan: plan, ring: ring,
-                ownerPID: ownerPID, api: api,
+                api: api,
                 onActivity: { [unowned self] stream in
                     eventSink.yield(.activity(stream: stream.id, bundle: stream.bundle, active: stream.isActive))
                 },
@@ -164,8 +164,8 @@ final class AudioEngine: @unchecked Sendable {
                     close(lockHeld: stream.id)
                     eventSink.yield(.hungUp(stream: stream.id, bundle: stream.bundle))
                 })
-            stream.corkedBy = corkedBy.union(["app"])
-            if !serverUp { stream.corkedBy.insert("server") }
+            stream.corkedBy = corkedBy.union([.app])
+            if !serverUp { stream.corkedBy.insert(.server) }
             stream.volume = volume
             streams[id] = stream
             let token = Self.makeToken()
@@ -180,20 +180,22 @@ final class AudioEngine: @unchecked Sendable {
     /// Hands a stream's ring to the app that connected to the audio socket with its token.
     /// - Parameters:
     ///   - token: What the app sent.
-    ///   - pid: The connecting process (`SO_PEERCRED`).
+    ///   - owner: The app the connecting process belongs to, as the kernel says (its cgroup).
     ///   - socket: The connection, which becomes the stream's notification channel (the
     ///     engine owns it from here on when this succeeds).
     /// - Returns: The ring's memfd to send.
     /// - Throws: ``AudioEngineError`` saying why the attach is refused.
-    func attach(token: String, pid: Int32, socket: Int32) throws(AudioEngineError) -> Int32 {
+    func attach(token: String, owner: String, socket: Int32) throws(AudioEngineError) -> Int32 {
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
         guard let entry = pending.removeValue(forKey: token), entry.deadline > .now else {
             throw AudioEngineError("unknown or expired token")
         }
         guard let stream = streams[entry.stream] else { throw AudioEngineError("the stream was closed") }
-        guard stream.ownerPID == pid else {
-            throw AudioEngineError("pid \(pid) did not open stream \(entry.stream)")
+        // The token went to the app alone; a process of another app that got hold of it
+        // still may not have the ring.
+        guard stream.bundle == owner else {
+            throw AudioEngineError("stream \(entry.stream) is not \(owner)'s")
         }
         stream.attach(socket: socket)
         return stream.ring.descriptor
@@ -204,7 +206,7 @@ final class AudioEngine: @unchecked Sendable {
     private func withStream<T>(_ id: Int, of bundle: String, _ body: (PulseStream) throws -> T) throws -> T {
         try withLock {
             guard let stream = streams[id], stream.bundle == bundle else {
-                throw AudioEngineError("\(bundle) has no audio stream \(id)")
+                throw AudioEngineError(.notFound, "\(bundle) has no audio stream \(id)")
             }
             return try body(stream)
         }
@@ -214,7 +216,7 @@ final class AudioEngine: @unchecked Sendable {
     /// - Returns: Whether the stream now counts as active.
     func setStarted(_ id: Int, of bundle: String, _ started: Bool) throws -> Bool {
         try withStream(id, of: bundle) { stream in
-            if started { stream.corkedBy.remove("app") } else { stream.corkedBy.insert("app") }
+            if started { stream.corkedBy.remove(.app) } else { stream.corkedBy.insert(.app) }
             stream.applyCork()
             return stream.isActive
         }
@@ -223,7 +225,9 @@ final class AudioEngine: @unchecked Sendable {
     /// Drops what a playback stream has buffered.
     func flush(_ id: Int, of bundle: String) throws {
         try withStream(id, of: bundle) { stream in
-            guard stream.direction == .playback else { throw AudioEngineError("only playback streams flush") }
+            guard stream.direction == .playback else {
+                throw AudioEngineError(.invalidState, "only playback streams flush")
+            }
             stream.flush()
         }
     }
@@ -234,7 +238,8 @@ final class AudioEngine: @unchecked Sendable {
             do {
                 try withStream(id, of: bundle) { stream in
                     guard stream.direction == .playback, !stream.isCorked else {
-                        throw AudioEngineError("stream \(id) is paused or not playback; nothing would drain")
+                        throw AudioEngineError(
+                            .invalidState, "stream \(id) is paused or not playback; nothing would drain")
                     }
                     stream.drain(waiter)
                 }
@@ -267,8 +272,8 @@ final class AudioEngine: @unchecked Sendable {
         withLock {
             for stream in streams.values where stream.bundle == bundle {
                 let before = stream.corkedBy
-                if interrupted { stream.corkedBy.insert("interrupted") } else { stream.corkedBy.remove("interrupted") }
-                if background { stream.corkedBy.insert("background") } else { stream.corkedBy.remove("background") }
+                if interrupted { stream.corkedBy.insert(.interrupted) } else { stream.corkedBy.remove(.interrupted) }
+                if background { stream.corkedBy.insert(.background) } else { stream.corkedBy.remove(.background) }
                 if stream.corkedBy != before { stream.applyCork() }
                 if stream.volume != volume {
                     stream.volume = volume

@@ -4,7 +4,7 @@ import ServiceLifecycle
 import Synchronization
 
 /// Keeps the audio engine connected to PulseAudio, reconnecting with backoff when the
-/// server dies or restarts, and carries the engine's events to the app manager.
+/// server dies or restarts. The engine's events reach apps through ``AudioEventFeed``.
 final class AudioService: Service, Sendable {
     private let server: String?
     private let logger: Logger
@@ -13,7 +13,6 @@ final class AudioService: Service, Sendable {
     let engine: AudioEngine
     /// Where apps fetch their rings.
     let socket: AudioSocketServer
-    private let apps: Mutex<AppManager?> = Mutex(nil)
 
     static let maximumBackoff: Duration = .seconds(5)
 
@@ -21,20 +20,19 @@ final class AudioService: Service, Sendable {
     /// - Parameters:
     ///   - server: `--pulse-server`, or `nil` for libpulse's default (`PULSE_SERVER`, then the user's server).
     ///   - socketPath: The audio socket's path.
+    ///   - identify: Which app a process connecting to the audio socket belongs to.
     ///   - logger: Where connection changes are logged.
-    init(server: String?, socketPath: String, logger: Logger) throws {
+    init(
+        server: String?, socketPath: String, identify: @escaping @Sendable (PeerProcess) -> ProcessOwner,
+        logger: Logger
+    ) throws {
         self.server = server
         var logger = logger
         logger[metadataKey: "pulse"] = "\(server ?? "default")"
         self.logger = logger
         state = Mutex(ServiceConnection(server: server ?? "default", state: .disconnected, detail: "not started"))
         engine = try AudioEngine(logger: logger)
-        socket = try AudioSocketServer(path: socketPath, engine: engine, logger: logger)
-    }
-
-    /// Names the app manager that hears the engine's events.
-    func deliverEvents(to apps: AppManager) {
-        self.apps.withLock { $0 = apps }
+        socket = try AudioSocketServer(path: socketPath, engine: engine, identify: identify, logger: logger)
     }
 
     /// The connection state.
@@ -48,13 +46,6 @@ final class AudioService: Service, Sendable {
     }
 
     func run() async throws {
-        let apps = self.apps.withLock { $0 }
-        let engine = self.engine
-        let forwarding = Task {
-            for await event in engine.events {
-                await apps?.audioEngineEvent(event)
-            }
-        }
         do {
             try await cancelWhenGracefulShutdown { [self] in
                 try await connectionLoop()
@@ -64,7 +55,6 @@ final class AudioService: Service, Sendable {
         }
         socket.stop()
         engine.disconnect()
-        forwarding.cancel()
         set(.disconnected, "stopped")
     }
 

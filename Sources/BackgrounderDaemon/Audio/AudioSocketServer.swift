@@ -10,7 +10,7 @@ import Logging
 /// SCM_RIGHTS, which the NIO control socket cannot carry).
 ///
 /// The exchange (docs/PROTOCOL.md): the app connects and sends `ATTACH TOKEN\n` with the
-/// token from `AUDIO_STREAM`; the daemon checks that the same process opened the stream and
+/// token from `AUDIO_STREAM`; the daemon checks that the process is one of the app's that opened the stream and
 /// answers `OK\n` with the ring attached, or `ERR reason\n`. The connection then stays open
 /// as the stream's notification channel. One thread accepts; a client that dawdles is given
 /// a second before it is dropped, so a stuck client cannot hold the others up for long.
@@ -21,6 +21,7 @@ final class AudioSocketServer: Sendable {
     private let engine: AudioEngine
     private let logger: Logger
     private let wakeup: WakeupPipe
+    private let identify: @Sendable (PeerProcess) -> ProcessOwner
 
     /// The audio socket beside the control socket: `DIR/NAME-audio.sock`.
     static func path(forControlSocket control: String) -> String {
@@ -29,8 +30,12 @@ final class AudioSocketServer: Sendable {
     }
 
     /// Listens on `path` (replacing a stale socket file there).
-    init(path: String, engine: AudioEngine, logger: Logger) throws {
+    /// - Parameter identify: Which app a connecting process belongs to.
+    init(
+        path: String, engine: AudioEngine, identify: @escaping @Sendable (PeerProcess) -> ProcessOwner, logger: Logger
+    ) throws {
         self.path = path
+        self.identify = identify
         self.engine = engine
         self.logger = logger
         wakeup = try WakeupPipe()
@@ -60,12 +65,10 @@ final class AudioSocketServer: Sendable {
             throw DaemonError(.socket, path: path, reason)
         }
         // As the control socket: anyone who can reach the directory may connect; the token
-        // and the peer's pid decide what they get.
+        // and the app the peer's process belongs to decide what they get.
         chmod(path, 0o666)
         self.listener = listener
-        let thread = Thread { [self] in acceptLoop() }
-        thread.name = "backgrounderd-audio-socket"
-        thread.start()
+        startThread(named: "backgrounderd-audio-socket") { [self] in acceptLoop() }
     }
 
     /// Stops accepting and removes the socket file.
@@ -91,13 +94,27 @@ final class AudioSocketServer: Sendable {
             Glibc.close(connection)
             return
         }
-        guard line.hasPrefix("ATTACH "), let peer = PeerCredentials.of(descriptor: connection) else {
+        guard line.hasPrefix("ATTACH ") else {
             refuse(connection, "expected ATTACH TOKEN")
+            return
+        }
+        guard let peer = PeerProcess.of(descriptor: connection) else {
+            refuse(connection, "the kernel did not say who connected")
+            return
+        }
+        let owner: String
+        switch identify(peer) {
+        case .app(let identifier): owner = identifier
+        case .none:
+            refuse(connection, "pid \(peer.pid) is not a process of any app")
+            return
+        case .unverifiable(let why):
+            refuse(connection, why)
             return
         }
         let token = String(line.dropFirst("ATTACH ".count))
         do {
-            let ring = try engine.attach(token: token, pid: peer.pid, socket: connection)
+            let ring = try engine.attach(token: token, owner: owner, socket: connection)
             // The engine owns the connection now; a failed send shows up there as a hang-up.
             try DescriptorPassing.send(Array("OK\n".utf8), descriptors: [ring], over: connection)
         } catch let error as AudioEngineError {
@@ -115,8 +132,7 @@ final class AudioSocketServer: Sendable {
         var line: [UInt8] = []
         var byte: UInt8 = 0
         while line.count < 256 && ContinuousClock.now < deadline {
-            let count = read(connection, &byte, 1)
-            if count < 0 && errno == EINTR { continue }
+            let count = retryingInterrupted { read(connection, &byte, 1) }
             guard count == 1 else { return nil }
             if byte == UInt8(ascii: "\n") { return String(decoding: line, as: UTF8.self) }
             line.append(byte)

@@ -16,16 +16,17 @@ final class PulseStream {
     let plan: AudioBufferPlan
     let ring: AudioRing
     /// The app process allowed to attach (the one that opened the stream).
-    let ownerPID: Int32
 
     /// The app's end of the audio socket once attached: a byte from the app means "I moved
     /// data", a byte from us "room (or data) for you"; hang-up means the app is gone.
     private(set) var socket: Int32 = -1
     private var socketEvent: OpaquePointer?
+    /// Set while the socket is not watched for input after a flood (see ``socketReady()``).
+    private var doorbellBackoff: OpaquePointer?
     private(set) var stream: OpaquePointer?
 
     /// Why the stream is corked: `app` (not started or paused), `interrupted`, `background`, `server`.
-    var corkedBy: Set<String> = ["app"]
+    var corkedBy: Set<AudioCorkReason> = [.app]
     /// Linear volume; below 1 while ducked.
     var volume = 1.0
     private(set) var underruns = 0
@@ -51,6 +52,14 @@ final class PulseStream {
     /// suspended soon.
     static let idleAfter: pa_usec_t = 5_000_000
 
+    /// The most read from the app's socket per wake-up. A well-behaved app sends one byte per
+    /// transfer, so this many at once is a flood.
+    static let doorbellReadSize = 256
+    /// How long the socket goes unwatched after a flood. The server's own requests keep the
+    /// stream moving meanwhile (a doorbell only shortens the wait for them), so the cost
+    /// falls on the flooding stream alone: at most one read per this interval.
+    static let doorbellBackoff: pa_usec_t = 20_000
+
     /// Told when the stream starts or stops counting as audio activity, or dies.
     let onActivity: (PulseStream) -> Void
     let onHangUp: (PulseStream) -> Void
@@ -60,7 +69,7 @@ final class PulseStream {
 
     init(
         id: Int, bundle: String, direction: AudioDirection, format: AudioFormat, plan: AudioBufferPlan,
-        ring: AudioRing, ownerPID: Int32, api: UnsafeMutablePointer<pa_mainloop_api>,
+        ring: AudioRing, api: UnsafeMutablePointer<pa_mainloop_api>,
         onActivity: @escaping (PulseStream) -> Void, onHangUp: @escaping (PulseStream) -> Void,
         onCorruption: @escaping (PulseStream) -> Void
     ) {
@@ -70,7 +79,6 @@ final class PulseStream {
         self.format = format
         self.plan = plan
         self.ring = ring
-        self.ownerPID = ownerPID
         self.api = api
         self.onActivity = onActivity
         self.onHangUp = onHangUp
@@ -78,7 +86,7 @@ final class PulseStream {
     }
 
     /// Whether the app has started it (and not paused it).
-    var isStartedByApp: Bool { !corkedBy.contains("app") }
+    var isStartedByApp: Bool { !corkedBy.contains(.app) }
     /// Whether it counts as playing or recording for the `audio` assertion.
     var isActive: Bool { isStartedByApp && !idle }
     var isCorked: Bool { !corkedBy.isEmpty }
@@ -104,21 +112,47 @@ final class PulseStream {
         withExtendedLifetime(stream) { stream.socketReady() }
     }
 
+    /// One bounded read per wake-up, then back to the loop: the doorbell is level-triggered,
+    /// so what is left wakes the loop again after the other streams and the server had their
+    /// turn. Reading until `EAGAIN` let two processes writing the same socket keep this
+    /// callback (and with it the engine's lock) forever.
     private func socketReady() {
-        var scratch = [UInt8](repeating: 0, count: 64)
-        while true {
-            let count = read(socket, &scratch, scratch.count)
-            if count > 0 { continue }
-            if count < 0 && errno == EINTR { continue }
-            if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { break }
+        var scratch = [UInt8](repeating: 0, count: Self.doorbellReadSize)
+        let count = retryingInterrupted { read(socket, &scratch, scratch.count) }
+        if count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
             // End of file or an error: the app closed the stream or died.
             onHangUp(self)
             return
         }
+        if count == scratch.count { muteDoorbell() }
         switch direction {
         case .playback: pump()
         case .record: wakeConsumerIfWaiting()
         }
+    }
+
+    /// Stops watching the socket for input for ``doorbellBackoff`` (hang-ups are still
+    /// seen): the app sent far more wake-ups than it has data for.
+    private func muteDoorbell() {
+        guard let socketEvent, doorbellBackoff == nil else { return }
+        api.pointee.io_enable(socketEvent, PA_IO_EVENT_HANGUP)
+        var deadline = timeval()
+        pa_gettimeofday(&deadline)
+        pa_timeval_add(&deadline, Self.doorbellBackoff)
+        doorbellBackoff = api.pointee.time_new(api, &deadline, Self.doorbellBackoffEnded, unmanaged)
+    }
+
+    private static let doorbellBackoffEnded: pa_time_event_cb_t = { _, _, _, userdata in
+        guard let userdata else { return }
+        Unmanaged<PulseStream>.fromOpaque(userdata).takeUnretainedValue().unmuteDoorbell()
+    }
+
+    private func unmuteDoorbell() {
+        if let doorbellBackoff { api.pointee.time_free(doorbellBackoff) }
+        doorbellBackoff = nil
+        guard let socketEvent else { return }
+        api.pointee.io_enable(
+            socketEvent, pa_io_event_flags_t(rawValue: PA_IO_EVENT_INPUT.rawValue | PA_IO_EVENT_HANGUP.rawValue))
     }
 
     /// One byte to the app; a full socket already holds a wake-up, so EAGAIN is fine.
@@ -195,6 +229,8 @@ final class PulseStream {
         disconnect()
         if let idleCheck { api.pointee.time_free(idleCheck) }
         idleCheck = nil
+        if let doorbellBackoff { api.pointee.time_free(doorbellBackoff) }
+        doorbellBackoff = nil
         failDrain("the stream was closed")
         if let socketEvent { api.pointee.io_free(socketEvent) }
         socketEvent = nil
@@ -259,7 +295,7 @@ final class PulseStream {
     /// Registers a waiter that is resumed once everything buffered has played.
     func drain(_ waiter: CheckedContinuation<Void, any Error>) {
         guard stream != nil else {
-            waiter.resume(throwing: AudioEngineError("the sound server is not connected"))
+            waiter.resume(throwing: AudioEngineError(.unavailable, "the sound server is not connected"))
             return
         }
         drainWaiters.append(waiter)
@@ -462,7 +498,7 @@ final class PulseStream {
         }
         return AudioStreamInfo(
             stream: id, bundle: bundle, direction: direction, format: format, state: state,
-            corkedBy: corkedBy.subtracting(["app"]).sorted(), underruns: underruns, overruns: overruns,
+            corkedBy: corkedBy.subtracting([.app]).sorted(), underruns: underruns, overruns: overruns,
             ringSeconds: format.seconds(forBytes: ring.readableBytes), serverLatency: serverLatency,
             volume: volume, bytes: bytes, attributes: attributes)
     }
@@ -470,6 +506,17 @@ final class PulseStream {
 
 /// Why the audio engine refused or failed a request.
 struct AudioEngineError: Error, CustomStringConvertible {
+    /// The code an app is answered with.
+    var code: ProtocolError.Code
     var description: String
-    init(_ description: String) { self.description = description }
+    init(_ code: ProtocolError.Code, _ description: String) {
+        self.code = code
+        self.description = description
+    }
+
+    /// The daemon's own failure.
+    init(_ description: String) { self.init(.failed, description) }
+
+    /// The reply to the app.
+    var protocolError: ProtocolError { ProtocolError(code, description) }
 }

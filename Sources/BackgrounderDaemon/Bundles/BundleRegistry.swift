@@ -15,6 +15,8 @@ actor BundleRegistry {
     /// The catalog, also published behind a lock so the control socket can answer
     /// `BUNDLES` and `STATUS` on its event loop without waiting for the actor.
     private let published = Mutex(BundleCatalog())
+    /// Each loaded bundle's files as validated, by bundle path, to check them again at launch.
+    private let fingerprints = Mutex([String: BundleFingerprint]())
 
     init(directories: [String], scanner: BundleScanner = BundleScanner(), store: StateStore, logger: Logger) {
         self.directories = directories
@@ -46,6 +48,10 @@ actor BundleRegistry {
         for problem in newCatalog.refused where !catalog.refused.contains(problem) {
             logger.error("refused \(problem)")
         }
+        let prints = Dictionary(
+            newCatalog.loaded.values.map { ($0.path, BundleFingerprint(of: $0)) },
+            uniquingKeysWith: { first, _ in first })
+        fingerprints.withLock { $0 = prints }
         published.withLock { $0 = newCatalog }
         do {
             try store.recordLoaded(newCatalog.sortedLoaded, at: Date())
@@ -62,6 +68,48 @@ actor BundleRegistry {
 
     /// The bundles as of the last scan.
     nonisolated var catalog: BundleCatalog { published.withLock { $0 } }
+
+    /// The bundle to launch for an app, checked again now with the scanner's rules: a bundle
+    /// is launched only as it was when last validated.
+    /// - Returns: The bundle as loaded by the last scan.
+    /// - Throws: ``BundleProblem`` when the last scan refused or dropped it, it no longer
+    ///   validates, or its manifest or files changed since that scan (`bgctl reload`
+    ///   validates the new version).
+    /// - Parameter lastPath: Where the app's bundle was when the daemon last knew it, to
+    ///   name the reason a later scan refused it.
+    nonisolated func bundleToLaunch(_ identifier: String, lastPath: String?) throws(BundleProblem) -> ValidatedBundle {
+        let catalog = self.catalog
+        guard let loaded = catalog.loaded[identifier] else {
+            if let lastPath,
+                let refusal = catalog.refused.first(where: { $0.path == lastPath || $0.path.hasPrefix(lastPath + "/") })
+            {
+                throw refusal
+            }
+            throw BundleProblem(
+                path: identifier, key: "CFBundleIdentifier",
+                reason: "no bundle with this identifier passed the last scan (see `bgctl bundles`)")
+        }
+        let before = fingerprints.withLock { $0[loaded.path] }
+        let now = scanner.validate(bundleAt: loaded.path)
+        switch now {
+        case .failure(let problem):
+            throw problem
+        case .success(let revalidated):
+            guard revalidated.manifest == loaded.manifest else {
+                throw BundleProblem(
+                    path: loaded.path + "/Info.plist", key: "Info.plist",
+                    reason: "changed since the bundle was validated; `bgctl reload` validates the new one")
+            }
+            guard before == BundleFingerprint(of: revalidated) else {
+                throw BundleProblem(
+                    path: loaded.path, key: loaded.manifest.executable,
+                    reason:
+                        "Info.plist or the executable was replaced or changed since the bundle was validated; `bgctl reload` validates the new one"
+                )
+            }
+        }
+        return loaded
+    }
 
     /// Every bundle, loaded first, for `bgctl bundles`.
     nonisolated func list() -> BundleList {

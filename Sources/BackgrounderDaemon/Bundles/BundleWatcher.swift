@@ -37,18 +37,9 @@ final class BundleWatcher: Service, Sendable {
             try await gracefulShutdown()
             return
         }
-        let finished = AsyncStream<Void>.makeStream()
-        let thread = Thread { [self] in
+        await wakeup.runThreadUntilShutdown(named: "bundle-watcher") { [self] in
             watch(inotify)
             close(inotify)
-            finished.continuation.finish()
-        }
-        thread.name = "bundle-watcher"
-        thread.start()
-        await withGracefulShutdownHandler {
-            for await _ in finished.stream {}
-        } onGracefulShutdown: { [self] in
-            wakeup.wake()
         }
     }
 

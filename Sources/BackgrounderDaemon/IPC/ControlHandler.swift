@@ -14,9 +14,14 @@ final class ControlHandler: ChannelInboundHandler {
 
     /// Lines a client may pipeline behind a slow request before it is disconnected.
     static let maximumQueuedLines = 1024
+    /// The largest reply the daemon sends; a larger one is replaced by an `ERROR`.
+    static let maximumReplyBytes = 4 * 1024 * 1024
+    /// Replies that may wait unread for one connection before it is disconnected at once
+    /// (the stalled-reader timeout handles slower build-ups).
+    static let maximumQueuedBytes = 16 * 1024 * 1024
 
     private let router: RequestRouter
-    private let peer: PeerCredentials
+    private let principal: Principal
     private let daemon: DaemonContext
     private let logger: Logger
     private let codec = LineCodec()
@@ -24,9 +29,9 @@ final class ControlHandler: ChannelInboundHandler {
     private var identity: ConnectionIdentity?
     private var waitingForReply = false
 
-    init(router: RequestRouter, peer: PeerCredentials, context: DaemonContext, logger: Logger) {
+    init(router: RequestRouter, principal: Principal, context: DaemonContext, logger: Logger) {
         self.router = router
-        self.peer = peer
+        self.principal = principal
         self.daemon = context
         self.logger = logger
     }
@@ -79,9 +84,9 @@ final class ControlHandler: ChannelInboundHandler {
             guard line.readableBytes > 0 else { return }
             let identity = self.identity ?? ConnectionIdentity(channel: context.channel)
             self.identity = identity
-            switch router.route(line, from: peer, connection: identity, logger: logger) {
+            switch router.route(line, from: principal, connection: identity, logger: logger) {
             case .now(let reply):
-                context.write(wrapOutboundOut(encode(reply)), promise: nil)
+                send(reply, context: context, flush: false)
             case .later(let operation):
                 waitingForReply = true
                 let promise = context.eventLoop.makePromise(of: DaemonMessage.self)
@@ -89,7 +94,7 @@ final class ControlHandler: ChannelInboundHandler {
                 let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
                 promise.futureResult.assumeIsolated().whenSuccess { reply in
                     let (handler, context) = bound.value
-                    context.writeAndFlush(handler.wrapOutboundOut(handler.encode(reply)), promise: nil)
+                    handler.send(reply, context: context, flush: true)
                     handler.waitingForReply = false
                     handler.drainQueue(context: context)
                 }
@@ -100,7 +105,33 @@ final class ControlHandler: ChannelInboundHandler {
                 .lineTooLong,
                 "a \(count)-byte line was discarded; lines may hold at most \(WireLimits.maximumLineLength) bytes"
             )
-            context.write(wrapOutboundOut(encode(DaemonMessage(.error(error)))), promise: nil)
+            send(DaemonMessage(.error(error)), context: context, flush: false)
+        }
+    }
+
+    /// Writes a reply within the caps: one reply's size, and what may wait unread.
+    private func send(_ reply: DaemonMessage, context: ChannelHandlerContext, flush: Bool) {
+        var bytes = encode(reply)
+        if bytes.readableBytes > Self.maximumReplyBytes {
+            logger.warning("a \(reply.className) reply of \(bytes.readableBytes) bytes was replaced by an error")
+            let error = ProtocolError(
+                .limitReached,
+                "the \(reply.className) reply would be \(bytes.readableBytes) bytes; replies may hold at most \(Self.maximumReplyBytes)"
+            )
+            bytes = encode(DaemonMessage(id: reply.id, .error(error)))
+        }
+        let queued = (try? context.channel.syncOptions?.getOption(.bufferedWritableBytes)) ?? 0
+        guard queued + bytes.readableBytes <= Self.maximumQueuedBytes else {
+            logger.warning(
+                "disconnecting a client with \(queued) bytes of replies unread (at most \(Self.maximumQueuedBytes) may wait)"
+            )
+            context.close(promise: nil)
+            return
+        }
+        if flush {
+            context.writeAndFlush(wrapOutboundOut(bytes), promise: nil)
+        } else {
+            context.write(wrapOutboundOut(bytes), promise: nil)
         }
     }
 

@@ -17,16 +17,35 @@ final class ControlServer: Service, Sendable {
     private let router: RequestRouter
     private let logger: Logger
     private let group: any EventLoopGroup
-    private let connections = Mutex<[ObjectIdentifier: any Channel]>([:])
+    private let personCheck: PersonCheck
+    private let connections = Mutex<[ObjectIdentifier: (channel: any Channel, principal: Principal)]>([:])
+    private let waitingForRoom = Atomic<Int>(0)
 
     /// How long a peer may leave replies unread before it is disconnected.
     static let stalledReaderTimeout: TimeAmount = .seconds(5)
+    /// Replies past the high mark make a connection unwritable: the daemon stops reading its
+    /// requests until they drain (``StalledReaderHandler``).
+    static let writeBufferWaterMark = ChannelOptions.Types.WriteBufferWaterMark(low: 64 * 1024, high: 256 * 1024)
+    /// Connections open at once, in all.
+    static let maximumConnections = 512
+    /// Connections open at once for one principal (one person's uid, one app launch, or
+    /// every unverified peer together).
+    static let maximumConnectionsPerPrincipal = 64
+    /// How long a connection over a limit waits for room before it is refused.
+    static let waitForRoom: TimeAmount = .seconds(1)
+    /// Connections that may wait for room at once; past this, one over a limit is refused at once.
+    static let maximumWaitingForRoom = 16
 
-    init(context: DaemonContext, logger: Logger, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
+    init(
+        context: DaemonContext, personCheck: PersonCheck, appChannels: AppChannels, logger: Logger,
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) {
         self.context = context
         self.router = RequestRouter(context: context)
+        self.personCheck = personCheck
         self.logger = logger
         self.group = group
+        appChannels.serve { [self] channel, principal in self.configure(channel, principal: principal) }
     }
 
     func run() async throws {
@@ -36,10 +55,12 @@ final class ControlServer: Service, Sendable {
             // A script that writes a request and closes its side (`echo ... | socat`) still
             // gets its reply: end of input ends the requests, not the connection.
             .childChannelOption(.allowRemoteHalfClosure, value: true)
-            .childChannelOption(.writeBufferWaterMark, value: .init(low: 64 * 1024, high: 256 * 1024))
+            .childChannelOption(.writeBufferWaterMark, value: Self.writeBufferWaterMark)
             .childChannelInitializer { [self] channel in
-                PeerCredentials.of(channel).flatMapThrowing { peer in
-                    try self.configure(channel, peer: peer)
+                // Who the peer is, decided once, now: a process that connects and exits, or
+                // passes the socket on, leaves the connection what it was at connect time.
+                PeerProcess.of(channel).flatMap { peer in
+                    self.configure(channel, principal: self.personCheck.principal(of: peer))
                 }
             }
             .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: false)
@@ -56,25 +77,98 @@ final class ControlServer: Service, Sendable {
         } onGracefulShutdown: { [self] in
             server.close(promise: nil)
             // Clients may stay connected as long as they like; shutdown does not wait on them.
-            for channel in self.connections.withLock({ Array($0.values) }) {
-                channel.close(promise: nil)
+            for connection in self.connections.withLock({ Array($0.values) }) {
+                connection.channel.close(promise: nil)
             }
         }
     }
 
-    private func configure(_ channel: any Channel, peer: PeerCredentials) throws {
+    private func configure(_ channel: any Channel, principal: Principal) -> EventLoopFuture<Void> {
         var connectionLogger = logger
-        connectionLogger[metadataKey: "peer.pid"] = "\(peer.pid)"
-        connectionLogger[metadataKey: "peer.uid"] = "\(peer.uid)"
-        try channel.pipeline.syncOperations.addHandlers(
-            StalledReaderHandler(timeout: Self.stalledReaderTimeout, logger: connectionLogger),
-            ByteToMessageHandler(LineFrameDecoder(maximumLength: WireLimits.maximumLineLength)),
-            ControlHandler(router: router, peer: peer, context: context, logger: connectionLogger)
-        )
+        switch principal {
+        case .person(let uid, let pid):
+            connectionLogger[metadataKey: "peer.uid"] = "\(uid)"
+            connectionLogger[metadataKey: "peer.pid"] = "\(pid)"
+        case .app(let launch):
+            connectionLogger[metadataKey: "bundle"] = "\(launch.bundle)"
+            connectionLogger[metadataKey: "app.pid"] = "\(launch.pid)"
+        case .untrusted(let why): connectionLogger[metadataKey: "peer"] = "unverified: \(why)"
+        }
         let key = ObjectIdentifier(channel)
-        connections.withLock { $0[key] = channel }
-        channel.closeFuture.whenComplete { [self] _ in
-            _ = self.connections.withLock { $0.removeValue(forKey: key) }
+        return admit(key, channel: channel, principal: principal, logger: connectionLogger).flatMapThrowing {
+            [self, connectionLogger] in
+            channel.closeFuture.whenComplete { [self] _ in
+                _ = self.connections.withLock { $0.removeValue(forKey: key) }
+            }
+            try channel.pipeline.syncOperations.addHandlers(
+                StalledReaderHandler(timeout: Self.stalledReaderTimeout, logger: connectionLogger),
+                ByteToMessageHandler(LineFrameDecoder(maximumLength: WireLimits.maximumLineLength)),
+                ControlHandler(router: router, principal: principal, context: context, logger: connectionLogger)
+            )
+        }
+    }
+
+    /// Counts a new connection in. At a limit it waits a moment before refusing: connections
+    /// whose peers already hung up (a script's burst of short connections) still count until
+    /// their event loops notice, which under load can take a while.
+    private func admit(
+        _ key: ObjectIdentifier, channel: any Channel, principal: Principal, logger: Logger
+    ) -> EventLoopFuture<Void> {
+        guard let refusal = count(key, channel: channel, principal: principal) else {
+            return channel.eventLoop.makeSucceededVoidFuture()
+        }
+        // Waiting holds a descriptor, so only a few connections may wait at once.
+        guard waitingForRoom.add(1, ordering: .relaxed).newValue <= Self.maximumWaitingForRoom else {
+            waitingForRoom.subtract(1, ordering: .relaxed)
+            return refuse(refusal, channel: channel, logger: logger)
+        }
+        let promise = channel.eventLoop.makePromise(of: Void.self)
+        let deadline = NIODeadline.now() + Self.waitForRoom
+        channel.eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(50), delay: .milliseconds(50)) {
+            [self] task in
+            let refusal = self.count(key, channel: channel, principal: principal)
+            guard refusal != nil, NIODeadline.now() < deadline, channel.isActive else {
+                task.cancel()
+                self.waitingForRoom.subtract(1, ordering: .relaxed)
+                if let refusal {
+                    promise.completeWith(self.refuse(refusal, channel: channel, logger: logger))
+                } else {
+                    promise.succeed()
+                }
+                return
+            }
+        }
+        return promise.futureResult
+    }
+
+    private func refuse(_ refusal: String, channel: any Channel, logger: Logger) -> EventLoopFuture<Void> {
+        logger.warning("refused a connection: \(refusal)")
+        return channel.eventLoop.makeFailedFuture(
+            DaemonError(.socket, path: context.configuration.socketPath, refusal))
+    }
+
+    /// Counts a new connection in, or says which limit it would pass.
+    private func count(_ key: ObjectIdentifier, channel: any Channel, principal: Principal) -> String? {
+        connections.withLock { connections in
+            guard connections.count < Self.maximumConnections else {
+                return "\(Self.maximumConnections) connections are open, the most the daemon serves at once"
+            }
+            let same = connections.values.filter { Self.sameLimit($0.principal, principal) }.count
+            guard same < Self.maximumConnectionsPerPrincipal else {
+                return "\(principal) has \(same) connections open, the most one may hold"
+            }
+            connections[key] = (channel, principal)
+            return nil
+        }
+    }
+
+    /// Whether two principals share one per-principal limit.
+    private static func sameLimit(_ one: Principal, _ other: Principal) -> Bool {
+        switch (one, other) {
+        case (.person(let a, _), .person(let b, _)): a == b
+        case (.app(let a), .app(let b)): a.bundle == b.bundle
+        case (.untrusted, .untrusted): true
+        default: false
         }
     }
 }

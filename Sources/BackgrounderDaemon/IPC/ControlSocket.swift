@@ -8,11 +8,15 @@ import Foundation
 /// Prepares the control socket's path: a private directory, and no stale socket file left
 /// by a daemon that was killed, without stealing the socket of one that still runs.
 enum ControlSocket {
-    static func prepare(_ path: String) throws {
-        let directory = (path as NSString).deletingLastPathComponent
-        try PrivateDirectory.prepare(directory.isEmpty ? "." : directory, purpose: "socket")
+    /// - Parameter directoryMode: The socket directory's mode when it is created here (0711
+    ///   when apps under uids of their own pass through it to the audio socket beside).
+    /// - Returns: The socket's directory.
+    static func prepare(_ path: String, directoryMode: mode_t) throws -> String {
+        let parent = (path as NSString).deletingLastPathComponent
+        let directory = parent.isEmpty ? "." : parent
+        try PrivateDirectory.prepare(directory, purpose: "socket", mode: directoryMode)
         var info = stat()
-        guard lstat(path, &info) == 0 else { return }
+        guard lstat(path, &info) == 0 else { return directory }
         guard info.st_mode & S_IFMT == S_IFSOCK else {
             throw DaemonError(.socket, path: path, "exists and is not a socket; remove it or choose another --socket")
         }
@@ -28,5 +32,6 @@ enum ControlSocket {
             // Something answered but not like a daemon; leave it alone.
             throw DaemonError(.socket, path: path, "in use by something that is not a running backgrounderd (\(error))")
         }
+        return directory
     }
 }

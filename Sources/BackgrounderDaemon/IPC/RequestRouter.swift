@@ -22,9 +22,8 @@ struct RequestRouter: Sendable {
         self.context = context
     }
 
-    /// Decides the reply to one line from a peer.
-    func route(_ line: ByteBuffer, from peer: PeerCredentials, connection: ConnectionIdentity, logger: Logger) -> Route
-    {
+    /// Decides the reply to one line from a principal.
+    func route(_ line: ByteBuffer, from principal: Principal, connection: ConnectionIdentity, logger: Logger) -> Route {
         let bytes = Array(line.readableBytesView)
         let message: ClientMessage
         do {
@@ -35,6 +34,11 @@ struct RequestRouter: Sendable {
         }
         logger.trace("\(message.className)")
         let id = message.id
+        // Who may send what is decided here, once, for every request (``RequestAccess``).
+        if let refusal = principal.refusal(of: message) {
+            logger.warning("refused \(message.className) from \(principal): \(message.body.access.rawValue)-only")
+            return .now(DaemonMessage(id: id, .error(refusal)))
+        }
         switch message.body {
         case .hello(let hello):
             guard hello.protocol == ProtocolVersion.major else {
@@ -44,7 +48,7 @@ struct RequestRouter: Sendable {
                 )
                 return .now(DaemonMessage(id: id, .error(error)))
             }
-            return .now(DaemonMessage(id: id, .hello(HelloReply(pid: peer.pid, uid: peer.uid))))
+            return .now(DaemonMessage(id: id, .hello(principal.helloReply)))
         case .status:
             return .now(DaemonMessage(id: id, .status(context.status())))
         case .bundles:
@@ -53,12 +57,13 @@ struct RequestRouter: Sendable {
             let registry = context.registry
             return .later { DaemonMessage(id: id, .reload(await registry.reload())) }
         default:
-            return routeToApps(message, from: peer, connection: connection)
+            return routeToApps(message, from: principal, connection: connection)
         }
     }
 
-    /// Requests the app manager answers: user actions, `ps`, and apps' own requests.
-    private func routeToApps(_ message: ClientMessage, from peer: PeerCredentials, connection: ConnectionIdentity)
+    /// Requests the app manager answers: user actions, `ps`, and apps' own requests. The
+    /// principal is already known to be allowed to send `message`.
+    private func routeToApps(_ message: ClientMessage, from principal: Principal, connection: ConnectionIdentity)
         -> Route
     {
         let apps = context.apps
@@ -69,7 +74,8 @@ struct RequestRouter: Sendable {
         func asApp(_ work: @escaping @Sendable (String) async throws -> DaemonMessage.Body) -> Route {
             guard let bundle = connection.bundle else {
                 return .now(
-                    DaemonMessage(id: id, .error(ProtocolError(.failed, "\(message.className) needs a CHECKIN first"))))
+                    DaemonMessage(
+                        id: id, .error(ProtocolError(.notCheckedIn, "\(message.className) needs a CHECKIN first"))))
             }
             return .later { DaemonMessage(id: id, await Self.reply { try await work(bundle) }) }
         }
@@ -81,50 +87,107 @@ struct RequestRouter: Sendable {
         case .quit(let app): return later { .done(try await apps.quit(app.bundle)) }
         case .ps: return later { .apps(await apps.list()) }
         case .checkIn(let checkIn):
+            guard case .app(let launch) = principal, checkIn.bundle == launch.bundle else {
+                let error = ProtocolError(
+                    .notPermitted, "this connection belongs to \(principal); an app can check in only as itself")
+                return .now(DaemonMessage(id: id, .error(error)))
+            }
             return later {
-                let reply = try await apps.checkIn(checkIn.bundle, peer: peer, channel: connection.channel)
-                connection.bundle = checkIn.bundle
+                let reply = try await apps.checkIn(launch, channel: connection.channel)
+                connection.bundle = launch.bundle
                 return .checkedIn(reply)
             }
         case .memoryPressure(let pressure):
             return later { .done(await apps.relieveMemoryPressure(critical: pressure.critical ?? false)) }
-        case .wake(let wake): return later { .done(try await apps.wake(wake.bundle, for: wake.reason)) }
-        case .authorize(let grant):
-            // A grant is a person's decision: an app may not make it for itself.
-            return later {
-                guard connection.bundle == nil, await !apps.isAppProcess(peer.pid) else {
-                    throw ProtocolError(.failed, "AUTHORIZE comes from a person (`bgctl authorize`), not from an app")
-                }
-                return .done(try await apps.authorize(grant))
+        case .wake(let wake): return later { .done(try await apps.scheduling { try $0.wake(wake, in: $1) }) }
+        case .push(let push): return later { .pushed(try await apps.scheduling { try $0.push(push, in: $1) }) }
+        case .tasks(let query): return later { .schedule(try await apps.scheduling { $0.schedule(query, in: $1) }) }
+        case .simulateTask(let request):
+            return later { .done(try await apps.scheduling { try $0.simulateTask(request, in: $1) }) }
+        case .expireTask(let request):
+            return later { .done(try await apps.scheduling { try $0.expireTask(request, in: $1) }) }
+        case .setFetchInterval(let request):
+            return asApp { bundle in
+                .done(try await apps.scheduling { try $0.setFetchInterval(bundle, request.interval, in: $1) })
             }
+        case .complete(let completion):
+            return asApp { bundle in .done(try await apps.scheduling { try $0.complete(bundle, completion, in: $1) }) }
+        case .registerTask(let registration):
+            return asApp { bundle in
+                .done(try await apps.scheduling { try $0.register(bundle, task: registration.identifier, in: $1) })
+            }
+        case .submitTask(let submission):
+            return asApp { bundle in .done(try await apps.scheduling { try $0.submit(bundle, submission, in: $1) }) }
+        case .cancelTasks(let cancellation):
+            return asApp { bundle in
+                .done(try await apps.scheduling { $0.cancel(bundle, task: cancellation.identifier, in: $1) })
+            }
+        case .pendingTasks:
+            return asApp { bundle in
+                .taskRequests(try await apps.scheduling { scheduling, _ in scheduling.pending(bundle) })
+            }
+        case .registerPush:
+            return asApp { bundle in
+                .pushToken(try await apps.scheduling { scheduling, _ in try scheduling.registerPush(bundle) })
+            }
+        case .unregisterPush:
+            return asApp { bundle in
+                .done(try await apps.scheduling { scheduling, _ in scheduling.unregisterPush(bundle) })
+            }
+        case .authorize(let grant): return later { .done(try await apps.authorize(grant)) }
         case .regions(let query) where query.bundle != nil:
-            return later { .regions(try await apps.monitoredRegions(query.bundle!)) }
-        case .beginTask(let task): return asApp { .task(await apps.beginTask($0, named: task.name)) }
+            return later { .regions(try await apps.location { try $0.monitoredRegions(query.bundle!, in: $1) }) }
+        case .beginTask(let task): return asApp { .task(try await apps.beginTask($0, named: task.name)) }
         case .endTask(let task): return asApp { .done(await apps.endTask($0, task: task.task)) }
         case .requestAuthorization(let request):
             return asApp { bundle in
-                .authorization(try await apps.requestLocationAuthorization(bundle, level: request.level))
+                .authorization(
+                    try await apps.location { try $0.requestAuthorization(bundle, level: request.level, in: $1) })
             }
         case .locationUpdates(let subscription):
-            return asApp { bundle in .done(try await apps.setLocationSubscription(bundle, subscription)) }
-        case .locationReady: return asApp { .done(await apps.locationReady($0)) }
-        case .locationAck(let ack): return asApp { .done(await apps.acknowledgeLocations($0, through: ack.through)) }
+            return asApp { bundle in
+                .done(try await apps.location { try $0.setSubscription(bundle, subscription, in: $1) })
+            }
+        case .locationReady: return asApp { bundle in .done(try await apps.location { $0.ready(bundle, in: $1) }) }
+        case .locationAck(let ack):
+            return asApp { bundle in
+                .done(try await apps.location { try $0.acknowledge(bundle, through: ack.through, in: $1) })
+            }
         case .startMonitoring(let request):
-            return asApp { bundle in .done(try await apps.startMonitoring(bundle, request.region)) }
+            return asApp { bundle in
+                .done(try await apps.location { try $0.startMonitoring(bundle, request.region, in: $1) })
+            }
         case .stopMonitoring(let region):
-            return asApp { .done(await apps.stopMonitoring($0, region: region.identifier)) }
+            return asApp { bundle in
+                .done(
+                    try await apps.location { location, _ in location.stopMonitoring(bundle, region: region.identifier)
+                    })
+            }
         case .requestState(let region):
             return asApp { bundle in
-                .regionState(try await apps.regionState(bundle, region: region.identifier))
+                .regionState(
+                    try await apps.location { location, _ in try location.regionState(bundle, region: region.identifier)
+                    })
             }
-        case .regions: return asApp { bundle in .regions(try await apps.monitoredRegions(bundle)) }
-        case .audioSession(let request): return asApp { .done(try await apps.setAudioSession($0, request)) }
+        case .regions:
+            return asApp { bundle in .regions(try await apps.location { try $0.monitoredRegions(bundle, in: $1) }) }
+        case .audioSession(let request):
+            return asApp { bundle in .done(try await apps.audio { try $0.setSession(bundle, request, in: $1) }) }
         case .openAudioStream(let request):
-            return asApp { bundle in .audioStream(try await apps.openAudioStream(bundle, peer: peer.pid, request)) }
-        case .audioStreamControl(let control): return asApp { .done(try await apps.controlAudioStream($0, control)) }
-        case .nowPlaying(let info): return asApp { .done(await apps.setNowPlaying($0, info)) }
-        case .remoteCommand(let request): return later { .done(try await apps.remoteCommand(request)) }
-        case .audio(let query): return later { .audioStatus(await apps.audioStatus(query)) }
+            return asApp { bundle in .audioStream(try await apps.audio { try $0.openStream(bundle, request, in: $1) }) }
+        case .audioStreamControl(let control):
+            return asApp { bundle in
+                .done(
+                    try await apps.withAsync(AudioCapability.self) {
+                        try await $0.controlStream(bundle, control, in: $1)
+                    })
+            }
+        case .nowPlaying(let info):
+            return asApp { bundle in .done(try await apps.audio { audio, _ in audio.setNowPlaying(bundle, info) }) }
+        case .remoteCommand(let request):
+            return later { .done(try await apps.audio { try $0.remoteCommand(request, in: $1) }) }
+        case .audio(let query): return later { .audioStatus(try await apps.audio { audio, _ in audio.status(query) }) }
+        case .permissions(let query): return later { .permissions(try apps.permissions(query.bundle)) }
         case .hello, .status, .bundles, .reload:
             preconditionFailure("answered by route(_:from:connection:logger:)")
         }

@@ -1,42 +1,24 @@
 import BackgrounderCore
 import Logging
 
-/// The location service's bookkeeping for every app, kept by ``AppManager`` (on its actor,
-/// so a fix and a life-cycle change never race): grants, subscriptions with their filters,
-/// the shared region monitor, and where each app's delivery stands.
+/// The location capability's bookkeeping for every app: grants, listeners with their
+/// filters, the shared region monitor, and where each app's delivery stands.
 struct LocationBook: Sendable {
-    /// One app's location state.
-    struct Entry: Sendable {
-        /// What it asked for (stored durably).
-        var subscription = LocationSubscription()
-        /// The standard-update filter, while standard updates are on.
-        var standard: StandardUpdateFilter?
-        /// The significant-change filter, while that monitoring is on.
-        var significant: SignificantChangeFilter?
-        /// The first fix that queued since the app was suspended, for its deferral.
-        var firstDeferred: Location?
+    /// Where one app's delivery stands on its current connection.
+    struct Delivery: Sendable {
         /// Events up to this `seq` were sent on the app's current connection.
         var sentThrough: Int64 = 0
         /// The app's location manager has a delegate, so events can be sent.
         var ready = false
-
-        /// Applies a new subscription, keeping filter state when a filter's settings did not change.
-        mutating func apply(_ new: LocationSubscription) {
-            if new.standard != subscription.standard || standard == nil {
-                standard = new.standard.map { StandardUpdateFilter($0) }
-            }
-            if !new.significantChanges {
-                significant = nil
-            } else if significant == nil {
-                significant = SignificantChangeFilter()
-            }
-            if new.standard == nil { firstDeferred = nil }
-            subscription = new
-        }
+        /// Events for the app the store could not take since it was last told, and why.
+        var unstoredEvents = 0
+        var unstoredReason: String?
     }
 
-    /// Per app, by bundle identifier.
-    var entries: [String: Entry] = [:]
+    /// What each app asked for, by bundle identifier (stored durably).
+    var listeners: [String: LocationListener] = [:]
+    /// Delivery to each app that has a location manager or monitors regions.
+    var deliveries: [String: Delivery] = [:]
     /// What people granted, by bundle identifier.
     var authorizations: [String: LocationAuthorization] = [:]
     /// Every app's regions, with their confirmed states.
@@ -52,9 +34,7 @@ struct LocationBook: Sendable {
     init(store: StateStore, logger: Logger) {
         authorizations = (try? store.locationAuthorizations()) ?? [:]
         for (identifier, subscription) in (try? store.locationSubscriptions()) ?? [:] {
-            var entry = Entry()
-            entry.apply(subscription)
-            entries[identifier] = entry
+            listeners[identifier] = LocationListener(subscription)
         }
         for stored in (try? store.monitoredRegions()) ?? [] {
             do {
@@ -69,5 +49,10 @@ struct LocationBook: Sendable {
     /// The app's grant.
     func authorization(_ identifier: String) -> LocationAuthorization {
         authorizations[identifier] ?? .notDetermined
+    }
+
+    /// What the app subscribed to.
+    func subscription(_ identifier: String) -> LocationSubscription {
+        listeners[identifier]?.subscription ?? LocationSubscription()
     }
 }

@@ -21,7 +21,7 @@ final class LocationService: Service, Sendable {
     private let logger: Logger
     private let state: Mutex<Snapshot>
     private let wakeup: WakeupPipe
-    private let apps: AppManager?
+    private let apps: AppManager
     private let events: (stream: AsyncStream<Event>, continuation: AsyncStream<Event>.Continuation)
 
     /// What the reader thread tells the apps, in order.
@@ -39,7 +39,7 @@ final class LocationService: Service, Sendable {
     ///   - apps: Who hears fixes and connection changes (`nil` to only follow gpsd).
     ///   - logger: Where connection changes are logged.
     /// - Throws: ``DaemonError`` when the address has no port.
-    init(address: String, apps: AppManager?, logger: Logger) throws {
+    init(address: String, apps: AppManager, logger: Logger) throws {
         guard let colon = address.lastIndex(of: ":"), colon != address.startIndex,
             !address[address.index(after: colon)...].isEmpty
         else {
@@ -62,29 +62,21 @@ final class LocationService: Service, Sendable {
     var snapshot: Snapshot { state.withLock { $0 } }
 
     func run() async throws {
-        let finished = AsyncStream<Void>.makeStream()
-        let thread = Thread { [self] in
-            readLoop()
-            finished.continuation.finish()
-        }
-        thread.name = "gpsd-reader"
-        thread.start()
-        await withGracefulShutdownHandler {
-            await withDiscardingTaskGroup { group in
-                group.addTask { [self] in
-                    for await event in events.stream {
-                        switch event {
-                        case .fix(let fix): await apps?.locationFix(fix)
-                        case .connection(let available, let detail):
-                            await apps?.locationServiceChanged(available: available, detail: detail)
+        await withDiscardingTaskGroup { group in
+            group.addTask { [self] in
+                for await event in events.stream {
+                    switch event {
+                    case .fix(let fix):
+                        try? await apps.with(LocationCapability.self) { $0.fix(fix, in: $1) }
+                    case .connection(let available, let detail):
+                        try? await apps.with(LocationCapability.self) {
+                            $0.serviceChanged(available: available, detail: detail, in: $1)
                         }
                     }
                 }
-                for await _ in finished.stream {}
-                events.continuation.finish()
             }
-        } onGracefulShutdown: { [self] in
-            wakeup.wake()
+            await wakeup.runThreadUntilShutdown(named: "gpsd-reader") { [self] in readLoop() }
+            events.continuation.finish()
         }
     }
 

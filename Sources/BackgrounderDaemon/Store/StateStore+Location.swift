@@ -58,14 +58,22 @@ extension StateStore {
 
     /// Every stored location grant.
     func locationAuthorizations() throws -> [String: LocationAuthorization] {
-        try authorizationLevels(service: "location").mapValues { LocationAuthorization(rawValue: $0) ?? .notDetermined }
+        try authorizationLevels(service: .location).mapValues { LocationAuthorization(rawValue: $0) ?? .notDetermined }
     }
 
-    /// Every stored grant for one service (`location`, `microphone`), as stored words by app.
-    func authorizationLevels(service: String) throws -> [String: String] {
+    /// Every stored microphone grant.
+    func microphoneAuthorizations() throws -> [String: MicrophoneAuthorization] {
+        try authorizationLevels(service: .microphone).mapValues {
+            MicrophoneAuthorization(rawValue: $0) ?? .notDetermined
+        }
+    }
+
+    /// Every stored grant for one service, as stored words (``storedLevel(_:)``) by app.
+    func authorizationLevels(service: AuthorizationService) throws -> [String: String] {
         try database.read { db in
             let rows = try Row.fetchAll(
-                db, sql: "SELECT bundleIdentifier, level FROM authorization WHERE service = ?", arguments: [service])
+                db, sql: "SELECT bundleIdentifier, level FROM authorization WHERE service = ?",
+                arguments: [service.rawValue])
             var grants: [String: String] = [:]
             for row in rows {
                 grants[row["bundleIdentifier"]] = row["level"]
@@ -75,16 +83,28 @@ extension StateStore {
     }
 
     /// Stores a grant.
-    func setAuthorization(_ bundleIdentifier: String, service: String, level: String) throws {
-        try database.write { db in
+    func setAuthorization(_ bundleIdentifier: String, _ grant: AuthorizationGrant) throws {
+        try write { db in
             try db.execute(
                 sql: """
                     INSERT INTO authorization (bundleIdentifier, service, level, changedAt) VALUES (?, ?, ?, ?)
                     ON CONFLICT(bundleIdentifier, service) DO UPDATE SET
                         level = excluded.level, changedAt = excluded.changedAt
                     """,
-                arguments: [bundleIdentifier, service, level, Date().timeIntervalSince1970]
+                arguments: [
+                    bundleIdentifier, grant.service.rawValue, Self.storedLevel(grant), Date().timeIntervalSince1970,
+                ]
             )
+        }
+    }
+
+    /// How the `authorization` table spells a level: the enum's raw value (`always`,
+    /// `whenInUse`, `denied`; `granted`, `denied`), not the word a person types, so rows
+    /// written by earlier versions still read.
+    static func storedLevel(_ grant: AuthorizationGrant) -> String {
+        switch grant {
+        case .location(let level): level.rawValue
+        case .microphone(let level): level.rawValue
         }
     }
 
@@ -103,7 +123,7 @@ extension StateStore {
 
     /// Stores a subscription; an empty one is removed, with the app's queued fixes.
     func setLocationSubscription(_ bundleIdentifier: String, _ subscription: LocationSubscription) throws {
-        try database.write { db in
+        try write { db in
             if subscription.isEmpty {
                 try db.execute(
                     sql: "DELETE FROM locationSubscription WHERE bundleIdentifier = ?", arguments: [bundleIdentifier])
@@ -144,7 +164,7 @@ extension StateStore {
 
     /// Adds or replaces a region.
     func saveRegion(_ region: CircularRegion, owner: String, state: RegionState) throws {
-        try database.write { db in
+        try write { db in
             try db.execute(
                 sql: """
                     INSERT INTO monitoredRegion (bundleIdentifier, identifier, region, state) VALUES (?, ?, ?, ?)
@@ -159,7 +179,7 @@ extension StateStore {
     /// Records regions' confirmed states.
     func saveRegionStates(_ states: [(owner: String, identifier: String, state: RegionState)]) throws {
         guard !states.isEmpty else { return }
-        try database.write { db in
+        try write { db in
             for change in states {
                 try db.execute(
                     sql: "UPDATE monitoredRegion SET state = ? WHERE bundleIdentifier = ? AND identifier = ?",
@@ -171,7 +191,7 @@ extension StateStore {
 
     /// Stops keeping a region.
     func removeRegion(_ identifier: String, owner: String) throws {
-        try database.write { db in
+        try write { db in
             try db.execute(
                 sql: "DELETE FROM monitoredRegion WHERE bundleIdentifier = ? AND identifier = ?",
                 arguments: [owner, identifier]
@@ -189,10 +209,20 @@ extension StateStore {
         var region: CircularRegion?
     }
 
-    /// Appends events to their apps' queues, in one transaction.
+    /// Appends events to their apps' queues, in one transaction: all of them or, when the
+    /// write fails (a full disk), none, counted in ``health`` as not stored.
     func enqueue(_ events: [QueuedEvent]) throws {
         guard !events.isEmpty else { return }
-        try database.write { db in
+        do {
+            try enqueueAll(events)
+        } catch {
+            health.lost(events: events.count)
+            throw error
+        }
+    }
+
+    private func enqueueAll(_ events: [QueuedEvent]) throws {
+        try write { db in
             for event in events {
                 try db.execute(
                     sql: "INSERT INTO locationEvent (bundleIdentifier, kind, location, region) VALUES (?, ?, ?, ?)",
@@ -238,17 +268,40 @@ extension StateStore {
         }
     }
 
-    /// Forgets an app's events up to and including `seq` (it acknowledged them).
-    func acknowledge(_ owner: String, through seq: Int64) throws {
-        try database.write { db in
+    /// Forgets an app's events up to and including `seq` (it acknowledged them), only if they
+    /// were delivered to it: an app cannot make the daemon drop what it never heard.
+    /// - Parameters:
+    ///   - deliveredThrough: The last `seq` sent to the app on its current connection; every
+    ///     one of its events up to there was sent (batches go in `seq` order).
+    /// - Returns: How many events were forgotten.
+    /// - Throws: ``LocationAckRefusal`` (nothing is forgotten), or the database's error.
+    @discardableResult
+    func acknowledge(_ owner: String, through seq: Int64, deliveredThrough: Int64) throws -> Int {
+        guard seq <= deliveredThrough else {
+            throw LocationAckRefusal.notDelivered(through: seq, deliveredThrough: deliveredThrough)
+        }
+        return try write { db in
+            // A seq still queued for another app is not one this app was sent.
+            if let holder = try String.fetchOne(
+                db, sql: "SELECT bundleIdentifier FROM locationEvent WHERE seq = ?", arguments: [seq]),
+                holder != owner
+            {
+                throw LocationAckRefusal.notOwn(through: seq)
+            }
             try db.execute(
                 sql: "DELETE FROM locationEvent WHERE bundleIdentifier = ? AND seq <= ?", arguments: [owner, seq])
+            return db.changesCount
         }
+    }
+
+    /// Every event queued for an app, oldest first (for tests and diagnostics).
+    func allQueuedEvents(for owner: String) throws -> [LocationEvent] {
+        try queuedEvents(for: owner, after: Int64.min, limit: Int.max)
     }
 
     /// Forgets all of an app's queued standard and significant-change fixes (it stopped updates).
     func dropQueuedFixes(for owner: String) throws {
-        try database.write { db in
+        try write { db in
             try db.execute(
                 sql: "DELETE FROM locationEvent WHERE bundleIdentifier = ? AND kind = 'location'", arguments: [owner])
         }

@@ -3,16 +3,23 @@ import Foundation
 import GRDB
 
 /// The daemon's durable state: one SQLite database in WAL mode under the state directory,
-/// so a daemon killed with SIGKILL restarts with everything it knew.
+/// with every commit synced to disk (`synchronous=FULL`), so a daemon killed with SIGKILL or a
+/// machine that loses power restarts with everything it acknowledged
+/// (docs/decisions/0008-state-durability.md).
 final class StateStore: Sendable {
     /// The database file.
     let path: String
     let database: DatabasePool
+    /// How writes have been going, for `bgctl status`.
+    let health = StorageHealthRecorder()
 
     /// Opens (creating if needed) the store and brings its schema up to date.
-    /// - Parameter directory: The state directory; created with mode 0700.
+    /// - Parameters:
+    ///   - directory: The state directory; created with mode 0700.
+    ///   - synchronous: How hard a commit waits for the disk; `.full` unless a benchmark
+    ///     compares the two.
     /// - Throws: ``DaemonError`` naming the directory or file when it cannot be used.
-    init(directory: String) throws {
+    init(directory: String, synchronous: StoreSynchronous = .full) throws {
         try PrivateDirectory.prepare(directory, purpose: "--state-dir")
         path = directory + "/backgrounder.sqlite"
         var configuration = Configuration()
@@ -21,9 +28,33 @@ final class StateStore: Sendable {
         configuration.busyMode = .timeout(5)
         do {
             database = try DatabasePool(path: path, configuration: configuration)
+            // After the pool is open, not in prepareDatabase: GRDB's WAL set-up runs after
+            // that and sets NORMAL on the writer, the only connection that commits.
+            try database.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA synchronous = \(synchronous.rawValue)")
+            }
             try StateStore.migrator.migrate(database)
         } catch {
             throw DaemonError(.stateStore, path: path, "cannot open the state database: \(error)")
+        }
+    }
+
+    /// The writer connection's `synchronous` setting as SQLite reports it (0 OFF, 1 NORMAL,
+    /// 2 FULL, 3 EXTRA).
+    func synchronousSetting() throws -> Int {
+        try database.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
+    }
+
+    /// Runs one write transaction and records how it went in ``health``, so a full disk shows
+    /// in `bgctl status` whichever write met it first.
+    func write<T>(_ updates: (Database) throws -> T) throws -> T {
+        do {
+            let result = try database.write(updates)
+            health.succeeded()
+            return result
+        } catch let error as DatabaseError {
+            health.failed(error)
+            throw error
         }
     }
 
@@ -49,6 +80,8 @@ final class StateStore: Sendable {
             }
         }
         migrator.registerMigration("v2: location", migrate: createLocationTables)
+        migrator.registerMigration("v3: app users", migrate: createAppUserTable)
+        migrator.registerMigration("v4: scheduling", migrate: createSchedulingTables)
         return migrator
     }
 
@@ -60,7 +93,7 @@ final class StateStore: Sendable {
     /// Records that a daemon run began.
     /// - Returns: The run's id and whether the previous run ended without a clean stop.
     func beginRun(pid: Int32, at time: Date) throws -> (id: Int64, previousEndedUncleanly: Bool) {
-        try database.write { db in
+        try write { db in
             let unclean =
                 try Bool.fetchOne(
                     db,
@@ -76,7 +109,7 @@ final class StateStore: Sendable {
 
     /// Records a clean stop of a run.
     func endRun(id: Int64, at time: Date) throws {
-        try database.write { db in
+        try write { db in
             try db.execute(
                 sql: "UPDATE daemonRun SET stoppedAt = ? WHERE id = ?",
                 arguments: [time.timeIntervalSince1970, id]
@@ -86,7 +119,7 @@ final class StateStore: Sendable {
 
     /// Remembers the bundles that loaded, keeping first-seen times and force-quit flags.
     func recordLoaded(_ bundles: [ValidatedBundle], at time: Date) throws {
-        try database.write { db in
+        try write { db in
             for bundle in bundles {
                 try db.execute(
                     sql: """
@@ -106,7 +139,7 @@ final class StateStore: Sendable {
 
     /// Remembers or clears a force quit (`bgctl quit` sets it; `bgctl open` clears it).
     func setForceQuit(_ bundleIdentifier: String, _ forceQuit: Bool) throws {
-        try database.write { db in
+        try write { db in
             try db.execute(
                 sql: "UPDATE bundle SET forceQuit = ? WHERE bundleIdentifier = ?",
                 arguments: [forceQuit, bundleIdentifier]

@@ -31,8 +31,8 @@ public struct CgroupFreezer: SuspensionMechanism {
             return .failure(
                 DaemonError(.configuration, path: "/proc/self/cgroup", "no cgroup v2 membership (0::) line"))
         }
-        let parent = (mount + own).replacingOccurrences(of: "//", with: "/")
-        let base = parent + "/backgrounder." + stableHash(stateDirectory)
+        let base = (mount + own + "/backgrounder." + stableHash(stateDirectory))
+            .replacingOccurrences(of: "//", with: "/")
         guard mkdir(base, 0o755) == 0 || errno == EEXIST else {
             return .failure(
                 DaemonError(
@@ -121,7 +121,7 @@ public struct CgroupFreezer: SuspensionMechanism {
         }
         // A cgroup left frozen by a daemon that was killed must not freeze the new process.
         try write("0", to: path + "/cgroup.freeze")
-        return AppContainer(cgroupPath: path, prologue: "echo $$ > '\(path)/cgroup.procs' || exit 126")
+        return AppContainer(cgroupPath: path)
     }
 
     public func freeze(_ container: AppContainer, leader: Int32) throws {
@@ -140,11 +140,34 @@ public struct CgroupFreezer: SuspensionMechanism {
         try write("1", to: path + "/cgroup.kill")
     }
 
-    public func contains(_ pid: Int32, container: AppContainer, leader: Int32) -> Bool {
-        guard let path = container.cgroupPath,
-            let text = try? String(contentsOfFile: path + "/cgroup.procs", encoding: .utf8)
-        else { return false }
-        return text.split(separator: "\n").contains { Int32($0) == pid }
+    public func membership(of pid: Int32) throws -> ContainerMembership {
+        let file = "/proc/\(pid)/cgroup"
+        guard let text = try? String(contentsOfFile: file, encoding: .utf8),
+            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("0::") })
+        else {
+            throw DaemonError(.configuration, path: file, "cannot read the process's cgroup v2 membership")
+        }
+        return Self.membership(ofCgroup: String(line.dropFirst(3)), base: base, mount: Self.cgroup2Mount() ?? "")
+    }
+
+    /// Where a cgroup path (as /proc/PID/cgroup gives it, relative to the mount) lies
+    /// relative to the apps' base directory.
+    ///
+    /// Anything below any daemon's group of app cgroups (`backgrounder.HASH/app-ID`) is an
+    /// app's, including sub-cgroups an app made and other daemons' apps.
+    static func membership(ofCgroup cgroup: String, base: String, mount: String) -> ContainerMembership {
+        // Slashes collapsed, so a daemon in the root cgroup ("0::/") compares like any other.
+        let relativeBase = "/" + base.dropFirst(mount.count).split(separator: "/").joined(separator: "/")
+        if cgroup.hasPrefix(relativeBase + "/") {
+            let first = cgroup.dropFirst(relativeBase.count + 1).split(separator: "/").first.map(String.init) ?? ""
+            return first.hasPrefix("app-") ? .app(String(first.dropFirst(4))) : .unnamedApp(cgroup)
+        }
+        let components = cgroup.split(separator: "/")
+        for (index, component) in components.enumerated().dropLast()
+        where component.hasPrefix("backgrounder.") && components[index + 1].hasPrefix("app-") {
+            return .unnamedApp(cgroup)
+        }
+        return .outside
     }
 
     public func release(_ container: AppContainer) {

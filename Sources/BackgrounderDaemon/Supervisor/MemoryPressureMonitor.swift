@@ -1,4 +1,5 @@
 import BackgrounderCore
+import BackgrounderProtocol
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -47,21 +48,12 @@ final class MemoryPressureMonitor: Service, Sendable {
         }
         armed.store(true, ordering: .relaxed)
         logger.info("watching memory pressure (PSI trigger: \(trigger))")
-        let finished = AsyncStream<Void>.makeStream()
-        let thread = Thread { [self] in
+        await wakeup.runThreadUntilShutdown(named: "memory-pressure") { [self] in
             while waitForPressure(descriptor) {
                 let apps = self.apps
                 Task { await apps.relieveMemoryPressure(critical: false) }
             }
             close(descriptor)
-            finished.continuation.finish()
-        }
-        thread.name = "memory-pressure"
-        thread.start()
-        await withGracefulShutdownHandler {
-            for await _ in finished.stream {}
-        } onGracefulShutdown: { [self] in
-            wakeup.wake()
         }
     }
 
@@ -71,12 +63,9 @@ final class MemoryPressureMonitor: Service, Sendable {
             pollfd(fd: wakeup.readDescriptor, events: Int16(POLLIN), revents: 0),
             pollfd(fd: descriptor, events: Int16(POLLPRI), revents: 0),
         ]
-        while true {
-            let ready = poll(&descriptors, 2, -1)
-            if ready < 0 && errno == EINTR { continue }
-            guard ready > 0, descriptors[0].revents == 0 else { return false }
-            if descriptors[1].revents & Int16(POLLERR) != 0 { return false }
-            return descriptors[1].revents & Int16(POLLPRI) != 0
-        }
+        let ready = retryingInterrupted { poll(&descriptors, 2, -1) }
+        guard ready > 0, descriptors[0].revents == 0 else { return false }
+        if descriptors[1].revents & Int16(POLLERR) != 0 { return false }
+        return descriptors[1].revents & Int16(POLLPRI) != 0
     }
 }

@@ -12,6 +12,9 @@ struct ProcessStat: Sendable {
     var parent: Int32
     /// utime + stime, in seconds.
     var cpuSeconds: Double
+    /// When the process started, in clock ticks after boot: with the pid, it names one
+    /// process for good (a reused pid has a later start).
+    var startTicks: UInt64
 
     private static let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
 
@@ -30,9 +33,10 @@ struct ProcessStat: Sendable {
         else { return nil }
         // The command name may hold spaces and parentheses: fields start after the last ')'.
         let fields = text[text.index(after: close)...].split(separator: " ")
-        guard fields.count > 13, let state = fields[0].first, let parent = Int32(fields[1]),
-            let user = Double(fields[11]), let system = Double(fields[12])
+        guard fields.count > 19, let state = fields[0].first, let parent = Int32(fields[1]),
+            let user = Double(fields[11]), let system = Double(fields[12]), let start = UInt64(fields[19])
         else { return nil }
-        return ProcessStat(state: state, parent: parent, cpuSeconds: (user + system) / ticksPerSecond)
+        return ProcessStat(
+            state: state, parent: parent, cpuSeconds: (user + system) / ticksPerSecond, startTicks: start)
     }
 }

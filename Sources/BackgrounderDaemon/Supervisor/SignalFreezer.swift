@@ -16,7 +16,7 @@ public struct SignalFreezer: SuspensionMechanism {
     public var name: String { "signals" }
 
     public func prepare(appID: String) throws -> AppContainer {
-        AppContainer(cgroupPath: nil, prologue: "")
+        AppContainer(cgroupPath: nil)
     }
 
     public func freeze(_ container: AppContainer, leader: Int32) throws {
@@ -36,8 +36,16 @@ public struct SignalFreezer: SuspensionMechanism {
         try signal(SIGKILL, leader)
     }
 
-    public func contains(_ pid: Int32, container: AppContainer, leader: Int32) -> Bool {
-        getpgid(pid) == leader
+    /// The process's session: each app leads its own. A process that calls `setsid()`
+    /// leaves it, which is why this mechanism is the weaker one (docs/SANDBOX.md).
+    public func membership(of pid: Int32) throws -> ContainerMembership {
+        let session = getsid(pid)
+        guard session > 0 else {
+            throw DaemonError(
+                .configuration, path: "/proc/\(pid)",
+                "cannot read the process's session: \(String(cString: strerror(errno)))")
+        }
+        return .session(session)
     }
 
     public func release(_ container: AppContainer) {}

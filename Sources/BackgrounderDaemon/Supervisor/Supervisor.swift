@@ -1,16 +1,19 @@
 import BackgrounderCore
+import BackgrounderProtocol
 import Foundation
 import Logging
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// Starts app executables as children in their own session and container, sends their
-/// output to a per-app log, and reports each exit.
+/// Starts app executables as children in their own session, container and sandbox, sends
+/// their output to a per-app log, and reports each exit.
 ///
-/// Processes are started with `posix_spawn` and reaped by a thread per app blocked in
-/// `waitpid`: no polling, and no Foundation `Process` (see docs/decisions/0002).
+/// Processes are started by `CSandbox` (fork, then only system calls until execve; see
+/// docs/SANDBOX.md) and reaped by a thread per app blocked in `waitpid`: no polling, and no
+/// Foundation `Process` (see docs/decisions/0002).
 final class Supervisor: Sendable {
     /// A running app process.
     struct Launched: Sendable, Hashable {
@@ -18,29 +21,52 @@ final class Supervisor: Sendable {
         var pid: Int32
         /// Where its processes live.
         var container: AppContainer
+        /// The user it runs as.
+        var uid: UInt32
     }
 
     let mechanism: any SuspensionMechanism
+    /// What every app is started in.
+    let sandbox: AppSandbox
     private let logDirectory: String
     private let dataDirectory: String
+    private let temporaryDirectory: String
     private let socketPath: String
+    private let store: StateStore
     private let logger: Logger
+    /// The running apps' lead processes, for naming the app a session belongs to.
+    private let leaders = Mutex<[Int32: String]>([:])
+    /// Bytes an app's log holds before it is rotated (`--app-log-limit`).
+    private let logLimit: Int
 
-    init(mechanism: any SuspensionMechanism, stateDirectory: String, socketPath: String, logger: Logger) throws {
+    init(
+        mechanism: any SuspensionMechanism, sandbox: AppSandbox, stateDirectory: String, socketPath: String,
+        store: StateStore, logLimit: Int = AppLimits.defaultAppLogBytes, logger: Logger
+    ) throws {
+        self.logLimit = logLimit
         self.mechanism = mechanism
+        self.sandbox = sandbox
         self.logDirectory = stateDirectory + "/logs"
         self.dataDirectory = stateDirectory + "/data"
+        self.temporaryDirectory = stateDirectory + "/tmp"
         self.socketPath = socketPath
+        self.store = store
         self.logger = logger
-        try FileManager.default.createDirectory(atPath: logDirectory, withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(
-            atPath: dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        // Logs stay the daemon's alone; apps pass through the other two to their own entry.
+        try PrivateDirectory.prepareOwn(logDirectory, purpose: "app log", mode: 0o700)
+        try PrivateDirectory.prepareOwn(dataDirectory, purpose: "app data", mode: sandbox.directoryMode)
+        try PrivateDirectory.prepareOwn(temporaryDirectory, purpose: "app temporary", mode: sandbox.directoryMode)
     }
 
     /// The app's own directory for what it keeps between launches (its container, as on iOS),
-    /// passed to it as `BACKGROUNDER_DATA_DIR`.
+    /// passed to it as `BACKGROUNDER_DATA_DIR` and `HOME`.
     func dataPath(for bundleIdentifier: String) -> String {
         dataDirectory + "/" + bundleIdentifier
+    }
+
+    /// The app's private temporary directory, passed to it as `TMPDIR`.
+    func temporaryPath(for bundleIdentifier: String) -> String {
+        temporaryDirectory + "/" + bundleIdentifier
     }
 
     /// The file an app's standard output and error go to.
@@ -48,48 +74,149 @@ final class Supervisor: Sendable {
         logDirectory + "/" + bundleIdentifier + ".log"
     }
 
-    /// Launches a bundle's executable.
+    /// Launches a bundle's executable in its container and sandbox.
     /// - Parameters:
     ///   - bundle: The app.
     ///   - reason: Why it is launched, passed to the app.
+    ///   - channel: The app's end of its control connection, which it gets as descriptor 3
+    ///     (`BACKGROUNDER_FD`); the caller closes its own copy afterwards.
     ///   - onExit: Called once, from the reaper thread, when the process is gone.
     /// - Returns: The process and its container.
-    /// - Throws: ``DaemonError`` when the container or the process cannot be made.
+    /// - Throws: ``DaemonError`` when the container, the sandbox or the process cannot be made.
     func launch(
         _ bundle: ValidatedBundle,
         reason: LaunchReason,
+        channel: Int32,
         onExit: @escaping @Sendable (ExitStatus) -> Void
     ) throws -> Launched {
         let identifier = bundle.manifest.bundleIdentifier
+        let identity = try appIdentity(identifier)
+        let data = try ownDirectory(dataPath(for: identifier), identity: identity)
+        let temporary = try ownDirectory(temporaryPath(for: identifier), identity: identity)
+        let bundleDirectory = (bundle.executablePath as NSString).deletingLastPathComponent
+
+        var ruleset: Int32 = -1
+        if let landlock = sandbox.landlock {
+            let profile = SandboxProfile.app(
+                bundleDirectory: bundle.path, dataDirectory: data, temporaryDirectory: temporary)
+            ruleset = try landlock.ruleset(profile.rules)
+        }
+        defer { if ruleset >= 0 { close(ruleset) } }
+
         let container = try mechanism.prepare(appID: identifier)
-        // The shell joins the container, then becomes the app: no window in which the app
-        // runs outside its cgroup.
-        let script = [container.prologue, "cd \"$(dirname \"$0\")\" || exit 126", "exec \"$0\" \"$@\""]
-            .filter { !$0.isEmpty }.joined(separator: "\n")
-        let data = dataPath(for: identifier)
-        try? FileManager.default.createDirectory(
-            atPath: data, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let environment = ProcessInfo.processInfo.environment.merging([
-            "BACKGROUNDER_DATA_DIR": data,
-            "BACKGROUNDER_SOCKET": socketPath,
-            "BACKGROUNDER_BUNDLE_ID": identifier,
-            "BACKGROUNDER_LAUNCH_REASON": reason.rawValue,
-        ]) { $1 }
-        let pid = try ProcessLauncher.spawn(
-            "/bin/sh",
-            arguments: ["-c", script, bundle.executablePath],
-            environment: environment,
-            output: logPath(for: identifier)
+        var cgroupProcs: Int32 = -1
+        if let cgroup = container.cgroupPath {
+            cgroupProcs = open(cgroup + "/cgroup.procs", O_WRONLY | O_CLOEXEC)
+            guard cgroupProcs >= 0 else {
+                throw DaemonError(
+                    .configuration, path: cgroup + "/cgroup.procs", "cannot open: \(String(cString: strerror(errno)))")
+            }
+        }
+        defer { if cgroupProcs >= 0 { close(cgroupProcs) } }
+
+        // The child writes into an AppLog pipe, which the daemon copies to the log with a
+        // size cap and one rotation: an app cannot fill the disk.
+        let log = try AppLog(path: logPath(for: identifier), limit: logLimit)
+
+        let environment = AppEnvironment.make(
+            bundleIdentifier: identifier,
+            launchReason: reason,
+            dataDirectory: data,
+            temporaryDirectory: temporary,
+            socketPath: socketPath,
+            daemonEnvironment: ProcessInfo.processInfo.environment
         )
-        let launched = Launched(pid: pid, container: container)
-        let thread = Thread {
+        let pid: Int32
+        do {
+            pid = try SandboxedSpawn(
+                executable: bundle.executablePath,
+                arguments: [bundle.executablePath],
+                environment: environment,
+                directory: bundleDirectory,
+                output: log.writeDescriptor,
+                channel: channel,
+                cgroupProcs: cgroupProcs,
+                landlockRuleset: ruleset,
+                identity: identity.map { ($0, $0) }
+            ).start()
+        } catch {
+            log.abandon()
+            throw error
+        }
+        log.startDraining()
+        let launched = Launched(pid: pid, container: container, uid: identity ?? geteuid())
+        leaders.withLock { $0[pid] = identifier }
+        startThread(named: "reaper-\(pid)") { [self] in
             var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            _ = retryingInterrupted { waitpid(pid, &status, 0) }
+            _ = self.leaders.withLock { $0.removeValue(forKey: pid) }
+            log.awaitEndOfOutput()
             onExit(ExitStatus(waitStatus: status))
         }
-        thread.name = "reaper-\(pid)"
-        thread.start()
         return launched
+    }
+
+    /// The descriptor an app finds its control connection on.
+    static let channelDescriptor: Int32 = 3
+
+    /// Which app, if any, a peer process belongs to, read from the kernel and checked against
+    /// the peer's pidfd afterwards. Anything that cannot be read or verified is reported as
+    /// such, never as "no app": callers fail closed.
+    func owner(of peer: PeerProcess) -> ProcessOwner {
+        let membership: ContainerMembership
+        do {
+            membership = try mechanism.membership(of: peer.pid)
+        } catch {
+            return .unverifiable("\(error)")
+        }
+        // Read first, then check the process is still the one that connected: a pid reused
+        // in between would have made the read describe someone else.
+        guard peer.isAlive else {
+            return .unverifiable("pid \(peer.pid) exited before the daemon could tell whose process it was")
+        }
+        switch membership {
+        case .app(let identifier): return .app(identifier)
+        case .unnamedApp(let cgroup): return .unverifiable("pid \(peer.pid) is in an app cgroup (\(cgroup))")
+        case .session(let session):
+            if let identifier = leaders.withLock({ $0[session] }) { return .app(identifier) }
+            return .none
+        case .outside: return .none
+        }
+    }
+
+    /// The uid (and gid) the app runs as, or `nil` for the daemon's own.
+    private func appIdentity(_ identifier: String) throws -> UInt32? {
+        guard let range = sandbox.appUsers else { return nil }
+        return try store.appUser(for: identifier, in: range) { id in
+            getpwuid(id) != nil || getgrgid(id) != nil
+        }
+    }
+
+    /// Creates the app's own directory (0700), owned by the app's uid when it has one.
+    /// An existing one is given to that uid, through a descriptor opened without following
+    /// links; what the app left inside keeps its owner.
+    private func ownDirectory(_ path: String, identity: UInt32?) throws -> String {
+        if mkdir(path, 0o700) != 0 && errno != EEXIST {
+            throw DaemonError(.directory, path: path, "cannot create: \(String(cString: strerror(errno)))")
+        }
+        guard let identity else { return path }
+        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw DaemonError(.directory, path: path, "cannot open: \(String(cString: strerror(errno)))")
+        }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            throw DaemonError(.directory, path: path, "cannot stat: \(String(cString: strerror(errno)))")
+        }
+        if info.st_uid != identity || info.st_gid != identity {
+            guard fchown(descriptor, identity, identity) == 0 else {
+                throw DaemonError(
+                    .directory, path: path, "cannot give it to uid \(identity): \(String(cString: strerror(errno)))")
+            }
+        }
+        if info.st_mode & 0o7777 != 0o700 { fchmod(descriptor, 0o700) }
+        return path
     }
 
     /// CPU time of every process of the app, in seconds.
@@ -118,4 +245,14 @@ final class Supervisor: Sendable {
             Glibc.kill(-launched.pid, SIGKILL)
         }
     }
+}
+
+/// Which app a process belongs to, as far as the daemon can tell.
+enum ProcessOwner: Sendable, Hashable {
+    /// One of this app's processes.
+    case app(String)
+    /// No app's.
+    case none
+    /// The daemon could not tell, and why; treated as an app's, never as a person's.
+    case unverifiable(String)
 }

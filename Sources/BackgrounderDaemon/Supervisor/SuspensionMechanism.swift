@@ -4,8 +4,8 @@ public protocol SuspensionMechanism: Sendable {
     /// `cgroup` or `signals`, for `bgctl status`.
     var name: String { get }
 
-    /// Prepares a container for one app and returns the shell prologue that moves the
-    /// launching process into it before it execs the app (empty when nothing is needed).
+    /// Prepares a container for one app; the app's first process joins it between fork and
+    /// exec (writing to the cgroup's `cgroup.procs`), before it runs any code of its own.
     func prepare(appID: String) throws -> AppContainer
 
     /// Freezes every process of the app and returns once they are frozen.
@@ -17,8 +17,9 @@ public protocol SuspensionMechanism: Sendable {
     /// Kills every process of the app at once (SIGKILL semantics).
     func kill(_ container: AppContainer, leader: Int32) throws
 
-    /// Whether `pid` belongs to the app (for checking who connects as it).
-    func contains(_ pid: Int32, container: AppContainer, leader: Int32) -> Bool
+    /// Where a process lives, read from the kernel (for telling apps' processes from a
+    /// person's). Throws when it cannot be read: the caller fails closed.
+    func membership(of pid: Int32) throws -> ContainerMembership
 
     /// Releases the container after the app is gone.
     func release(_ container: AppContainer)
@@ -26,8 +27,24 @@ public protocol SuspensionMechanism: Sendable {
 
 /// Where an app's processes live: a cgroup directory, or just a process group.
 public struct AppContainer: Sendable, Hashable {
-    /// The cgroup directory, or `nil` when signals are used.
+    /// The cgroup directory, or `nil` when signals are used (the app's session is its container).
     public var cgroupPath: String?
-    /// Shell commands run in the launching process before `exec` (joins the cgroup).
-    public var prologue: String
+
+    /// Creates a container description.
+    public init(cgroupPath: String?) {
+        self.cgroupPath = cgroupPath
+    }
+}
+
+/// Where a process lives, as far as app containers go.
+public enum ContainerMembership: Sendable, Hashable {
+    /// In the container of this app (or below it).
+    case app(String)
+    /// In a container of apps, but not one this daemon can name: another daemon's app, or
+    /// a group the daemon made for itself. Never a person.
+    case unnamedApp(String)
+    /// In this session (signals mechanism: each app leads its own session).
+    case session(Int32)
+    /// Outside every app container.
+    case outside
 }

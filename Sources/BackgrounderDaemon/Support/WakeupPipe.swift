@@ -1,4 +1,5 @@
 import BackgrounderCore
+import BackgrounderProtocol
 
 #if canImport(Glibc)
     import Glibc
@@ -54,11 +55,8 @@ final class WakeupPipe: Sendable {
         let milliseconds: Int32 =
             timeout.map { Int32($0.wholeMicroseconds / 1000) }
             ?? -1
-        while true {
-            let ready = poll(&descriptors, nfds_t(descriptors.count), milliseconds)
-            if ready < 0 && errno == EINTR { continue }
-            if ready <= 0 || descriptors[0].revents != 0 { return false }
-            return descriptors.count > 1 && descriptors[1].revents != 0
-        }
+        let ready = retryingInterrupted { poll(&descriptors, nfds_t(descriptors.count), milliseconds) }
+        if ready <= 0 || descriptors[0].revents != 0 { return false }
+        return descriptors.count > 1 && descriptors[1].revents != 0
     }
 }

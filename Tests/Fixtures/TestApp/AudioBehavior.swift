@@ -1,11 +1,16 @@
 import BackgroundKit
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The `tone` behaviour (plays a 440 Hz tone for as long as it runs, playback category; with
 /// `tone-duck`, ducking others instead of interrupting them) and
 /// the `record` one (records the default source into `recording.raw` in its data directory,
-/// s16le mono 44.1 kHz, record category), and `streams` (opens streams until refused), for the
-/// audio tests.
+/// s16le mono 44.1 kHz, record category), `streams` (opens streams until refused), and
+/// `doorbell-flood` (opens a stream, then two Python processes write its wake-up socket as
+/// fast as it takes bytes, as a hostile app would), for the audio tests and the benchmark.
 @MainActor
 final class AudioBehavior {
     nonisolated static let format = AudioFormat(sampleFormat: .s16le, sampleRate: 44_100, channels: 1)
@@ -15,6 +20,18 @@ final class AudioBehavior {
 
     init(_ behavior: String) {
         do {
+            if behavior == "doorbell-flood" {
+                // Ambient mixes with others: the flood must be the only thing this app does to them.
+                try AudioSession.shared.setCategory(.ambient)
+                outputs.append(try AudioOutput(format: Self.format, bufferDuration: 0.1))
+                guard let doorbell = Self.audioSocket() else {
+                    say("audio failed: no descriptor connected to the audio socket")
+                    return
+                }
+                for index in 0..<2 { Self.flood(doorbell, index) }
+                say("flooding the doorbell (descriptor \(doorbell)) from 2 processes")
+                return
+            }
             if behavior == "streams" {
                 // Opens streams until the daemon refuses one: it must, with a reason.
                 try AudioSession.shared.setCategory(.playback)
@@ -46,6 +63,43 @@ final class AudioBehavior {
             // The clear error a test looks for, such as a missing microphone grant.
             say("audio failed: \(error)")
         }
+    }
+
+    /// The descriptor connected to the daemon's audio socket: the stream's wake-up channel.
+    private static func audioSocket() -> Int32? {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        for descriptor in entries.compactMap(Int32.init).sorted() {
+            var address = sockaddr_un()
+            var length = socklen_t(MemoryLayout<sockaddr_un>.size)
+            let named = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(descriptor, $0, &length) }
+            }
+            guard named == 0, address.sun_family == sa_family_t(AF_UNIX) else { continue }
+            let path = withUnsafeBytes(of: address.sun_path) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if path.hasSuffix("-audio.sock") { return descriptor }
+        }
+        return nil
+    }
+
+    /// A Python process, in this app's process group and cgroup, that writes the doorbell
+    /// (inherited as descriptor 200) as fast as the socket takes it.
+    private static func flood(_ doorbell: Int32, _ index: Int) {
+        let script = """
+            import os
+            print("flooder \(index) running", flush=True)
+            block = bytes(65536)
+            while True:
+                os.write(200, block)
+            """
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, doorbell, 200)
+        var pid: pid_t = 0
+        let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/usr/bin/python3"), strdup("-c"), strdup(script), nil]
+        defer { argv.forEach { free($0) } }
+        let result = posix_spawn(&pid, "/usr/bin/python3", &actions, nil, argv, environ)
+        say(result == 0 ? "flooder \(index) is pid \(pid)" : "audio failed: cannot start a flooder: \(result)")
     }
 
     private nonisolated static func playTone(_ output: AudioOutput) async {

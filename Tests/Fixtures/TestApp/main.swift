@@ -104,7 +104,7 @@ final class TestAppDelegate: ApplicationDelegate {
         if behavior == "locate" || behavior == "significant" {
             locating = LocatingDelegate(significantOnly: behavior == "significant")
         }
-        if behavior.hasPrefix("tone") || behavior == "record" || behavior == "streams" {
+        if behavior.hasPrefix("tone") || behavior == "record" || behavior == "streams" || behavior == "doorbell-flood" {
             audio = AudioBehavior(behavior)
         }
         if behavior == "never-end-task" {

@@ -1,4 +1,5 @@
 import BackgrounderCore
+import BackgrounderProtocol
 import NIOCore
 
 /// What the daemon tracks for one app: its life cycle, its process, its connection.
@@ -22,6 +23,11 @@ struct ManagedApp: Sendable {
     var lastExit: String?
     /// Why launches are refused, while crash-loop throttling is on.
     var throttledUntil: Duration?
+    /// Events for a process launched for them, until it checks in and can hear them.
+    var pendingEvents: [EventNotice] = []
+    /// The background deadline the app was last told of (``AppManager/tellBackgroundTimeIfChanged(_:)``).
+    var toldBackgroundDeadline: Duration?
+    var toldBackgroundTime = false
 
     init(bundle: ValidatedBundle, policy: any BackgroundPolicy) {
         self.bundle = bundle
@@ -29,4 +35,12 @@ struct ManagedApp: Sendable {
     }
 
     var identifier: String { bundle.manifest.bundleIdentifier }
+
+    /// Takes a bundle that changed (reloaded, or re-validated at launch) with a fresh life
+    /// cycle for its manifest; called only while no process runs.
+    mutating func adopt(_ newer: ValidatedBundle, policy: any BackgroundPolicy) {
+        guard newer != bundle else { return }
+        bundle = newer
+        lifecycle = AppLifecycle(manifest: newer.manifest, policy: policy)
+    }
 }

@@ -1,0 +1,56 @@
+import BackgrounderCore
+import BackgrounderProtocol
+
+/// A change in an app's life that the core tells every capability of, after carrying it out.
+enum LifecycleChange: Sendable, Hashable {
+    /// A process was started for the app.
+    case launched(LaunchReason)
+    /// The process checked in on the connection it was handed: it can hear notices now.
+    case checkedIn
+    /// The app moved from one state to another: to the foreground or background, suspended,
+    /// or woken (from `.suspended` to a running state).
+    case moved(from: ApplicationState, to: ApplicationState)
+    /// Event windows ran out without the app completing them.
+    case windowsClosed([EventWindowID])
+    /// The process is gone, however it ended.
+    case exited
+}
+
+/// Something the system does for apps (location, audio; later scheduling, transfers,
+/// notifications), plugged into the ``AppManager``.
+///
+/// A capability lives on the app manager's actor: every method is called from it, with the
+/// manager as an `isolated` parameter, so a capability's state and the life cycle never
+/// disagree and a capability acts on an app synchronously. It hears life-cycle changes
+/// through ``app(_:changed:in:)``, and asks for what only the core may do through the
+/// manager: ``AppManager/setAssertion(_:held:for:)``, ``AppManager/wakeIfSuspended(_:because:)``,
+/// ``AppManager/launchInBackground(_:reason:)``, ``AppManager/notify(_:_:)``. The core never
+/// names a capability; requests reach one through ``AppManager/with(_:_:)``.
+///
+/// Adding a capability is a folder with its class and its request handlers, and one line in
+/// `Daemon.run` that hands an instance to the manager.
+protocol AppCapability: AnyObject {
+    /// The authorization services a person grants for this capability with `bgctl authorize`
+    /// (`location`, `microphone`); empty when it has none.
+    var authorizationServices: [AuthorizationService] { get }
+
+    /// Told of a change in an app's life, after the core carried it out.
+    func app(_ identifier: String, changed change: LifecycleChange, in apps: isolated AppManager)
+
+    /// `bgctl authorize ID SERVICE LEVEL`, for one of ``authorizationServices``.
+    func authorize(_ request: Authorize, in apps: isolated AppManager) throws(ProtocolError) -> Done
+
+    /// Adds what this capability knows of each app to its `bgctl ps` row (all rows at once,
+    /// so a capability reads its own state once per listing).
+    func describe(_ list: inout [AppInfo], in apps: isolated AppManager)
+}
+
+extension AppCapability {
+    var authorizationServices: [AuthorizationService] { [] }
+
+    func authorize(_ request: Authorize, in apps: isolated AppManager) throws(ProtocolError) -> Done {
+        throw ProtocolError(.badRequest, "\(request.service) is not granted through this capability")
+    }
+
+    func describe(_ list: inout [AppInfo], in apps: isolated AppManager) {}
+}

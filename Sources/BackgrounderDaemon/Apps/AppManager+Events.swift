@@ -1,0 +1,105 @@
+import BackgrounderCore
+import BackgrounderProtocol
+
+/// Events for apps and the windows of background time they open: the core's half of
+/// everything the system does for an app that is not in front.
+extension AppManager {
+    /// An event for an app: relaunch, wake or tell it, as ``EventRouting`` decides, and open
+    /// a window of background time for it when `window` is given.
+    ///
+    /// The app hears `EVENT` (naming the window) at once when it can, or as soon as a process
+    /// launched for it checks in.
+    /// - Parameters:
+    ///   - window: The window's kind and length, or `nil` for an event that gives no time.
+    ///   - payload: A push's payload.
+    ///   - task: A task request's identifier.
+    /// - Returns: What was done, and the window when one opened.
+    /// - Throws: ``ProtocolError`` `invalidState` when the routing rules refuse the event,
+    ///   or what a launch throws.
+    func deliverEvent(
+        _ identifier: String, _ reason: LaunchReason, window: (kind: EventWindowKind, length: Duration)? = nil,
+        payload: JSONValue? = nil, task: String? = nil
+    ) throws(ProtocolError) -> (done: Done, window: EventWindowID?) {
+        let app = try app(identifier)
+        let decision = EventRouting.decide(
+            reason, for: app.bundle.manifest, state: app.lifecycle.state, forceQuit: forceQuit.contains(identifier))
+        let logger = appLogger(identifier, pid: app.process?.pid)
+        let detail: String
+        switch decision {
+        case .refuse(let why):
+            logger.info("\(reason.rawValue) event not delivered: \(why)")
+            throw ProtocolError(.invalidState, why)
+        case .launchInBackground:
+            try launch(identifier, reason: reason, foreground: false)
+            detail = "relaunched \(identifier) into the background for \(reason.rawValue)"
+        case .wake:
+            apply(identifier) { $0.wake(now: $1) }
+            logger.info("woken for \(reason.rawValue)")
+            detail = "woke \(identifier) for \(reason.rawValue)"
+        case .deliver:
+            detail = "delivered \(reason.rawValue) to \(identifier)"
+        }
+        let opened = window.flatMap { openWindow(identifier, kind: $0.kind, length: $0.length) }
+        let notice = EventNotice(
+            reason: reason, window: opened, seconds: opened == nil ? nil : window?.length.seconds, payload: payload,
+            task: task)
+        if canHear(identifier) {
+            notify(identifier, .event(notice))
+        } else {
+            apps[identifier]?.pendingEvents.append(notice)
+        }
+        if let opened, let window {
+            logger.info("\(window.kind.rawValue) window \(opened) open for \(window.length)")
+        }
+        let state = apps[identifier]?.lifecycle.state
+        return (Done(detail: detail, state: state, backgroundTimeRemaining: remaining(identifier)), opened)
+    }
+
+    /// Opens a window of background time for a running app.
+    /// - Returns: The window, or `nil` when the app has no process or is being ended.
+    func openWindow(_ identifier: String, kind: EventWindowKind, length: Duration) -> EventWindowID? {
+        guard apps[identifier]?.process != nil else { return nil }
+        let id = nextWindowID
+        nextWindowID += 1
+        var opened = false
+        apply(identifier) { lifecycle, now in
+            opened = lifecycle.openWindow(id, kind: kind, length: length, now: now)
+            return []
+        }
+        return opened ? id : nil
+    }
+
+    /// The app ended a window with its completion handler.
+    /// - Returns: Whether the window was open; a second completion, or one after the window
+    ///   ran out, finds it closed.
+    func completeWindow(_ identifier: String, _ window: EventWindowID) -> Bool {
+        var open = false
+        apply(identifier) { lifecycle, now in
+            guard let actions = lifecycle.completeWindow(window, now: now) else { return [] }
+            open = true
+            return actions
+        }
+        return open
+    }
+
+    /// Cuts a window short: the app hears its expiration now and it ends after the warning.
+    func cutWindow(_ identifier: String, _ window: EventWindowID) {
+        apply(identifier) { $0.cutWindow(window, now: $1) }
+    }
+
+    /// Seconds of background time the app has left, or `nil` when unlimited.
+    func remaining(_ identifier: String) -> Double? {
+        apps[identifier]?.lifecycle.backgroundTimeRemaining(now: now)?.seconds
+    }
+
+    /// Tells the app its background time when it moved since it was last told: woken, a
+    /// window opened or closed, a task or an assertion begun or ended.
+    func tellBackgroundTimeIfChanged(_ identifier: String) {
+        guard let app = apps[identifier], app.channel != nil else { return }
+        let deadline = app.lifecycle.backgroundDeadline
+        guard !app.toldBackgroundTime || app.toldBackgroundDeadline != deadline else { return }
+        apps[identifier]?.toldBackgroundTime = true
+        apps[identifier]?.toldBackgroundDeadline = deadline
+        notify(identifier, .backgroundTime(BackgroundTimeNotice(backgroundTimeRemaining: remaining(identifier))))
+    }
+}

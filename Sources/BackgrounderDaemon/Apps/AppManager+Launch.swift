@@ -1,0 +1,98 @@
+import BackgrounderCore
+import BackgrounderProtocol
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Starting an app's process and hearing it end.
+extension AppManager {
+    /// Starts the app: re-validates its bundle, refuses a crash loop, makes its connection
+    /// and hands the rest to the ``Supervisor``.
+    func launch(_ identifier: String, reason: LaunchReason, foreground: Bool) throws(ProtocolError) {
+        var app = try app(identifier)
+        // A bundle is launched only as it was when last validated: checked again now, and
+        // taken as the last scan loaded it (a reload may have changed or refused it).
+        do {
+            let current = try registry.bundleToLaunch(identifier, lastPath: app.bundle.path)
+            app.adopt(current, policy: policy)
+        } catch {
+            appLogger(identifier).error("launch refused: \(error)")
+            apps[identifier] = app
+            throw ProtocolError(.failed, "cannot launch \(identifier): \(error)")
+        }
+        let now = self.now
+        let window = policy.crashLoopWindow(for: app.bundle.manifest)
+        app.recentCrashes.removeAll { now - $0 > window }
+        if app.recentCrashes.count >= policy.crashLoopLimit(for: app.bundle.manifest) {
+            let until = (app.recentCrashes.first ?? now) + window
+            app.throttledUntil = until
+            apps[identifier] = app
+            let wait = String(format: "%.1f", (until - now).seconds)
+            throw ProtocolError(
+                .limitReached,
+                "\(identifier) is crash-looping (\(app.recentCrashes.count) crashes in \(window)); try again in \(wait) s"
+            )
+        }
+        app.throttledUntil = nil
+        let launched: Supervisor.Launched
+        do {
+            // The app's identity is the connection the daemon makes for it, not a claim.
+            let pair = try AppChannels.makePair()
+            defer { close(pair.app) }
+            do {
+                launched = try supervisor.launch(app.bundle, reason: reason, channel: pair.app) { [weak self] status in
+                    Task { await self?.exited(identifier, status: status) }
+                }
+            } catch {
+                close(pair.daemon)
+                throw error
+            }
+            channels.adopt(pair.daemon, for: AppLaunch(bundle: identifier, pid: launched.pid, uid: launched.uid))
+        } catch {
+            throw ProtocolError(.failed, "cannot launch \(identifier): \(error)")
+        }
+        app.process = launched
+        app.launchReason = reason
+        app.lifecycle.launched(foreground: foreground, now: now, checkInDeadline: limits.checkInDeadline)
+        apps[identifier] = app
+        // A background launch has a check-in deadline: its timer starts now.
+        reschedule(identifier)
+        appLogger(identifier, pid: launched.pid).info(
+            "launched (\(reason.rawValue)), output in \(supervisor.logPath(for: identifier))")
+        tell(identifier, .launched(reason))
+    }
+
+    /// The reaper saw the process end.
+    func exited(_ identifier: String, status: ExitStatus) {
+        guard var app = apps[identifier], let process = app.process else { return }
+        let logger = appLogger(identifier, pid: process.pid)
+        let description: String
+        if let reason = app.lifecycle.terminating {
+            description = "terminated: \(reason.rawValue)"
+            logger.notice("\(description) (\(status))")
+        } else if status.isCrash {
+            description = "crashed: \(status)"
+            logger.error("\(description)")
+            app.recentCrashes.append(now)
+        } else {
+            description = "exited: \(status)"
+            logger.info("\(description)")
+        }
+        supervisor.kill(process)  // descendants it left behind go with it
+        supervisor.mechanism.release(process.container)
+        channels.close(for: AppLaunch(bundle: identifier, pid: process.pid, uid: process.uid))
+        app.timer?.cancel()
+        app.timer = nil
+        app.channel?.close(promise: nil)
+        app.channel = nil
+        app.process = nil
+        app.lastExit = description
+        app.pendingEvents = []
+        app.lifecycle.exited()
+        apps[identifier] = app
+        if foreground == identifier { foreground = nil }
+        tell(identifier, .exited)
+    }
+}

@@ -1,0 +1,337 @@
+import BackgrounderCore
+import BackgrounderProtocol
+import Foundation
+import Logging
+import NIOCore
+
+/// The app core: every app's record and life cycle, on one actor, and the one way to change
+/// them (``apply(_:_:)``), which carries out the actions the life cycle returns and tells
+/// every ``AppCapability`` what changed.
+///
+/// What the core does itself: launching and reaping (AppManager+Launch.swift), a person's
+/// actions (AppManager+UserActions.swift), an app's own requests (AppManager+AppRequests.swift)
+/// and `bgctl ps` (AppManager+Listing.swift). Everything the system does *for* apps (location,
+/// audio, ...) is a capability in a folder of its own.
+///
+/// Time-based rules run from one timer per app, set to the life cycle's next deadline: no
+/// polling, so an idle daemon with suspended apps does not wake up.
+actor AppManager {
+    let supervisor: Supervisor
+    /// Where the connections handed to apps at launch are served.
+    let channels: AppChannels
+    let registry: BundleRegistry
+    let store: StateStore
+    let policy: any BackgroundPolicy
+    let logger: Logger
+    /// Bounds on what one app can make the daemon do (check-in deadline, queues).
+    let limits: AppLimits
+    private let origin = ContinuousClock.now
+    private let codec = LineCodec()
+    /// Location, audio, ...: told of every life-cycle change, in this order.
+    private let capabilities: [any AppCapability]
+
+    var apps: [String: ManagedApp] = [:]
+    var foreground: String?
+    var lockedForeground: String?
+    var forceQuit: Set<String>
+    /// The next event window's identifier: unique within this run.
+    var nextWindowID: EventWindowID = 1
+    /// Since when the device has been idle (locked, no app in front), for processing tasks.
+    var idleSince: ContinuousClock.Instant?
+
+    /// How long an app may take to exit after SIGTERM (or after `willTerminate`) before it is killed.
+    static let terminationGrace: Duration = .seconds(3)
+
+    /// Creates the core with the capabilities it serves.
+    /// - Parameter capabilities: Each capability once; they hear life-cycle changes in this order.
+    init(
+        supervisor: Supervisor, channels: AppChannels, registry: BundleRegistry, store: StateStore,
+        policy: any BackgroundPolicy, capabilities: [any AppCapability], limits: AppLimits = AppLimits(),
+        logger: Logger
+    ) {
+        self.limits = limits
+        self.supervisor = supervisor
+        self.channels = channels
+        self.registry = registry
+        self.store = store
+        self.policy = policy
+        self.logger = logger
+        self.capabilities = capabilities
+        self.forceQuit = (try? store.forceQuitBundles()) ?? []
+    }
+
+    /// The suspension mechanism's name, for `bgctl status`.
+    nonisolated var mechanismName: String { supervisor.mechanism.name }
+    /// The app sandbox in force, for `bgctl status`.
+    nonisolated var sandboxSummary: String { supervisor.sandbox.summary }
+    /// The policy's name, for `bgctl status`.
+    nonisolated var policyName: String { policy.name }
+
+    var now: Duration { ContinuousClock.now - origin }
+
+    func appLogger(_ identifier: String, pid: Int32? = nil) -> Logger {
+        var logger = self.logger
+        logger[metadataKey: "bundle"] = "\(identifier)"
+        if let pid { logger[metadataKey: "app.pid"] = "\(pid)" }
+        return logger
+    }
+
+    // MARK: Records
+
+    /// The app's record, created from the registry on first use.
+    ///
+    /// A running app is what it was launched as; one that is not running is what the
+    /// registry loaded last, so a bundle updated and reloaded is seen at once by grants,
+    /// requests and the next launch (as iOS installs an update over an app that is not
+    /// running).
+    func app(_ identifier: String) throws(ProtocolError) -> ManagedApp {
+        if let app = apps[identifier], app.process != nil { return app }
+        guard let bundle = registry.catalog.loaded[identifier] else {
+            // No longer loaded: the record is kept so a launch can say why (the scan's
+            // refusal), and the launch check refuses it.
+            if let app = apps[identifier] { return app }
+            throw ProtocolError(.notFound, "no loaded bundle has the identifier '\(identifier)' (see `bgctl bundles`)")
+        }
+        guard bundle.manifest.kind == .application else {
+            throw ProtocolError(.badRequest, "\(identifier) is a policy plug-in, not an app")
+        }
+        var app = apps[identifier] ?? ManagedApp(bundle: bundle, policy: policy)
+        app.adopt(bundle, policy: policy)
+        apps[identifier] = app
+        return app
+    }
+
+    /// The manifest that speaks for the app now (see ``app(_:)``), or `nil` when it is
+    /// neither running nor loaded.
+    func manifest(of identifier: String) -> AppManifest? {
+        if let app = apps[identifier], app.process != nil { return app.bundle.manifest }
+        return registry.catalog.loaded[identifier].flatMap { $0.manifest.kind == .application ? $0.manifest : nil }
+    }
+
+    /// The app's state; `.notRunning` for one the core has no record of.
+    func state(of identifier: String) -> ApplicationState {
+        apps[identifier]?.lifecycle.state ?? .notRunning
+    }
+
+    /// Whether the app has a process.
+    func isRunning(_ identifier: String) -> Bool { apps[identifier]?.process != nil }
+
+    /// Whether the app's process checked in and its connection is open: notices reach it.
+    func canHear(_ identifier: String) -> Bool {
+        guard let app = apps[identifier] else { return false }
+        return app.process != nil && app.channel != nil
+    }
+
+    /// The capability of a type, for requests that belong to it.
+    /// - Throws: ``ProtocolError`` `unavailable` when this daemon runs without it.
+    func with<Capability: AppCapability, Result: Sendable>(
+        _ type: Capability.Type, _ body: @Sendable (Capability, isolated AppManager) throws -> Result
+    ) throws -> Result {
+        try body(capability(type), self)
+    }
+
+    /// As ``with(_:_:)``, for work that waits (draining an audio stream).
+    func withAsync<Capability: AppCapability, Result: Sendable>(
+        _ type: Capability.Type, _ body: @Sendable (Capability, isolated AppManager) async throws -> Result
+    ) async throws -> Result {
+        try await body(capability(type), self)
+    }
+
+    private func capability<Capability: AppCapability>(_ type: Capability.Type) throws(ProtocolError) -> Capability {
+        guard let capability = capabilities.lazy.compactMap({ $0 as? Capability }).first else {
+            throw ProtocolError(.unavailable, "this daemon runs without \(type)")
+        }
+        return capability
+    }
+
+    /// The capability that grants `service`, for `bgctl authorize`.
+    func capability(granting service: AuthorizationService) throws(ProtocolError) -> any AppCapability {
+        guard let capability = capabilities.first(where: { $0.authorizationServices.contains(service) }) else {
+            let known = capabilities.flatMap(\.authorizationServices).map(\.rawValue)
+            throw ProtocolError(
+                .badRequest, "unknown service '\(service)' (known: \(known.joined(separator: ", ")))")
+        }
+        return capability
+    }
+
+    /// Tells every capability of a change.
+    func tell(_ identifier: String, _ change: LifecycleChange) {
+        for capability in capabilities { capability.app(identifier, changed: change, in: self) }
+    }
+
+    /// What every capability adds to an app's `bgctl ps` row.
+    func describe(_ list: inout [AppInfo]) {
+        for capability in capabilities { capability.describe(&list, in: self) }
+    }
+
+    // MARK: Changing an app's life
+
+    /// Applies one life-cycle input to an app and carries out the actions it returns: the
+    /// only way an app's life-cycle state changes after launch.
+    /// - Parameter input: The input, given the app's life cycle and the time now.
+    /// - Returns: The app's state afterwards, or `nil` when the core has no record of it.
+    @discardableResult
+    func apply(
+        _ identifier: String, _ input: (inout AppLifecycle, Duration) -> [AppLifecycle.Action]
+    ) -> ApplicationState? {
+        guard var app = apps[identifier] else { return nil }
+        let before = app.lifecycle.state
+        let actions = input(&app.lifecycle, now)
+        apps[identifier] = app
+        perform(actions, for: identifier, from: before)
+        return apps[identifier]?.lifecycle.state
+    }
+
+    /// Takes or releases an assertion (`location`, `audio`) for a running app.
+    func setAssertion(_ assertion: BackgroundAssertion, held: Bool, for identifier: String) {
+        guard apps[identifier]?.process != nil else { return }
+        // Applied even when nothing is due at once: the app's timer moves to the grace
+        // period's end (or goes, for unlimited time).
+        apply(identifier) { $0.setAssertion(assertion, held: held, now: $1) }
+    }
+
+    /// Wakes a suspended app for a reason a capability has (its audio plays again, a fix
+    /// is due); an app in any other state is left as it is.
+    /// - Returns: Whether it was woken.
+    @discardableResult
+    func wakeIfSuspended(_ identifier: String, because reason: String) -> Bool {
+        guard let app = apps[identifier], app.lifecycle.state == .suspended else { return false }
+        appLogger(identifier, pid: app.process?.pid).info("woken for \(reason)")
+        apply(identifier) { $0.wake(now: $1) }
+        return true
+    }
+
+    /// Launches an app that is not running into the background, for an event.
+    /// - Throws: ``ProtocolError`` when it cannot be launched (throttled, refused bundle).
+    func launchInBackground(_ identifier: String, reason: LaunchReason) throws(ProtocolError) {
+        guard apps[identifier]?.process == nil else { return }
+        try launch(identifier, reason: reason, foreground: false)
+    }
+
+    /// Clears a force quit: a person asked for the app (opened it, sent it a media command).
+    func clearForceQuit(_ identifier: String) {
+        if forceQuit.remove(identifier) != nil { try? store.setForceQuit(identifier, false) }
+    }
+
+    // MARK: Carrying out decisions
+
+    private func perform(_ actions: [AppLifecycle.Action], for identifier: String, from before: ApplicationState) {
+        guard let app = apps[identifier] else { return }
+        let logger = appLogger(identifier, pid: app.process?.pid)
+        var closed: [EventWindowID] = []
+        for action in actions {
+            switch action {
+            case .deliver(let event):
+                notify(
+                    identifier,
+                    .lifecycle(
+                        LifecycleNotice(
+                            event: event,
+                            state: app.lifecycle.state,
+                            backgroundTimeRemaining: app.lifecycle.backgroundTimeRemaining(now: now)?.seconds
+                        )
+                    ))
+                logger.debug("\(event.rawValue)")
+            case .expireTasks(let tasks):
+                logger.info("background time nearly up; expiring tasks \(tasks)")
+                notify(identifier, .expire(ExpireTasks(tasks: tasks)))
+            case .expireWindows(let windows):
+                logger.info("event windows \(windows) nearly over; expiring them")
+                notify(identifier, .expire(ExpireTasks(tasks: [], windows: windows)))
+            case .windowsClosed(let windows):
+                logger.info("event windows \(windows) ran out")
+                closed += windows
+            case .suspend:
+                guard let process = app.process else { continue }
+                do {
+                    try supervisor.mechanism.freeze(process.container, leader: process.pid)
+                    logger.info("suspended (\(supervisor.mechanism.name))")
+                } catch {
+                    logger.error("could not suspend: \(error)")
+                }
+            case .resume:
+                guard let process = app.process else { continue }
+                do {
+                    try supervisor.mechanism.thaw(process.container, leader: process.pid)
+                    logger.info("resumed")
+                } catch {
+                    logger.error("could not resume: \(error)")
+                }
+            case .terminate(let reason):
+                terminate(identifier, reason: reason)
+            }
+        }
+        reschedule(identifier)
+        if !closed.isEmpty { tell(identifier, .windowsClosed(closed)) }
+        let after = apps[identifier]?.lifecycle.state ?? .notRunning
+        if after != before { tell(identifier, .moved(from: before, to: after)) }
+    }
+
+    /// Sends a notice on the app's own connection, if it checked in.
+    func notify(_ identifier: String, _ body: DaemonMessage.Body) {
+        guard let channel = apps[identifier]?.channel, let data = try? codec.encode(DaemonMessage(body)) else { return }
+        channel.writeAndFlush(ByteBuffer(bytes: data), promise: nil)
+    }
+
+    /// SIGTERM (after a notice, a moment to exit by itself), a grace period, then kill.
+    private func terminate(_ identifier: String, reason: TerminationReason) {
+        guard let process = apps[identifier]?.process else { return }
+        let logger = appLogger(identifier, pid: process.pid)
+        logger.notice("terminating: \(reason.rawValue)")
+        let supervisor = self.supervisor
+        if reason == .memoryPressure {
+            // Jetsam gives no notice and no grace.
+            supervisor.kill(process)
+            return
+        }
+        let noticeGiven = reason == .exitsOnSuspend || reason == .forceQuit || reason == .daemonShutdown
+        Task { [weak self] in
+            if noticeGiven {
+                // willTerminate was sent: let the app save and exit by itself first.
+                try? await Task.sleep(for: .seconds(1))
+                guard await self?.isRunning(identifier, pid: process.pid) == true else { return }
+            }
+            supervisor.requestTermination(process)
+            try? await Task.sleep(for: Self.terminationGrace)
+            guard await self?.isRunning(identifier, pid: process.pid) == true else { return }
+            logger.warning("did not exit within \(Self.terminationGrace) of SIGTERM; killing")
+            supervisor.kill(process)
+        }
+    }
+
+    private func isRunning(_ identifier: String, pid: Int32) -> Bool {
+        apps[identifier]?.process?.pid == pid
+    }
+
+    /// One timer per app, at its next deadline.
+    func reschedule(_ identifier: String) {
+        tellBackgroundTimeIfChanged(identifier)
+        apps[identifier]?.timer?.cancel()
+        guard let deadline = apps[identifier]?.lifecycle.nextDeadline else {
+            apps[identifier]?.timer = nil
+            return
+        }
+        let delay = max(.zero, deadline - now)
+        apps[identifier]?.timer = Task { [weak self] in
+            try? await Task.sleep(for: delay)
+            guard !Task.isCancelled else { return }
+            await self?.deadlineReached(identifier)
+        }
+    }
+
+    private func deadlineReached(_ identifier: String) {
+        apps[identifier]?.timer = nil
+        apply(identifier) { $0.evaluate(now: $1) }
+    }
+
+    /// Ends every app, for daemon shutdown.
+    func terminateAll() async {
+        for identifier in apps.keys where apps[identifier]?.process != nil {
+            apply(identifier) { lifecycle, _ in lifecycle.terminate(.daemonShutdown) }
+        }
+        let deadline = ContinuousClock.now + Self.terminationGrace + .seconds(2)
+        while apps.values.contains(where: { $0.process != nil }) && ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+    }
+}

@@ -1,0 +1,253 @@
+import BackgrounderCore
+import BackgrounderProtocol
+import Logging
+
+/// What apps and people ask of the audio capability: sessions, streams, now playing, the
+/// microphone grant, remote commands and `bgctl audio`.
+extension AudioCapability {
+    // MARK: Sessions
+
+    /// `AUDIO_SESSION` from an app.
+    func setSession(_ identifier: String, _ request: AudioSessionRequest, in apps: isolated AppManager)
+        throws(ProtocolError) -> Done
+    {
+        let options: AudioSessionOptions
+        do {
+            options = try AudioSessionOptions(names: request.options)
+        } catch {
+            throw ProtocolError(.badRequest, error.description)
+        }
+        let previous = book.session(identifier)
+        let session = AudioSessionConfiguration(category: request.category, options: options, isActive: request.active)
+        book.sessions[identifier] = session
+        if session.isActive && (!previous.isActive || previous.category != session.category) {
+            book.activatedAt[identifier] = apps.now
+        }
+        applyFocus(in: apps)
+        let verdict = book.verdicts[identifier] ?? AudioFocus.Verdict()
+        var detail =
+            "audio session \(session.category.rawValue)\(options.names.isEmpty ? "" : " " + options.names.joined(separator: ","))"
+        detail += session.isActive ? " active" : " inactive"
+        if verdict.interrupted { detail += "; interrupted by another app's session" }
+        return Done(detail: detail, state: apps.state(of: identifier))
+    }
+
+    // MARK: Streams
+
+    /// `AUDIO_STREAM_OPEN` from an app.
+    func openStream(_ identifier: String, _ request: AudioStreamRequest, in apps: isolated AppManager)
+        throws(ProtocolError) -> AudioStreamGrant
+    {
+        let manifest = try apps.app(identifier).bundle.manifest
+        do {
+            try request.format.validate()
+        } catch {
+            throw ProtocolError(.badRequest, "format.\(error.field): \(error.reason)")
+        }
+        let session = book.session(identifier)
+        switch request.direction {
+        case .playback where !session.category.plays:
+            throw ProtocolError(
+                .invalidState, "the \(session.category.rawValue) category does not play; set playback first")
+        case .record where !session.category.records:
+            throw ProtocolError(
+                .invalidState,
+                "the \(session.category.rawValue) category does not record; set record or playAndRecord first")
+        case .record:
+            if let missing = microphoneRefusal(identifier, manifest) { throw ProtocolError(.notAuthorized, missing) }
+        default:
+            break
+        }
+        let open = book.streamOwners[identifier]?.count ?? 0
+        guard open < Self.maximumStreamsPerApp else {
+            throw ProtocolError(
+                .limitReached,
+                "\(identifier) already has \(open) audio streams, the most an app may have; close one first")
+        }
+        let plan = AudioBufferPlan(
+            format: request.format, playback: request.direction == .playback, requestedSeconds: request.bufferSeconds)
+        let verdict = book.verdicts[identifier] ?? AudioFocus.Verdict()
+        var corkedBy: Set<AudioCorkReason> = []
+        if verdict.interrupted { corkedBy.insert(.interrupted) }
+        if verdict.silencedInBackground { corkedBy.insert(.background) }
+        let opened: (stream: Int, token: String)
+        do {
+            opened = try service.engine.open(
+                bundle: identifier, direction: request.direction, format: request.format, plan: plan,
+                corkedBy: corkedBy, volume: verdict.ducked ? AudioFocus.duckedVolume : 1)
+        } catch {
+            throw ProtocolError(.unavailable, "cannot open an audio stream: \(error)")
+        }
+        book.streamOwners[identifier, default: []].insert(opened.stream)
+        apps.appLogger(identifier).info(
+            "opened \(request.direction.rawValue) stream \(opened.stream): \(request.format), ring \(plan.ringCapacity) bytes"
+        )
+        applyFocus(in: apps)
+        return AudioStreamGrant(
+            stream: opened.stream, token: opened.token, socket: service.socket.path, capacity: plan.ringCapacity,
+            lowWater: plan.lowWater)
+    }
+
+    /// Why an app may not record, or `nil` when it may.
+    private func microphoneRefusal(_ identifier: String, _ manifest: AppManifest) -> String? {
+        guard manifest.usageDescriptions.microphone != nil else {
+            return "\(identifier)'s Info.plist has no \(InfoPlistKey.microphoneUsage.rawValue), which recording needs"
+        }
+        guard book.microphoneGrants[identifier] == true else {
+            return
+                "microphone access is not granted; a person grants it with `bgctl authorize \(identifier) microphone`"
+        }
+        return nil
+    }
+
+    /// `AUDIO_STREAM_CONTROL` from an app.
+    func controlStream(_ identifier: String, _ control: AudioStreamControl, in apps: isolated AppManager) async throws
+        -> Done
+    {
+        do {
+            return try await carryOut(control, for: identifier, in: apps)
+        } catch let error as AudioEngineError {
+            throw error.protocolError
+        }
+    }
+
+    private func carryOut(_ control: AudioStreamControl, for identifier: String, in apps: isolated AppManager)
+        async throws -> Done
+    {
+        let engine = service.engine
+        switch control.action {
+        case .start:
+            // As AVAudioPlayer does, starting a stream activates the session if the app did not.
+            if !book.session(identifier).isActive {
+                book.sessions[identifier, default: AudioSessionConfiguration()].isActive = true
+                book.activatedAt[identifier] = apps.now
+            }
+            _ = try engine.setStarted(control.stream, of: identifier, true)
+            applyFocus(in: apps)
+        case .pause:
+            _ = try engine.setStarted(control.stream, of: identifier, false)
+            updateAssertion(identifier, in: apps)
+        case .flush:
+            try engine.flush(control.stream, of: identifier)
+        case .drain:
+            try await engine.drain(control.stream, of: identifier)
+        case .close:
+            try engine.close(control.stream, of: identifier)
+            book.streamOwners[identifier]?.remove(control.stream)
+            updateAssertion(identifier, in: apps)
+        }
+        return Done(detail: "stream \(control.stream): \(control.action.rawValue)", state: apps.state(of: identifier))
+    }
+
+    /// `NOW_PLAYING` from an app.
+    func setNowPlaying(_ identifier: String, _ info: NowPlayingInfo) -> Done {
+        book.nowPlaying[identifier] = info
+        return Done(detail: "now playing: \(info.title)")
+    }
+
+    // MARK: Grants
+
+    /// `bgctl authorize ID microphone [granted|denied]`.
+    func authorize(_ request: Authorize, in apps: isolated AppManager) throws(ProtocolError) -> Done {
+        let identifier = request.bundle
+        let manifest = try apps.app(identifier).bundle.manifest
+        let granted = request.grant == .microphone(.granted)
+        if granted && manifest.usageDescriptions.microphone == nil {
+            throw ProtocolError(
+                .notAuthorized,
+                "cannot grant: \(identifier)'s Info.plist has no \(InfoPlistKey.microphoneUsage.rawValue)")
+        }
+        do {
+            try store.setAuthorization(identifier, request.grant)
+        } catch {
+            throw ProtocolError(.failed, "cannot store the grant: \(error)")
+        }
+        book.microphoneGrants[identifier] = granted
+        apps.appLogger(identifier).notice("microphone access is now \(granted ? "granted" : "denied")")
+        return Done(detail: "\(identifier): microphone \(granted ? "granted" : "denied")")
+    }
+
+    // MARK: Remote commands
+
+    /// `REMOTE_COMMAND` from a person: delivered to the media app, which is woken, or
+    /// launched into the background, to receive it.
+    func remoteCommand(_ request: RemoteCommandRequest, in apps: isolated AppManager) throws(ProtocolError) -> Done {
+        let identifier = request.bundle
+        let app = try apps.app(identifier)
+        guard app.bundle.manifest.backgroundModes.contains(.audio) else {
+            throw ProtocolError(
+                .invalidState,
+                "\(identifier) does not declare the audio background mode; remote commands go to media apps")
+        }
+        let command = request.command.rawValue
+        switch app.lifecycle.state {
+        case .notRunning:
+            // A person asked for it, as when opening it: a force quit does not stand in the way.
+            apps.clearForceQuit(identifier)
+            try queueRemoteCommand(request, in: apps)
+            do {
+                try apps.launchInBackground(identifier, reason: .audio)
+            } catch {
+                // Not launched: nothing will check in for it.
+                book.pendingCommands[identifier]?.removeLast()
+                throw error
+            }
+            return Done(detail: "launched \(identifier) into the background for \(command)", state: .inactive)
+        case .suspended:
+            apps.wakeIfSuspended(identifier, because: "the remote command \(command)")
+        case .inactive, .active, .background:
+            break
+        }
+        guard apps.canHear(identifier) else {
+            try queueRemoteCommand(request, in: apps)
+            return Done(detail: "\(command) will reach \(identifier) when it checks in", state: app.lifecycle.state)
+        }
+        apps.notify(identifier, .remoteCommand(request))
+        return Done(detail: "sent \(command) to \(identifier)", state: apps.state(of: identifier))
+    }
+
+    /// Keeps a command for an app that has not checked in, up to
+    /// ``AppLimits/maximumPendingRemoteCommands``: an app that never checks in must not make
+    /// the daemon hold an endless queue.
+    private func queueRemoteCommand(_ request: RemoteCommandRequest, in apps: isolated AppManager)
+        throws(ProtocolError)
+    {
+        let identifier = request.bundle
+        let queued = book.pendingCommands[identifier]?.count ?? 0
+        guard queued < AppLimits.maximumPendingRemoteCommands else {
+            apps.appLogger(identifier).warning(
+                "remote command \(request.command.rawValue) refused: \(queued) already wait")
+            throw ProtocolError(
+                .limitReached,
+                "\(queued) remote commands already wait for \(identifier) to check in, the most that may; try again once it has"
+            )
+        }
+        book.pendingCommands[identifier, default: []].append(request)
+    }
+
+    // MARK: Listing
+
+    /// `bgctl audio`.
+    func status(_ query: AudioQuery) -> AudioStatus {
+        let streams = service.engine.snapshot(bundle: query.bundle)
+        let concerned = Set(book.sessions.keys).union(book.streamOwners.keys).union(book.nowPlaying.keys)
+        let sessions = concerned.filter { query.bundle == nil || $0 == query.bundle }.sorted().map { identifier in
+            let session = book.session(identifier)
+            let verdict = book.verdicts[identifier] ?? AudioFocus.Verdict()
+            return AudioSessionInfo(
+                bundle: identifier, category: session.category, options: session.options.names,
+                active: session.isActive, interrupted: verdict.interrupted, ducked: verdict.ducked,
+                nowPlaying: book.nowPlaying[identifier])
+        }
+        return AudioStatus(server: service.connection, sessions: sessions, streams: streams)
+    }
+}
+
+extension AppManager {
+    /// Runs an audio request on this actor.
+    func audio<Result: Sendable>(_ body: @Sendable (AudioCapability, isolated AppManager) throws -> Result) throws
+        -> Result
+    {
+        try with(AudioCapability.self, body)
+    }
+}

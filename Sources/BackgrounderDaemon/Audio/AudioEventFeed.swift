@@ -1,0 +1,18 @@
+import ServiceLifecycle
+
+/// Carries the audio engine's events (a stream's activity, a hang-up, the server lost or
+/// back) to the audio capability, on the app manager's actor, until the daemon shuts down.
+struct AudioEventFeed: Service {
+    let engine: AudioEngine
+    let apps: AppManager
+
+    func run() async throws {
+        let engine = self.engine
+        let apps = self.apps
+        await cancelWhenGracefulShutdown {
+            for await event in engine.events {
+                try? await apps.with(AudioCapability.self) { $0.engineEvent(event, in: $1) }
+            }
+        }
+    }
+}

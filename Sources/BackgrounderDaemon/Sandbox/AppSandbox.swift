@@ -1,0 +1,87 @@
+import BackgrounderCore
+import Foundation
+import Logging
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The sandbox every app is started in, as strong as this system allows, and what
+/// `bgctl status` says about it (docs/SANDBOX.md, docs/decisions/0007).
+///
+/// Always, even with `--sandbox off`: `no_new_privs` and the minimal environment. With
+/// Landlock: the file-system profile, and on ABI 6 and later signals and abstract Unix
+/// sockets scoped to the app. Under a root daemon: a uid and gid of the app's own from
+/// ``AppUserRange``, no supplementary groups, so no capabilities.
+struct AppSandbox: Sendable {
+    /// The Landlock in force, or `nil`.
+    let landlock: Landlock?
+    /// The ids apps get, or `nil` when they keep the daemon's.
+    let appUsers: AppUserRange?
+    /// What `bgctl status` shows.
+    let summary: String
+
+    /// No sandbox: what `--sandbox off` gives.
+    static let off = AppSandbox(landlock: nil, appUsers: nil, summary: "off (--sandbox off)")
+
+    /// The sandbox `choice` gives on this system, logging what is in force and why it is weaker.
+    /// - Parameters:
+    ///   - choice: `--sandbox`.
+    ///   - logger: Where the summary and any weakness are logged.
+    static func make(_ choice: DaemonConfiguration.SandboxChoice, logger: Logger) -> AppSandbox {
+        guard choice == .auto else {
+            logger.warning("apps run without a sandbox (--sandbox off)")
+            return .off
+        }
+        var parts: [String] = []
+        var landlock: Landlock?
+        switch Landlock.probe() {
+        case .success(let found):
+            landlock = found
+            parts.append("landlock v\(found.abi)")
+            if found.abi < 6 {
+                parts.append("signals and abstract sockets not scoped (Landlock ABI 6 needed)")
+            }
+        case .failure(let error):
+            logger.warning("no Landlock file-system sandbox for apps: \(error.reason)")
+            parts.append("no landlock (\(error.reason))")
+        }
+        let range: AppUserRange? = geteuid() == 0 ? .standard : nil
+        if let range {
+            parts.append("uid per app \(range.description)")
+        } else {
+            parts.append("apps keep uid \(geteuid()) (the daemon is not root)")
+        }
+        parts.append("no_new_privs")
+        let sandbox = AppSandbox(
+            landlock: landlock, appUsers: range, summary: parts.joined(separator: ", "))
+        logger.info("app sandbox: \(sandbox.summary)")
+        return sandbox
+    }
+
+    /// Warns about `paths` and the directories above them that apps under uids of their own
+    /// cannot pass through (a root daemon's default state directory under a 0700 /root):
+    /// they are not the daemon's to change, but apps will not reach their bundles, their data
+    /// or the audio socket.
+    func warnIfUnreachable(_ paths: [String], logger: Logger) {
+        guard appUsers != nil else { return }
+        var warned: Set<String> = []
+        for path in paths {
+            var directory = path
+            while !directory.isEmpty && directory != "/" {
+                var info = stat()
+                if stat(directory, &info) == 0 && info.st_mode & 0o001 == 0 && warned.insert(directory).inserted {
+                    logger.warning(
+                        "apps, which run under uids of their own, cannot pass through \(directory) (mode 0\(String(info.st_mode & 0o7777, radix: 8))), which they need for \(path); choose directories elsewhere, or chmod o+x \(directory)"
+                    )
+                }
+                directory = (directory as NSString).deletingLastPathComponent
+            }
+        }
+    }
+
+    /// The rule for directories the daemon creates on the way to what apps must reach (the
+    /// socket directory, the state directory, the data directories' parent): `0711` when apps
+    /// run under uids of their own, so they can pass through without listing; else `0700`.
+    var directoryMode: mode_t { appUsers == nil ? 0o700 : 0o711 }
+}

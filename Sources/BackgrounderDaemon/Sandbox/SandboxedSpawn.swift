@@ -1,0 +1,77 @@
+import CSandbox
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One start of an app through `CSandbox`: every string and descriptor prepared here, in
+/// the daemon, so the child between fork and execve only makes system calls.
+struct SandboxedSpawn {
+    /// The program.
+    var executable: String
+    /// Its arguments, the program name first.
+    var arguments: [String]
+    /// Its whole environment.
+    var environment: [String: String]
+    /// Its working directory.
+    var directory: String
+    /// Receives its standard output and standard error.
+    var output: Int32
+    /// Becomes its descriptor 3, or -1.
+    var channel: Int32 = -1
+    /// An open `cgroup.procs` of the app's cgroup, or -1.
+    var cgroupProcs: Int32 = -1
+    /// A Landlock ruleset, or -1.
+    var landlockRuleset: Int32 = -1
+    /// The uid and gid to run as, or `nil` for the daemon's.
+    var identity: (uid: UInt32, gid: UInt32)?
+
+    /// Starts the process.
+    /// - Returns: Its pid; it leads its own session and process group.
+    /// - Throws: ``DaemonError`` naming the step that failed in the child and its error.
+    func start() throws -> Int32 {
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        return try executable.withCString { executablePath in
+            try directory.withCString { directoryPath in
+                try argv.withUnsafeBufferPointer { argvBuffer in
+                    try envp.withUnsafeBufferPointer { envpBuffer in
+                        var spec = bg_sandbox_spawn(
+                            executable: executablePath,
+                            argv: argvBuffer.baseAddress,
+                            envp: envpBuffer.baseAddress,
+                            directory: directoryPath,
+                            output_fd: output,
+                            channel_fd: channel,
+                            cgroup_procs_fd: cgroupProcs,
+                            landlock_ruleset_fd: landlockRuleset,
+                            change_identity: identity == nil ? 0 : 1,
+                            uid: identity?.uid ?? 0,
+                            gid: identity?.gid ?? 0
+                        )
+                        return try Self.spawnRetryingBusy(&spec, executable: executable)
+                    }
+                }
+            }
+        }
+    }
+
+    private static func spawnRetryingBusy(_ spec: inout bg_sandbox_spawn, executable: String) throws -> Int32 {
+        var failure = bg_sandbox_failure()
+        for _ in 0..<50 {
+            let pid = bg_sandbox_spawn_process(&spec, &failure)
+            if pid > 0 { return pid }
+            // A freshly copied executable is "busy" while another thread's fork still holds
+            // the copy's write descriptor; that passes in a moment.
+            guard failure.step == Int32(BG_STEP_EXECVE.rawValue), failure.error == ETXTBSY else { break }
+            usleep(20_000)
+        }
+        let step = String(cString: bg_sandbox_step_name(failure.step))
+        throw DaemonError(
+            .configuration, path: executable, "cannot start: \(step): \(String(cString: strerror(failure.error)))")
+    }
+}

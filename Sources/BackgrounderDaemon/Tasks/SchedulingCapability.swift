@@ -1,0 +1,318 @@
+import BackgrounderCore
+import BackgrounderProtocol
+import Foundation
+import Logging
+
+/// The system doing the work for apps that are not running: background fetch, app-refresh
+/// and processing tasks (BGTaskScheduler), and silent push.
+///
+/// The rules are Core's pure functions (``FetchScheduler``, ``TaskReadiness``,
+/// ``PushBudget``, ``WakeCoalescer``); this class keeps their state, persists it, and runs
+/// one timer for all apps: at each wake it starts every piece of work due by then, so N apps
+/// due about together cost one wake-up, not N. Requests are in
+/// SchedulingCapability+Requests.swift.
+final class SchedulingCapability: AppCapability {
+    /// What an open event window is for.
+    enum Purpose: Sendable, Hashable {
+        case fetch
+        case push
+        case task(BackgroundTaskRequest)
+    }
+
+    /// One piece of work the timer may start.
+    enum Job: Sendable, Hashable {
+        case fetch(String)
+        case task(String, String)
+        case push(String)
+    }
+
+    let store: StateStore
+    let logger: Logger
+    /// The numbers for an app in a power state (the policy's, per app).
+    let numbers: @Sendable (AppManifest, Bool) -> SchedulingPolicy
+    /// Wall-clock time; tests of the rules use Core directly, the daemon uses the real clock.
+    let clock: @Sendable () -> Date
+
+    var histories: [String: FetchHistory]
+    var requests: [String: [String: BackgroundTaskRequest]]
+    var tokens: [String: String]
+    var budgets: [String: PushBudget]
+    /// Task identifiers the app's running process registered launch handlers for.
+    var registered: [String: Set<String>] = [:]
+    /// Open windows, by app.
+    var windows: [String: [EventWindowID: Purpose]] = [:]
+    /// Power and network as the condition monitor last said; idleness comes from the core.
+    var externalPower = true
+    var network = true
+    private var timer: Task<Void, Never>?
+    private var timerDue: Date?
+    /// Wake-ups the timer made, for `bgctl status` and the benchmark.
+    private(set) var wakeUps = 0
+
+    /// Loads what was scheduled before the daemon (or the machine) restarted.
+    init(
+        store: StateStore, numbers: @escaping @Sendable (AppManifest, Bool) -> SchedulingPolicy,
+        clock: @escaping @Sendable () -> Date = { Date() }, logger: Logger
+    ) {
+        self.store = store
+        self.numbers = numbers
+        self.clock = clock
+        self.logger = logger
+        let stored: StateStore.StoredSchedule
+        do {
+            stored = try store.loadSchedule()
+        } catch {
+            logger.error("cannot load scheduled work from \(store.path): \(error); starting with none")
+            stored = StateStore.StoredSchedule()
+        }
+        histories = stored.histories
+        requests = stored.requests
+        tokens = stored.tokens
+        budgets = stored.budgets
+    }
+
+    /// The numbers for an app now.
+    func policy(_ manifest: AppManifest) -> SchedulingPolicy {
+        numbers(manifest, externalPower)
+    }
+
+    // MARK: The life cycle
+
+    func app(_ identifier: String, changed change: LifecycleChange, in apps: isolated AppManager) {
+        switch change {
+        case .launched:
+            registered[identifier] = []
+        case .windowsClosed(let closed):
+            for window in closed {
+                guard let purpose = windows[identifier]?.removeValue(forKey: window) else { continue }
+                ended(identifier, purpose, result: .failed, in: apps)
+                apps.appLogger(identifier).notice("window \(window) ran out before the app completed it")
+            }
+        case .exited:
+            registered[identifier] = nil
+            for (_, purpose) in windows.removeValue(forKey: identifier) ?? [:] {
+                ended(identifier, purpose, result: .failed, in: apps)
+            }
+        case .moved(from: _, to: .active):
+            // A person opened it: favoured for fetch.
+            if histories[identifier] != nil {
+                histories[identifier]?.lastOpenedAt = clock()
+                save(identifier)
+            }
+        case .checkedIn, .moved:
+            break
+        }
+        reschedule(in: apps)
+    }
+
+    /// A window closed: a fetch's or push's outcome goes into the history (a window left to
+    /// run out counts as failed).
+    func ended(_ identifier: String, _ purpose: Purpose, result: BackgroundFetchResult, in apps: isolated AppManager) {
+        switch purpose {
+        case .fetch:
+            histories[identifier, default: FetchHistory()].record(result, at: clock())
+            save(identifier)
+        case .task(let request) where request.kind == .appRefresh:
+            histories[identifier, default: FetchHistory()].record(result, at: clock())
+            save(identifier)
+        case .task, .push:
+            break
+        }
+    }
+
+    func save(_ identifier: String) {
+        guard let history = histories[identifier] else { return }
+        do {
+            try store.saveFetchHistory(history, for: identifier)
+        } catch {
+            logger.error("cannot store \(identifier)'s fetch history: \(error)")
+        }
+    }
+
+    // MARK: Conditions
+
+    /// The condition monitor saw power or network change.
+    func conditionsChanged(externalPower: Bool, network: Bool, in apps: isolated AppManager) {
+        self.externalPower = externalPower
+        self.network = network
+        expireBrokenTasks(in: apps)
+        reschedule(in: apps)
+    }
+
+    /// The device as processing tasks see it.
+    func conditions(in apps: isolated AppManager) -> DeviceConditions {
+        let idleSince = apps.idleSince.map { clock().addingTimeInterval(-(ContinuousClock.now - $0).seconds) }
+        return DeviceConditions(externalPower: externalPower, network: network, idleSince: idleSince)
+    }
+
+    /// Processing tasks whose conditions broke are expired.
+    func expireBrokenTasks(in apps: isolated AppManager) {
+        let conditions = conditions(in: apps)
+        for (identifier, open) in windows {
+            for (window, purpose) in open {
+                guard case .task(let request) = purpose, request.kind == .processing,
+                    TaskReadiness.mustExpire(request, conditions: conditions)
+                else { continue }
+                apps.appLogger(identifier).info("processing task \(request.identifier): a condition broke; expiring it")
+                apps.cutWindow(identifier, window)
+            }
+        }
+    }
+
+    // MARK: The timer
+
+    /// Every job with the earliest moment it may start; `nil` moments wait for a condition.
+    func jobs(in apps: isolated AppManager) -> [DueJob<Job>] {
+        let now = clock()
+        let conditions = conditions(in: apps)
+        var jobs: [DueJob<Job>] = []
+        for (identifier, history) in histories {
+            guard let manifest = apps.manifest(of: identifier), manifest.backgroundModes.contains(.fetch),
+                windows[identifier]?.values.contains(.fetch) != true,
+                let next = FetchScheduler.nextFetch(history, policy: policy(manifest), now: now)
+            else { continue }
+            jobs.append(DueJob(id: .fetch(identifier), earliest: next))
+        }
+        for (identifier, pending) in requests {
+            guard let manifest = apps.manifest(of: identifier) else { continue }
+            let numbers = policy(manifest)
+            let history = histories[identifier] ?? FetchHistory()
+            for request in pending.values {
+                let waits = TaskReadiness.waits(
+                    request, history: history, conditions: conditions, policy: numbers, now: now)
+                guard let earliest = Self.earliest(waits, now: now, policy: numbers, conditions: conditions) else {
+                    continue
+                }
+                jobs.append(DueJob(id: .task(identifier, request.identifier), earliest: earliest))
+            }
+        }
+        for (identifier, budget) in budgets {
+            guard let manifest = apps.manifest(of: identifier), let due = budget.pendingDue(policy: policy(manifest))
+            else { continue }
+            jobs.append(DueJob(id: .push(identifier), earliest: due))
+        }
+        return jobs
+    }
+
+    /// When a request waiting for these things may start, or `nil` when a condition (power,
+    /// network) must change first: the condition monitor reschedules then.
+    static func earliest(
+        _ waits: [SchedulingWait], now: Date, policy: SchedulingPolicy, conditions: DeviceConditions
+    ) -> Date? {
+        var earliest = now
+        for wait in waits {
+            switch wait {
+            case .earliestBeginDate(let date), .budget(let date), .backoff(let date):
+                earliest = max(earliest, date)
+            case .idle:
+                guard let since = conditions.idleSince else { return nil }
+                earliest = max(earliest, since.addingTimeInterval(policy.idleBeforeProcessing.seconds))
+            case .externalPower, .network, .never:
+                return nil
+            }
+        }
+        return earliest
+    }
+
+    /// Sets the one timer to the next coalesced wake.
+    func reschedule(in apps: isolated AppManager) {
+        let jobs = jobs(in: apps)
+        let tolerance = numbers(.placeholder, externalPower).coalescingTolerance
+        guard let wake = WakeCoalescer.nextWake(jobs, tolerance: tolerance) else {
+            timer?.cancel()
+            timer = nil
+            timerDue = nil
+            return
+        }
+        guard wake != timerDue else { return }
+        timer?.cancel()
+        timerDue = wake
+        let delay = max(0, wake.timeIntervalSince(clock()))
+        timer = Task { [weak apps] in
+            try? await Task.sleep(for: .seconds(delay))
+            guard !Task.isCancelled, let apps else { return }
+            try? await apps.scheduling { scheduling, apps in scheduling.wake(in: apps) }
+        }
+    }
+
+    /// The timer fired: starts every job due by now.
+    func wake(in apps: isolated AppManager) {
+        timer = nil
+        timerDue = nil
+        wakeUps += 1
+        let due = WakeCoalescer.due(jobs(in: apps), at: clock())
+        if !due.isEmpty { logger.info("wake \(wakeUps): starting \(due.count) scheduled job(s)") }
+        for job in due {
+            switch job {
+            case .fetch(let identifier): _ = try? startFetch(identifier, in: apps)
+            case .task(let identifier, let task): _ = try? startTask(identifier, task, in: apps)
+            case .push(let identifier): deliverDeferredPush(identifier, in: apps)
+            }
+        }
+        reschedule(in: apps)
+    }
+
+    // MARK: Starting work
+
+    /// Opens a fetch window for an app (scheduled, or `bgctl simulate fetch`).
+    func startFetch(_ identifier: String, in apps: isolated AppManager) throws(ProtocolError) -> Done {
+        guard let manifest = apps.manifest(of: identifier) else {
+            throw ProtocolError(.notFound, "no loaded bundle has the identifier '\(identifier)'")
+        }
+        let numbers = policy(manifest)
+        do {
+            let (done, window) = try apps.deliverEvent(identifier, .fetch, window: (.fetch, numbers.fetchWindow))
+            histories[identifier, default: FetchHistory()].launched(at: clock())
+            save(identifier)
+            if let window { windows[identifier, default: [:]][window] = .fetch }
+            return done
+        } catch {
+            // Refused (mode, force quit) or the launch failed: it is not tried again at once.
+            histories[identifier, default: FetchHistory()].launched(at: clock())
+            histories[identifier]?.record(.failed, at: clock())
+            save(identifier)
+            throw error
+        }
+    }
+
+    /// Launches or wakes an app for a pending task request, which it then no longer is.
+    func startTask(_ identifier: String, _ task: String, in apps: isolated AppManager) throws(ProtocolError) -> Done {
+        guard let request = requests[identifier]?[task], let manifest = apps.manifest(of: identifier) else {
+            throw ProtocolError(.notFound, "\(identifier) has no pending task request '\(task)'")
+        }
+        let numbers = policy(manifest)
+        let (reason, kind, length): (LaunchReason, EventWindowKind, Duration) =
+            request.kind == .appRefresh
+            ? (.appRefresh, .appRefresh, numbers.appRefreshWindow)
+            : (.processing, .processing, numbers.processingMaximum)
+        removeRequest(identifier, task)
+        let (done, window) = try apps.deliverEvent(identifier, reason, window: (kind, length), task: task)
+        if request.kind == .appRefresh {
+            histories[identifier, default: FetchHistory()].launched(at: clock())
+            save(identifier)
+        }
+        if let window { windows[identifier, default: [:]][window] = .task(request) }
+        return done
+    }
+
+    func removeRequest(_ identifier: String, _ task: String?) {
+        if let task { requests[identifier]?[task] = nil } else { requests[identifier] = nil }
+        do {
+            try store.removeTaskRequests(for: identifier, identifier: task)
+        } catch {
+            logger.error("cannot remove \(identifier)'s task request: \(error)")
+        }
+    }
+
+    // MARK: bgctl ps
+
+    func describe(_ list: inout [AppInfo], in apps: isolated AppManager) {}
+}
+
+extension AppManifest {
+    /// A manifest for numbers that are not per app (the coalescing tolerance).
+    static let placeholder = AppManifest(
+        bundleIdentifier: "org.backgrounder.system", name: "system", executable: "", backgroundModes: [],
+        modesWithoutLinuxMeaning: [], exitsOnSuspend: false, permittedTaskIdentifiers: [],
+        usageDescriptions: UsageDescriptions())
+}

@@ -1,0 +1,57 @@
+public import BackgrounderCore
+
+/// `PERMISSIONS`: asks what people granted (`bgctl permissions [ID]`); it changes nothing,
+/// `AUTHORIZE` alone does.
+public struct PermissionsQuery: Sendable, Hashable, Codable {
+    /// One app; absent for every app.
+    public var bundle: String?
+
+    /// Creates a query.
+    public init(bundle: String? = nil) {
+        self.bundle = bundle
+    }
+}
+
+/// `PERMISSIONS` reply: the stored grants of every loaded app, and of apps no longer loaded
+/// that still have grants stored.
+public struct PermissionList: Sendable, Hashable, Codable {
+    /// One app's grants.
+    public struct Entry: Sendable, Hashable, Codable {
+        /// The app's `CFBundleIdentifier`.
+        public var bundle: String
+        /// `CFBundleName`, when the bundle is loaded.
+        public var name: String?
+        /// Whether the bundle is loaded now.
+        public var loaded: Bool
+        /// The location grant.
+        public var location: LocationAuthorization
+        /// When a person last changed it, in seconds since 1970; absent if never.
+        public var locationChangedAt: Double?
+        /// The microphone grant.
+        public var microphone: MicrophoneAuthorization
+        /// When a person last changed it, in seconds since 1970; absent if never.
+        public var microphoneChangedAt: Double?
+
+        /// Creates an entry.
+        public init(
+            bundle: String, name: String? = nil, loaded: Bool, location: LocationAuthorization,
+            locationChangedAt: Double? = nil, microphone: MicrophoneAuthorization, microphoneChangedAt: Double? = nil
+        ) {
+            self.bundle = bundle
+            self.name = name
+            self.loaded = loaded
+            self.location = location
+            self.locationChangedAt = locationChangedAt
+            self.microphone = microphone
+            self.microphoneChangedAt = microphoneChangedAt
+        }
+    }
+
+    /// The apps, sorted by identifier.
+    public var apps: [Entry]
+
+    /// Creates a list.
+    public init(apps: [Entry]) {
+        self.apps = apps
+    }
+}

@@ -1,0 +1,57 @@
+package import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+// The system-call patterns the daemon, BackgroundKit and the control client share, written
+// once (as swift-nio keeps one syscall wrapper): `package`, so every module of Backgrounder
+// sees them and no app linking BackgroundKit does.
+
+/// Calls `call` again for as long as it fails with `EINTR`, so a signal delivered to the
+/// thread never surfaces as an error from a blocking system call.
+/// - Parameter call: A system call returning -1 and setting `errno` on failure.
+/// - Returns: The first result that is not an `EINTR` failure; on any other failure `errno`
+///   is still the call's.
+package func retryingInterrupted<Result: BinaryInteger>(_ call: () -> Result) -> Result {
+    while true {
+        let result = call()
+        if result == -1 && errno == EINTR { continue }
+        return result
+    }
+}
+
+/// A `write(2)` that failed: its `errno`.
+package struct WriteFailure: Error, Sendable {
+    /// The `errno` of the failed write.
+    package let code: Int32
+}
+
+/// Writes every byte to `descriptor`, going on after short and interrupted writes.
+/// - Parameters:
+///   - descriptor: An open descriptor, blocking.
+///   - bytes: What to write (`Data`, `[UInt8]`, a buffer).
+/// - Throws: ``WriteFailure`` with the `errno` of the first write that wrote nothing; what
+///   came before it stays written.
+package func writeAll(_ descriptor: Int32, _ bytes: some ContiguousBytes) throws(WriteFailure) {
+    // `withUnsafeBytes` rethrows untyped, so the failure comes out as a value.
+    let failure = bytes.withUnsafeBytes { raw -> WriteFailure? in
+        var offset = 0
+        while offset < raw.count {
+            let written = retryingInterrupted { write(descriptor, raw.baseAddress! + offset, raw.count - offset) }
+            guard written > 0 else { return WriteFailure(code: errno) }
+            offset += written
+        }
+        return nil
+    }
+    if let failure { throw failure }
+}
+
+/// Runs `body` on a new thread named `name` (the name shows in `top -H` and in crash
+/// reports), for work that blocks in system calls and so must stay off Swift's
+/// cooperative thread pool.
+package func startThread(named name: String, _ body: @escaping @Sendable () -> Void) {
+    let thread = Thread(block: body)
+    thread.name = name
+    thread.start()
+}

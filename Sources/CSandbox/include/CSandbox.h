@@ -1,0 +1,116 @@
+#ifndef CSANDBOX_H
+#define CSANDBOX_H
+
+// Starting an app in its sandbox: fork, then in the child only async-signal-safe system
+// calls on data the parent prepared, then execve. See docs/SANDBOX.md.
+//
+// Landlock's structures and constants are defined here under BG_ names because the C
+// library headers (Debian 12: linux/landlock.h of ABI 2) are older than the kernels the
+// daemon runs on (ABI 7).
+
+#include <stdint.h>
+#include <sys/types.h>
+
+// MARK: Landlock (include/uapi/linux/landlock.h)
+
+static const uint64_t BG_LANDLOCK_ACCESS_FS_EXECUTE = 1ULL << 0;
+static const uint64_t BG_LANDLOCK_ACCESS_FS_WRITE_FILE = 1ULL << 1;
+static const uint64_t BG_LANDLOCK_ACCESS_FS_READ_FILE = 1ULL << 2;
+static const uint64_t BG_LANDLOCK_ACCESS_FS_READ_DIR = 1ULL << 3;
+static const uint64_t BG_LANDLOCK_ACCESS_FS_REMOVE_DIR = 1ULL << 4;
+static const uint64_t BG_LANDLOCK_ACCESS_FS_REMOVE_FILE = 1ULL << 5;
+static const uint64_t BG_LANDLOCK_ACCESS_FS_MAKE_CHAR = 1ULL << 6;
+static const uint64_t BG_LANDLOCK_ACCESS_FS_MAKE_DIR = 1ULL << 7;
+static const uint64_t BG_LANDLOCK_ACCESS_FS_MAKE_REG = 1ULL << 8;
+static const uint64_t BG_LANDLOCK_ACCESS_FS_MAKE_SOCK = 1ULL << 9;
+static const uint64_t BG_LANDLOCK_ACCESS_FS_MAKE_FIFO = 1ULL << 10;
+static const uint64_t BG_LANDLOCK_ACCESS_FS_MAKE_BLOCK = 1ULL << 11;
+static const uint64_t BG_LANDLOCK_ACCESS_FS_MAKE_SYM = 1ULL << 12;
+/// ABI 2.
+static const uint64_t BG_LANDLOCK_ACCESS_FS_REFER = 1ULL << 13;
+/// ABI 3.
+static const uint64_t BG_LANDLOCK_ACCESS_FS_TRUNCATE = 1ULL << 14;
+/// ABI 5.
+static const uint64_t BG_LANDLOCK_ACCESS_FS_IOCTL_DEV = 1ULL << 15;
+/// ABI 4 (left unhandled by Backgrounder: apps may use the network).
+static const uint64_t BG_LANDLOCK_ACCESS_NET_BIND_TCP = 1ULL << 0;
+static const uint64_t BG_LANDLOCK_ACCESS_NET_CONNECT_TCP = 1ULL << 1;
+/// ABI 6.
+static const uint64_t BG_LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET = 1ULL << 0;
+static const uint64_t BG_LANDLOCK_SCOPE_SIGNAL = 1ULL << 1;
+
+/// The highest Landlock ABI the running kernel offers (1 or more), or -errno
+/// (-ENOSYS: not built in; -EOPNOTSUPP: built in but disabled at boot).
+int bg_landlock_abi(void);
+
+/// Creates a ruleset handling these rights; returns a close-on-exec descriptor or -errno.
+/// Rights the kernel does not know must already be masked out by the caller.
+int bg_landlock_create_ruleset(uint64_t handled_fs, uint64_t handled_net, uint64_t scoped);
+
+/// Opens a file or directory for naming it in a rule only (O_PATH | O_CLOEXEC, which
+/// Swift's Glibc module does not export); returns a descriptor or -1 with errno set.
+int bg_open_path(const char *path);
+
+/// Allows `allowed` beneath the file or directory open (O_PATH is enough) as `parent_fd`;
+/// returns 0 or -errno.
+int bg_landlock_allow_path(int ruleset_fd, int parent_fd, uint64_t allowed);
+
+// MARK: Spawning
+
+/// Everything the child needs, prepared by the parent: the child allocates nothing.
+typedef struct bg_sandbox_spawn {
+    /// The program to execve.
+    const char *executable;
+    /// NULL-terminated argument and environment vectors.
+    char *const *argv;
+    char *const *envp;
+    /// The working directory (the bundle).
+    const char *directory;
+    /// Receives standard output and standard error.
+    int output_fd;
+    /// Becomes descriptor 3 with close-on-exec cleared, or -1 for none.
+    int channel_fd;
+    /// An open cgroup.procs to write "0" to (joins the app's cgroup), or -1 for none.
+    int cgroup_procs_fd;
+    /// A Landlock ruleset to restrict the child with, or -1 for none.
+    int landlock_ruleset_fd;
+    /// Whether to drop to uid/gid (with no supplementary groups).
+    int change_identity;
+    uid_t uid;
+    gid_t gid;
+} bg_sandbox_spawn;
+
+/// The child's setup steps, reported when one fails.
+typedef enum bg_sandbox_step {
+    BG_STEP_FORK = 1,
+    BG_STEP_SETSID,
+    BG_STEP_SIGNALS,
+    BG_STEP_DESCRIPTORS,
+    BG_STEP_CGROUP,
+    BG_STEP_STDIN,
+    BG_STEP_SETGROUPS,
+    BG_STEP_SETRESGID,
+    BG_STEP_SETRESUID,
+    BG_STEP_NO_NEW_PRIVS,
+    BG_STEP_LANDLOCK,
+    BG_STEP_CLOSE_RANGE,
+    BG_STEP_CHDIR,
+    BG_STEP_EXECVE,
+    BG_STEP_ERROR_PIPE,
+} bg_sandbox_step;
+
+/// Which step failed and its errno.
+typedef struct bg_sandbox_failure {
+    int32_t step;
+    int32_t error;
+} bg_sandbox_failure;
+
+/// Forks and sets up the child as `spec` says, then execs it.
+/// Returns the child's pid (it leads its own session) once execve succeeded, or -1 with
+/// `failure` set (the child, if any, is already reaped).
+pid_t bg_sandbox_spawn_process(const bg_sandbox_spawn *spec, bg_sandbox_failure *failure);
+
+/// The system call or file a step is named after in error messages.
+const char *bg_sandbox_step_name(int32_t step);
+
+#endif

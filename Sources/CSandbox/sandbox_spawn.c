@@ -1,0 +1,193 @@
+#define _GNU_SOURCE
+#include "CSandbox.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+// The Landlock system calls have the same numbers on every architecture (added after the
+// tables were unified), and close_range too; glibc 2.36 has no wrappers for the former.
+#define BG_SYS_landlock_create_ruleset 444
+#define BG_SYS_landlock_add_rule 445
+#define BG_SYS_landlock_restrict_self 446
+#define BG_SYS_close_range 436
+#define BG_LANDLOCK_CREATE_RULESET_VERSION (1U << 0)
+#define BG_LANDLOCK_RULE_PATH_BENEATH 1
+
+struct bg_landlock_ruleset_attr {
+    uint64_t handled_access_fs;
+    uint64_t handled_access_net;
+    uint64_t scoped;
+};
+
+struct bg_landlock_path_beneath_attr {
+    uint64_t allowed_access;
+    int32_t parent_fd;
+} __attribute__((packed));
+
+int bg_landlock_abi(void) {
+    long abi = syscall(BG_SYS_landlock_create_ruleset, NULL, 0, BG_LANDLOCK_CREATE_RULESET_VERSION);
+    return abi < 0 ? -errno : (int)abi;
+}
+
+int bg_landlock_create_ruleset(uint64_t handled_fs, uint64_t handled_net, uint64_t scoped) {
+    // The kernel accepts the whole structure from any ABI on as long as the fields it does
+    // not know are zero, which the caller's masking guarantees.
+    struct bg_landlock_ruleset_attr attr = {
+        .handled_access_fs = handled_fs,
+        .handled_access_net = handled_net,
+        .scoped = scoped,
+    };
+    long fd = syscall(BG_SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
+    return fd < 0 ? -errno : (int)fd;
+}
+
+int bg_open_path(const char *path) {
+    return open(path, O_PATH | O_CLOEXEC);
+}
+
+int bg_landlock_allow_path(int ruleset_fd, int parent_fd, uint64_t allowed) {
+    struct bg_landlock_path_beneath_attr attr = {.allowed_access = allowed, .parent_fd = parent_fd};
+    return syscall(BG_SYS_landlock_add_rule, ruleset_fd, BG_LANDLOCK_RULE_PATH_BENEATH, &attr, 0) < 0 ? -errno : 0;
+}
+
+const char *bg_sandbox_step_name(int32_t step) {
+    switch ((bg_sandbox_step)step) {
+    case BG_STEP_FORK: return "fork";
+    case BG_STEP_SETSID: return "setsid";
+    case BG_STEP_SIGNALS: return "resetting signals";
+    case BG_STEP_DESCRIPTORS: return "arranging descriptors";
+    case BG_STEP_CGROUP: return "joining the cgroup (cgroup.procs)";
+    case BG_STEP_STDIN: return "/dev/null";
+    case BG_STEP_SETGROUPS: return "setgroups";
+    case BG_STEP_SETRESGID: return "setresgid";
+    case BG_STEP_SETRESUID: return "setresuid";
+    case BG_STEP_NO_NEW_PRIVS: return "prctl(PR_SET_NO_NEW_PRIVS)";
+    case BG_STEP_LANDLOCK: return "landlock_restrict_self";
+    case BG_STEP_CLOSE_RANGE: return "close_range";
+    case BG_STEP_CHDIR: return "chdir";
+    case BG_STEP_EXECVE: return "execve";
+    case BG_STEP_ERROR_PIPE: return "the error pipe";
+    }
+    return "unknown step";
+}
+
+/// Reports a failed step to the parent and ends the child. Async-signal-safe.
+__attribute__((noreturn)) static void fail(int pipe_fd, bg_sandbox_step step) {
+    bg_sandbox_failure failure = {.step = step, .error = errno};
+    ssize_t ignored = write(pipe_fd, &failure, sizeof failure);
+    (void)ignored;
+    _exit(127);
+}
+
+/// Moves a descriptor above the ones the child arranges (0-4), close-on-exec; -1 stays -1.
+static int lift(int fd) {
+    return fd < 0 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, 16);
+}
+
+/// The child between fork and execve: only system calls, on data prepared by the parent.
+__attribute__((noreturn)) static void child(const bg_sandbox_spawn *spec, int error_fd) {
+    int report = lift(error_fd);
+    if (report < 0) _exit(126);
+
+    if (setsid() < 0) fail(report, BG_STEP_SETSID);
+
+    // Nothing the daemon ignores, handles or blocks carries over into the app.
+    struct sigaction defaults;
+    memset(&defaults, 0, sizeof defaults);
+    defaults.sa_handler = SIG_DFL;
+    for (int signal = 1; signal < _NSIG; signal++) {
+        if (signal == SIGKILL || signal == SIGSTOP) continue;
+        // glibc reserves 32 and 33 for itself: EINVAL there is expected.
+        (void)sigaction(signal, &defaults, NULL);
+    }
+    sigset_t none;
+    sigemptyset(&none);
+    if (sigprocmask(SIG_SETMASK, &none, NULL) != 0) fail(report, BG_STEP_SIGNALS);
+
+    // Lift every source above 0-4 first, so arranging 0-4 cannot overwrite one of them.
+    int output = lift(spec->output_fd);
+    int channel = lift(spec->channel_fd);
+    int ruleset = lift(spec->landlock_ruleset_fd);
+    if (output < 0 || (spec->channel_fd >= 0 && channel < 0) || (spec->landlock_ruleset_fd >= 0 && ruleset < 0)) {
+        fail(report, BG_STEP_DESCRIPTORS);
+    }
+
+    // Join the app's cgroup before anything else runs in the child's name: from here on
+    // the freezer holds every process the app starts.
+    if (spec->cgroup_procs_fd >= 0 && write(spec->cgroup_procs_fd, "0", 1) != 1) fail(report, BG_STEP_CGROUP);
+
+    int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (null < 0 || dup2(null, 0) < 0) fail(report, BG_STEP_STDIN);
+    if (dup2(output, 1) < 0 || dup2(output, 2) < 0) fail(report, BG_STEP_DESCRIPTORS);
+    if (channel >= 0 ? dup2(channel, 3) < 0 : (close(3) != 0 && errno != EBADF)) fail(report, BG_STEP_DESCRIPTORS);
+    if (dup3(report, 4, O_CLOEXEC) < 0) fail(report, BG_STEP_ERROR_PIPE);
+    report = 4;
+
+    if (spec->change_identity) {
+        // Raw system calls: glibc's wrappers broadcast to every thread of the process,
+        // machinery that is not async-signal-safe (the child has one thread anyway).
+        if (syscall(SYS_setgroups, 0, NULL) != 0) fail(report, BG_STEP_SETGROUPS);
+        if (syscall(SYS_setresgid, spec->gid, spec->gid, spec->gid) != 0) fail(report, BG_STEP_SETRESGID);
+        if (syscall(SYS_setresuid, spec->uid, spec->uid, spec->uid) != 0) fail(report, BG_STEP_SETRESUID);
+    }
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) fail(report, BG_STEP_NO_NEW_PRIVS);
+    if (ruleset >= 0 && syscall(BG_SYS_landlock_restrict_self, ruleset, 0) != 0) {
+        fail(report, BG_STEP_LANDLOCK);
+    }
+    // Everything else the daemon had open (its database, sockets, other apps' channels).
+    if (syscall(BG_SYS_close_range, 5U, ~0U, 0) != 0) {
+        if (errno != ENOSYS) fail(report, BG_STEP_CLOSE_RANGE);
+        for (int fd = 5; fd < 65536; fd++) (void)close(fd);
+    }
+    if (chdir(spec->directory) != 0) fail(report, BG_STEP_CHDIR);
+    execve(spec->executable, spec->argv, spec->envp);
+    fail(report, BG_STEP_EXECVE);
+}
+
+pid_t bg_sandbox_spawn_process(const bg_sandbox_spawn *spec, bg_sandbox_failure *failure) {
+    int pipe_fds[2];
+    if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
+        *failure = (bg_sandbox_failure){.step = BG_STEP_ERROR_PIPE, .error = errno};
+        return -1;
+    }
+    // No signal handler may run in the child before it has reset them all.
+    sigset_t all, saved;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &saved);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(pipe_fds[0]);
+        child(spec, pipe_fds[1]);
+    }
+    int fork_error = errno;
+    pthread_sigmask(SIG_SETMASK, &saved, NULL);
+    close(pipe_fds[1]);
+    if (pid < 0) {
+        close(pipe_fds[0]);
+        *failure = (bg_sandbox_failure){.step = BG_STEP_FORK, .error = fork_error};
+        return -1;
+    }
+    // The write end closes on a successful execve: end of file means the app runs.
+    bg_sandbox_failure report;
+    ssize_t got;
+    do {
+        got = read(pipe_fds[0], &report, sizeof report);
+    } while (got < 0 && errno == EINTR);
+    close(pipe_fds[0]);
+    if (got == 0) return pid;
+    int status;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    if (got == (ssize_t)sizeof report) {
+        *failure = report;
+    } else {
+        *failure = (bg_sandbox_failure){.step = BG_STEP_ERROR_PIPE, .error = got < 0 ? errno : EIO};
+    }
+    return -1;
+}

@@ -1,0 +1,37 @@
+import ArgumentParser
+import BackgrounderCore
+import BackgrounderProtocol
+
+struct Permissions: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show what each app has been granted (location, microphone); `bgctl authorize` changes it.",
+        discussion: """
+            Lists every loaded app, and apps no longer loaded that still have grants stored.
+            Location is always, when-in-use, never or not-determined; the microphone granted,
+            denied or not-determined (not determined: nobody decided, so the app gets none).
+            """
+    )
+    @OptionGroup var options: CommonOptions
+    @Argument(help: "Only this app's bundle identifier.") var id: String?
+
+    func run() throws {
+        guard case .permissions(let list) = try options.request(.permissions(PermissionsQuery(bundle: id))) else {
+            throw ValidationError("unexpected reply")
+        }
+        if options.json {
+            try options.printJSON(list)
+            return
+        }
+        guard !list.apps.isEmpty else {
+            print("no apps")
+            return
+        }
+        let rows = list.apps.map { entry in
+            [
+                entry.bundle, entry.loaded ? entry.name ?? "-" : "(not loaded)", entry.location.grantWord,
+                entry.microphone.grantWord,
+            ]
+        }
+        print(table([["ID", "NAME", "LOCATION", "MICROPHONE"]] + rows))
+    }
+}

@@ -1,0 +1,78 @@
+import BackgrounderCore
+import Testing
+
+/// ``FixDispatch``: what each app gets for one fix, before anything is stored or sent.
+@Suite("Fix dispatch")
+struct FixDispatchTests {
+    private func manifest(_ id: String, modes: Set<BackgroundMode> = [.location]) -> AppManifest {
+        AppManifest(
+            bundleIdentifier: id, name: id, executable: id, backgroundModes: modes,
+            usageDescriptions: UsageDescriptions(
+                locationAlwaysAndWhenInUse: "Records walks.", locationWhenInUse: "Shows where you are."))
+    }
+
+    private let recorder = LocationSubscription(
+        standard: StandardUpdateFilter.Configuration(), allowsBackgroundUpdates: true)
+
+    @Test("one event per app and fix; significant changes relaunch, standard updates queue for a suspended app")
+    func routesEachListener() {
+        var listeners: [String: LocationListener] = [
+            "hike": LocationListener(recorder),
+            "alerts": LocationListener(LocationSubscription(significantChanges: true)),
+            "gone": LocationListener(recorder),
+        ]
+        let states: [String: ApplicationState] = ["hike": .suspended, "alerts": .notRunning]
+        let dispatch = FixDispatch(
+            fix(Geo.ljubljana, at: 1_000), transitions: [], listeners: &listeners
+        ) { owner in
+            // "gone" is no longer loaded: the core knows nothing of it.
+            states[owner].map {
+                FixDispatch.Recipient(manifest: manifest(owner), authorization: .always, state: $0)
+            }
+        }
+        #expect(dispatch.events.map(\.owner).sorted() == ["alerts", "hike"])
+        #expect(dispatch.events.allSatisfy { $0.kind == .location })
+        #expect(dispatch.decisions == ["hike": .queue, "alerts": .queueAndLaunch])
+        #expect(dispatch.significantChanges == ["alerts"])
+    }
+
+    @Test("a listener's filter advances: within its distance filter, the next fix routes nothing")
+    func filtersAdvance() {
+        let every50m = LocationSubscription(
+            standard: StandardUpdateFilter.Configuration(distanceFilter: 50), allowsBackgroundUpdates: true)
+        var listeners = ["hike": LocationListener(every50m)]
+        let recipient = { (owner: String) in
+            FixDispatch.Recipient(manifest: self.manifest(owner), authorization: .always, state: .background)
+        }
+        let first = fix(Geo.ljubljana, at: 1_000)
+        let once = FixDispatch(first, transitions: [], listeners: &listeners, recipient: recipient)
+        #expect(once.decisions == ["hike": .deliver])
+        let near = fix(Geo.offset(Geo.ljubljana, east: 10), at: 1_001)
+        let again = FixDispatch(near, transitions: [], listeners: &listeners, recipient: recipient)
+        #expect(again.events.isEmpty)
+        let far = fix(Geo.offset(Geo.ljubljana, east: 80), at: 1_002)
+        #expect(FixDispatch(far, transitions: [], listeners: &listeners, recipient: recipient).events.count == 1)
+    }
+
+    @Test("without a grant nothing is routed, and the strongest decision wins for an app with several events")
+    func grantsAndStrength() {
+        var listeners = ["hike": LocationListener(recorder)]
+        let denied = FixDispatch(
+            fix(Geo.ljubljana, at: 1_000), transitions: [], listeners: &listeners
+        ) { FixDispatch.Recipient(manifest: manifest($0), authorization: .denied, state: .background) }
+        #expect(denied.events.isEmpty && denied.decisions.isEmpty)
+
+        let region = CircularRegion(
+            identifier: "home", center: Geo.ljubljana, radius: 100)
+        let entry = RegionTransition(
+            owner: "hike", region: region, from: .outside, to: .inside,
+            location: fix(Geo.ljubljana, at: 2_000), qualifiedAt: 2_000)
+        var fresh = ["hike": LocationListener(recorder)]
+        let both = FixDispatch(
+            fix(Geo.ljubljana, at: 2_000), transitions: [entry], listeners: &fresh
+        ) { FixDispatch.Recipient(manifest: manifest($0), authorization: .always, state: .suspended) }
+        #expect(both.events.map(\.kind) == [.enter, .location])
+        #expect(
+            both.decisions == ["hike": .queueAndWake], "a region entry wakes; the standard update alone would queue")
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import Testing
+
+@testable import BackgrounderProtocol
+
+/// The lists of message classes: every class a sample line, every line read into a body,
+/// written back to the same JSON and read again into the same body.
+///
+/// The samples are wire lines rather than Swift values so they pin the format of
+/// docs/PROTOCOL.md, and a list line that pairs a name with the wrong case shows as a line
+/// written back under another class.
+@Suite("Message classes")
+struct MessageClassesTests {
+    static let region =
+        #"{"identifier":"home","center":{"latitude":46.05,"longitude":14.5},"radius":100,"notifyOnEntry":true,"notifyOnExit":false}"#
+    static let location =
+        #"{"coordinate":{"latitude":46.05,"longitude":14.5},"timestamp":1744286400,"fixMode":"3d","horizontalAccuracy":5}"#
+    static let service = #"{"server":"127.0.0.1:2947","state":"connected"}"#
+    static let nowPlaying = #"{"title":"Song","artist":"Band","elapsed":12.5,"duration":200,"playing":true}"#
+
+    /// One line for every class a client may send.
+    static let requests = [
+        #"{"class":"HELLO","protocol":1,"client":"bgctl","id":1}"#,
+        #"{"class":"STATUS","id":"s"}"#,
+        #"{"class":"BUNDLES"}"#,
+        #"{"class":"RELOAD"}"#,
+        #"{"class":"OPEN","bundle":"org.example.a"}"#,
+        #"{"class":"HOME"}"#,
+        #"{"class":"LOCK"}"#,
+        #"{"class":"UNLOCK"}"#,
+        #"{"class":"QUIT","bundle":"org.example.a"}"#,
+        #"{"class":"PS"}"#,
+        #"{"class":"CHECKIN","bundle":"org.example.a"}"#,
+        #"{"class":"BEGIN_TASK","name":"upload"}"#,
+        #"{"class":"END_TASK","task":3}"#,
+        #"{"class":"WAKE","bundle":"org.example.a","reason":"push"}"#,
+        #"{"class":"MEMORY_PRESSURE","critical":true}"#,
+        #"{"class":"AUTHORIZE","bundle":"org.example.a","service":"location","level":"always"}"#,
+        #"{"class":"LOCATION_AUTHORIZATION","level":"whenInUse"}"#,
+        #"{"class":"LOCATION_UPDATES","standard":{"desiredAccuracy":10,"distanceFilter":5,"staleAfter":30},"#
+            + #""allowsBackgroundUpdates":true,"deferral":{"distance":500},"significantChanges":false}"#,
+        #"{"class":"LOCATION_READY"}"#,
+        #"{"class":"LOCATION_ACK","through":42}"#,
+        #"{"class":"REGION_START","region":\#(region)}"#,
+        #"{"class":"REGION_STOP","identifier":"home"}"#,
+        #"{"class":"REGION_STATE","identifier":"home"}"#,
+        #"{"class":"REGIONS","bundle":"org.example.a"}"#,
+        #"{"class":"AUDIO_SESSION","category":"playback","options":["mixWithOthers"],"active":true}"#,
+        #"{"class":"AUDIO_STREAM_OPEN","direction":"playback","#
+            + #""format":{"sampleFormat":"s16le","sampleRate":44100,"channels":2},"bufferSeconds":0.5}"#,
+        #"{"class":"AUDIO_STREAM_CONTROL","stream":2,"action":"drain"}"#,
+        #"{"class":"NOW_PLAYING",\#(nowPlaying.dropFirst())"#,
+        #"{"class":"REMOTE_COMMAND","bundle":"org.example.a","command":"play","argument":"/music/a.wav"}"#,
+        #"{"class":"AUDIO","bundle":"org.example.a"}"#,
+        #"{"class":"PERMISSIONS"}"#,
+        #"{"class":"SET_FETCH_INTERVAL","interval":"minimum"}"#,
+        #"{"class":"COMPLETE","window":7,"result":"newData"}"#,
+        #"{"class":"REGISTER_TASK","identifier":"org.example.a.refresh"}"#,
+        #"{"class":"SUBMIT_TASK","identifier":"org.example.a.compact","kind":"processing","#
+            + #""earliestBeginDate":1744286400,"requiresExternalPower":true,"requiresNetworkConnectivity":false}"#,
+        #"{"class":"CANCEL_TASKS","identifier":"org.example.a.refresh"}"#,
+        #"{"class":"PENDING_TASKS"}"#,
+        #"{"class":"REGISTER_PUSH"}"#,
+        #"{"class":"UNREGISTER_PUSH"}"#,
+        #"{"class":"PUSH","bundle":"org.example.a","payload":{"aps":{"content-available":1},"n":[1,2.5,null,"x"]}}"#,
+        #"{"class":"TASKS","bundle":"org.example.a"}"#,
+        #"{"class":"SIMULATE_TASK","bundle":"org.example.a","identifier":"org.example.a.refresh"}"#,
+        #"{"class":"EXPIRE_TASK","bundle":"org.example.a","identifier":"org.example.a.refresh"}"#,
+    ]
+
+    /// One line for every class the daemon may send.
+    static let replies = [
+        #"{"class":"VERSION","protocol":1,"protocolMinor":0,"release":"0.1.0"}"#,
+        #"{"class":"HELLO","id":1,"pid":4242,"protocol":1,"uid":1000}"#,
+        #"{"class":"STATUS","version":"0.1.0","protocol":1,"pid":7,"uptimeSeconds":1.5,"socket":"/run/b.sock","#
+            + #""stateDirectory":"/var/b","bundles":{"loaded":2,"refused":1},"gpsd":\#(service),"#
+            + #""pulseAudio":{"server":"default","state":"disconnected","detail":"refused"},"clients":3,"#
+            + #""lastFix":\#(location),"storage":{"state":"ok","unstoredEvents":0}}"#,
+        #"{"class":"BUNDLES","bundles":[{"path":"/b/A.bundle","status":"refused","modes":[],"key":"CFBundleName","#
+            + #""reason":"missing","warnings":[]}]}"#,
+        #"{"class":"RELOAD","loaded":1,"refused":0,"added":["org.example.a"],"removed":[]}"#,
+        #"{"class":"ERROR","id":5,"code":"unknownClass","message":"unknown class 'FOO'"}"#,
+        #"{"class":"OK","detail":"opened","state":"active"}"#,
+        #"{"class":"APPS","apps":[{"id":"org.example.a","name":"A","pid":12,"state":"background","#
+            + #""modes":["audio"],"assertions":["audio"],"cpuSeconds":0.25,"forceQuit":false}]}"#,
+        #"{"class":"CHECKIN","launchReason":"user","state":"active"}"#,
+        #"{"class":"TASK","task":3}"#,
+        #"{"class":"LIFECYCLE","event":"didEnterBackground","state":"background","backgroundTimeRemaining":30}"#,
+        #"{"class":"EXPIRE","tasks":[1,2]}"#,
+        #"{"class":"EVENT","reason":"push"}"#,
+        #"{"class":"AUTHORIZATION","location":"always"}"#,
+        #"{"class":"LOCATIONS","events":[{"seq":41,"kind":"location","location":\#(location)},"#
+            + #"{"seq":42,"kind":"enter","location":\#(location),"region":\#(region)}]}"#,
+        #"{"class":"REGION_STATE","identifier":"home","state":"inside"}"#,
+        #"{"class":"REGIONS","regions":[{"region":\#(region),"state":"outside"}]}"#,
+        #"{"class":"LOCATION_STATUS","available":false,"detail":"gpsd closed the connection","authorization":"always"}"#,
+        #"{"class":"AUDIO_STREAM","stream":2,"token":"t0k","socket":"/run/a.sock","capacity":88200,"lowWater":22050}"#,
+        #"{"class":"AUDIO_INTERRUPTION","type":"began","shouldResume":false,"reason":"session"}"#,
+        #"{"class":"REMOTE_COMMAND","bundle":"org.example.a","command":"nextTrack"}"#,
+        #"{"class":"AUDIO_STATUS","server":\#(service),"sessions":[{"bundle":"org.example.a","category":"playback","#
+            + #""options":[],"active":true,"interrupted":false,"ducked":false,"nowPlaying":\#(nowPlaying)}],"#
+            + #""streams":[{"stream":2,"bundle":"org.example.a","direction":"playback","#
+            + #""format":{"sampleFormat":"s16le","sampleRate":44100,"channels":2},"state":"running","corkedBy":[],"#
+            + #""underruns":0,"overruns":1,"ringSeconds":0.5,"volume":1,"bytes":4096}]}"#,
+        #"{"class":"PERMISSIONS","apps":[{"bundle":"org.example.a","name":"A","loaded":true,"location":"whenInUse","#
+            + #""locationChangedAt":1,"microphone":"denied"}]}"#,
+        #"{"class":"TASK_REQUESTS","requests":[{"identifier":"org.example.a.refresh","kind":"appRefresh"}]}"#,
+        #"{"class":"PUSH_TOKEN","token":"3f1c9a"}"#,
+        #"{"class":"PUSHED","detail":"deferred","delivered":false,"deferredUntil":1744290000}"#,
+        #"{"class":"SCHEDULE","entries":[{"bundle":"org.example.a","kind":"processing","#
+            + #""identifier":"org.example.a.compact","nextRun":1744290000,"waitingFor":["externalPower"],"running":false}]}"#,
+        #"{"class":"BACKGROUND_TIME","backgroundTimeRemaining":29.5}"#,
+        #"{"class":"EVENT","reason":"push","window":3,"seconds":30,"payload":{"aps":{"content-available":1}}}"#,
+    ]
+
+    let codec = LineCodec()
+
+    @Test("no wire name is listed twice in either direction")
+    func namesAreUnique() {
+        for names in [ClientMessage.classNames, DaemonMessage.classes.names] {
+            let repeated = Dictionary(grouping: names, by: { $0 }).filter { $0.value.count > 1 }.keys
+            #expect(repeated.isEmpty, "listed more than once: \(repeated.sorted())")
+        }
+    }
+
+    @Test("every listed class has a sample line here, and no sample names an unlisted class")
+    func samplesCoverTheLists() throws {
+        #expect(try Set(Self.requests.map(Self.className)) == Set(ClientMessage.classNames))
+        #expect(try Set(Self.replies.map(Self.className)) == Set(DaemonMessage.classes.names))
+    }
+
+    @Test("every request class reads and writes back the same line", arguments: requests)
+    func requestRoundTrip(line: String) throws {
+        let message = try codec.decode(ClientMessage.self, from: Array(line.utf8))
+        #expect(message.className == (try Self.className(of: line)))
+        let written = try codec.encode(message)
+        #expect(try Self.object(written) == Self.object(Data(line.utf8)))
+        #expect(try codec.decode(ClientMessage.self, from: written.dropLast()) == message)
+    }
+
+    @Test("every reply and notice class reads and writes back the same line", arguments: replies)
+    func replyRoundTrip(line: String) throws {
+        let message = try codec.decode(DaemonMessage.self, from: Array(line.utf8))
+        #expect(message.className == (try Self.className(of: line)))
+        let written = try codec.encode(message)
+        #expect(try Self.object(written) == Self.object(Data(line.utf8)))
+        #expect(try codec.decode(DaemonMessage.self, from: written.dropLast()) == message)
+    }
+
+    @Test("classes that share a payload type keep their own names")
+    func sharedPayloadTypes() {
+        let app = AppReference(bundle: "org.example.a")
+        #expect(ClientMessage(.open(app)).className == "OPEN")
+        #expect(ClientMessage(.quit(app)).className == "QUIT")
+        let region = RegionReference(identifier: "home")
+        #expect(ClientMessage(.stopMonitoring(region)).className == "REGION_STOP")
+        #expect(ClientMessage(.requestState(region)).className == "REGION_STATE")
+    }
+
+    /// A line's JSON object, compared as values so key order and number spelling do not matter.
+    private static func object(_ data: Data) throws -> NSDictionary {
+        let object = try JSONSerialization.jsonObject(with: data)
+        return try #require(object as? NSDictionary, "not a JSON object: \(String(decoding: data, as: UTF8.self))")
+    }
+
+    private static func className(of line: String) throws -> String {
+        try #require(object(Data(line.utf8))["class"] as? String)
+    }
+}

@@ -1,0 +1,58 @@
+import BackgrounderProtocol
+import BackgrounderTestSupport
+import Foundation
+import Testing
+
+@testable import BackgrounderDaemon
+
+/// The daemon's connection caps: each is reached for real, the daemon says which, and it
+/// goes on serving everyone else.
+@Suite("Connection limits")
+struct ConnectionLimitTests {
+    @Test("one person may hold at most the per-principal number of connections; closing one makes room")
+    func perPrincipal() async throws {
+        let fixture = try await DaemonFixture(prefix: "conns")
+        defer { Task { await fixture.tearDown() } }
+        let limit = ControlServer.maximumConnectionsPerPrincipal
+        var held: [ControlClient] = []
+        for _ in 0..<limit {
+            held.append(try fixture.daemon.client())
+        }
+        // Each of those was greeted and answers; the next one is refused outright.
+        guard case .status = try held[limit - 1].request(.status).body else {
+            Issue.record("the last connection within the limit is not served")
+            return
+        }
+        #expect(throws: ControlClientError.self) { _ = try fixture.daemon.client(timeout: .seconds(5)) }
+        #expect(await waitUntil { fixture.daemon.log.contains("the most one may hold") })
+        held.removeLast()
+        #expect(await waitUntil { (try? fixture.daemon.status()) != nil }, "room again after one closed")
+        #expect(fixture.daemon.isRunning)
+    }
+
+    @Test("a client that pipelines far more replies than it reads is cut off at the queued-bytes cap")
+    func queuedBytes() async throws {
+        let directory = try TemporaryDirectory(prefix: "queued")
+        defer { directory.remove() }
+        let bundles = directory.appending("bundles")
+        // Enough bundles that each BUNDLES reply is tens of kilobytes.
+        for index in 0..<300 {
+            try PythonAppBundles.make("Filler\(index)", script: "burn()", into: bundles)
+        }
+        let daemon = try await DaemonProcess(directory: directory, bundleDirectories: [bundles])
+        defer { Task { await daemon.stop() } }
+        #expect(try await waitUntil { try daemon.status().bundles.loaded == 300 })
+
+        let greedy = try daemon.client(timeout: .seconds(30))
+        let request = Data(#"{"class":"BUNDLES"}"#.utf8) + Data("\n".utf8)
+        try greedy.writeAll(Data((0..<3000).map { _ in request }.joined()))
+        #expect(
+            await waitUntil(timeout: .seconds(30)) { daemon.log.contains("bytes of replies unread") },
+            "the daemon cut the client off at the cap, before the stalled-reader timeout")
+        #expect(!daemon.log.contains("has not read its replies"))
+        var received = 0
+        while (try? greedy.receive()) != nil { received += 1 }
+        #expect(received < 3000)
+        #expect(try daemon.status().bundles.loaded == 300, "everyone else is served")
+    }
+}

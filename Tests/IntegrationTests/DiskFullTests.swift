@@ -1,0 +1,89 @@
+import BackgrounderCore
+import BackgrounderProtocol
+import BackgrounderTestSupport
+import Foundation
+import Testing
+
+/// The daemon with its state directory on a 2 MiB tmpfs that fills up while gpsd feeds fixes
+/// to an app: the app hears of the loss, `status` shows it, the daemon keeps serving, and
+/// fixes flow again once space is freed.
+@Suite(
+    "disk full",
+    .enabled(if: SmallTmpfs.canMount, "mounting a tmpfs needs root and mount(2)"),
+    .enabled(if: Locations.hasProgram("gpsfake"), "gpsfake is not installed (scripts/setup.sh installs it)"))
+struct DiskFullTests {
+    static let id = "org.backgrounder.tests.tracker"
+
+    @Test("fixes the store cannot take: the app hears it, status shows it, the daemon serves, then recovers")
+    func fixesOnAFullDisk() async throws {
+        let directory = try TemporaryDirectory(prefix: "dfull")
+        defer { directory.remove() }
+        let bundles = directory.appending("bundles")
+        try TestAppBundles.make("Tracker", behavior: "locate", modes: ["location"], into: bundles)
+        // App output goes beside, on the big disk, so the app can still say what it heard.
+        let appLogs = directory.appending("app-logs")
+        try FileManager.default.createDirectory(atPath: appLogs, withIntermediateDirectories: true)
+        let disk = try SmallTmpfs(at: directory.appending("state"), size: "2m")
+        try disk.bind(appLogs, at: "logs")
+        defer { disk.unmount(binds: ["logs"]) }
+
+        let port = try LoopbackPort.free()
+        let daemon = try await DaemonProcess(
+            directory: directory, bundleDirectories: [bundles], gpsd: "127.0.0.1:\(port)")
+        defer { Task { await daemon.stop() } }
+        let appLog = { (try? String(contentsOfFile: appLogs + "/\(Self.id).log", encoding: .utf8)) ?? "" }
+        let fixes = { appLog().split(separator: "\n").filter { $0.hasPrefix("fix ") }.count }
+
+        guard
+            case .done = try daemon.client().request(
+                .authorize(Authorize(bundle: Self.id, grant: .location(.always)))
+            ).body
+        else { throw HarnessError("authorize refused") }
+        _ = try daemon.client().request(.open(AppReference(bundle: Self.id)))
+        let gpsd = try await GPSDFake(
+            log: Locations.gpsFixture("walk-bled.nmea"), cycle: 0.02, port: port, directory: directory)
+        defer { Task { await gpsd.stop() } }
+        #expect(await waitUntil(timeout: .seconds(30)) { fixes() >= 3 }, "\(appLog())")
+        #expect(try daemon.status().storage?.state == .ok)
+
+        try disk.fill()
+        let heard = await waitUntil(timeout: .seconds(60)) { appLog().contains("location failed: eventsNotStored") }
+        #expect(heard, "app: \(appLog())\ndaemon: \(daemon.log)")
+        let failing = try #require(try daemon.status().storage)
+        #expect(failing.state == .failing, "\(failing)")
+        #expect(failing.lastError?.contains("disk full") == true, "\(failing)")
+        #expect(failing.unstoredEvents > 0)
+        #expect(appLog().contains("could not be stored and are lost"))
+
+        // Still serving: ps, the grant stored before, and bgctl's own view of the failure.
+        guard case .apps(let apps) = try daemon.client().request(.ps).body else { throw HarnessError("no APPS") }
+        #expect(apps.apps.contains { $0.id == Self.id && $0.pid != nil })
+        guard case .permissions(let grants) = try daemon.client().request(.permissions(PermissionsQuery())).body
+        else { throw HarnessError("no PERMISSIONS") }
+        #expect(grants.apps.first { $0.bundle == Self.id }?.location == .always)
+        let bgctl = try ChildProcess(
+            Locations.product("bgctl"), ["status", "--socket", daemon.socketPath],
+            logPath: directory.appending("bgctl-status.log"))
+        #expect(await bgctl.waitForExit(timeout: .seconds(30)))
+        #expect(
+            bgctl.output.contains("storage") && bgctl.output.contains("failing: SQLite error 13"), "\(bgctl.output)")
+
+        // Space again: new fixes are stored and delivered, and status says so.
+        try disk.free()
+        let afterFailure = {
+            let parts = appLog().components(separatedBy: "location failed: eventsNotStored")
+            return parts.count > 1 ? parts.last! : ""
+        }
+        let resumed = await waitUntil(timeout: .seconds(60)) {
+            afterFailure().split(separator: "\n").filter { $0.hasPrefix("fix ") }.count >= 3
+        }
+        #expect(resumed, "app: \(appLog())")
+        let recovered = try #require(try daemon.status().storage)
+        #expect(recovered.state == .ok, "\(recovered)")
+        #expect(recovered.lastError?.contains("disk full") == true)
+        #expect(daemon.isRunning)
+        // Stopped here, so the tmpfs unmounts cleanly (the deferred stops are for early exits).
+        await gpsd.stop()
+        await daemon.stop()
+    }
+}

@@ -1,0 +1,281 @@
+import BackgrounderCore
+import BackgrounderProtocol
+import BackgrounderTestSupport
+import CSandbox
+import Foundation
+import Testing
+
+@testable import BackgrounderDaemon
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The app sandbox against a hostile Python app: it tries what issue 10 lists, and the test
+/// looks at the real state afterwards (file contents, cgroup membership, CPU, the process's
+/// uid and environment), not at what the app says.
+@Suite("App sandbox")
+struct SandboxTests {
+    static let hostileID = "org.backgrounder.tests.hostile"
+    static let victimID = "org.backgrounder.tests.victim"
+    static let canary = "BACKGROUNDER_TEST_CANARY"
+    static let landlock = bg_landlock_abi() > 0
+    static let isRoot = geteuid() == 0
+
+    /// Tries every attack, writes what happened to findings.json in its data directory,
+    /// then spins, so a suspension that does not hold shows as CPU time.
+    static let hostileScript = #"""
+        #!/usr/bin/python3
+        import json, os
+
+        data = os.environ.get("BACKGROUNDER_DATA_DIR", "")
+        state = os.path.dirname(os.path.dirname(data))
+        bundles = os.path.dirname(os.getcwd())
+        findings = {"uid": os.getuid(), "environment": sorted(os.environ)}
+
+        def attempt(name, action):
+            try:
+                findings[name] = action() or "done"
+            except Exception as error:
+                findings[name] = "refused: %s" % error
+
+        def steal(path, copy):
+            with open(path, "rb") as source:
+                content = source.read()
+            with open(os.path.join(data, copy), "wb") as stolen:
+                stolen.write(content)
+
+        def append(path, text):
+            with open(path, "a") as target:
+                target.write(text)
+
+        def leave_cgroup():
+            own = [l[3:] for l in open("/proc/self/cgroup").read().splitlines() if l.startswith("0::")][0]
+            mount = [l.split(" - ")[0].split()[4] for l in open("/proc/self/mountinfo") if " - cgroup2 " in l][0]
+            results = []
+            for target in (os.path.dirname(own), "/"):
+                path = mount + target.rstrip("/") + "/cgroup.procs"
+                try:
+                    with open(path, "w") as procs:
+                        procs.write(str(os.getpid()))
+                    results.append("moved to " + path)
+                except Exception as error:
+                    results.append("refused %s: %s" % (path, error))
+            return results
+
+        victim = os.path.join(state, "data", "org.backgrounder.tests.victim", "secret.txt")
+        attempt("read the state database", lambda: steal(os.path.join(state, "backgrounder.sqlite"), "stolen-database"))
+        attempt("read another app's data", lambda: steal(victim, "stolen-secret"))
+        attempt("write another app's data", lambda: append(victim, "pwned"))
+        attempt("rewrite another bundle", lambda: append(os.path.join(bundles, "Victim.bundle", "Info.plist"), "pwned"))
+        attempt("leave the cgroup", leave_cgroup)
+        attempt("write its data directory", lambda: append(os.path.join(data, "own.txt"), "mine"))
+        attempt("write TMPDIR", lambda: append(os.path.join(os.environ.get("TMPDIR", "/nonexistent"), "tmp.txt"), "mine"))
+        with open(os.path.join(data, "findings.tmp"), "w") as out:
+            json.dump(findings, out, indent=1)
+        os.rename(os.path.join(data, "findings.tmp"), os.path.join(data, "findings.json"))
+        print("findings written", flush=True)
+        while True:
+            pass
+        """#
+
+    typealias Running = LifecycleTests.Running
+
+    /// A daemon with the victim and the hostile app, and a canary in its environment.
+    static func running(prefix: String, extraArguments: [String] = []) async throws -> Running {
+        try await Running(
+            prefix: prefix, extraArguments: extraArguments, environment: [canary: "secret-canary"]
+        ) { bundles in
+            try TestAppBundles.make("Victim", into: bundles)
+            try PythonAppBundles.make("Hostile", script: hostileScript, prelude: false, into: bundles)
+        }
+    }
+
+    /// The `0::` line of a process's /proc/PID/cgroup.
+    static func cgroup(of pid: Int32) -> String? {
+        let text = (try? String(contentsOfFile: "/proc/\(pid)/cgroup", encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").first { $0.hasPrefix("0::") }.map { String($0.dropFirst(3)) }
+    }
+
+    static func usage(ofCgroup path: String) -> Int? {
+        let text = (try? String(contentsOfFile: path + "/cpu.stat", encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").first { $0.hasPrefix("usage_usec ") }
+            .flatMap { Int($0.split(separator: " ")[1]) }
+    }
+
+    static func owner(_ path: String) -> UInt32? {
+        var info = stat()
+        return stat(path, &info) == 0 ? info.st_uid : nil
+    }
+
+    @Test(
+        "a hostile app reads and writes nothing outside its own directories, stays in its cgroup and frozen, and sees none of the daemon's environment",
+        .enabled(if: isRoot && landlock, "needs a root daemon and a kernel with Landlock")
+    )
+    func hostileApp() async throws {
+        let running = try await Self.running(prefix: "sbx")
+        defer { Task { await running.tearDown() } }
+        let daemon = running.daemon
+        let status = try daemon.status()
+        #expect(status.sandbox?.hasPrefix("landlock v") == true, "status: \(status.sandbox ?? "-")")
+        #expect(status.sandbox?.contains("uid per app") == true)
+
+        // Another app's data, readable and writable by anyone as far as file modes go:
+        // only the sandbox stands in the way.
+        let victimData = running.dataDirectory(Self.victimID)
+        try FileManager.default.createDirectory(
+            atPath: victimData, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        let secret = victimData + "/secret.txt"
+        try "victim secret\n".write(toFile: secret, atomically: false, encoding: .utf8)
+        chmod(secret, 0o666)
+        let plist = running.bundles + "/Victim.bundle/Info.plist"
+        let plistBefore = try Data(contentsOf: URL(fileURLWithPath: plist))
+
+        guard case .done = try daemon.client().request(.open(AppReference(bundle: Self.hostileID))).body else {
+            Issue.record("the hostile app did not launch: \(daemon.log)")
+            return
+        }
+        let data = running.dataDirectory(Self.hostileID)
+        let findingsPath = data + "/findings.json"
+        let wrote = await waitUntil { FileManager.default.fileExists(atPath: findingsPath) }
+        let appLog =
+            (try? String(contentsOfFile: daemon.stateDirectory + "/logs/\(Self.hostileID).log", encoding: .utf8))
+        try #require(wrote, "no findings; app log: \(appLog ?? "-")")
+        let findings = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: findingsPath)))
+                as? [String: Any])
+        let pid = try #require(try running.app(Self.hostileID).pid)
+
+        // Files: nothing read, nothing changed.
+        #expect(!FileManager.default.fileExists(atPath: data + "/stolen-database"), "\(findings)")
+        #expect(!FileManager.default.fileExists(atPath: data + "/stolen-secret"), "\(findings)")
+        #expect(try String(contentsOfFile: secret, encoding: .utf8) == "victim secret\n")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: plist)) == plistBefore)
+        #expect((findings["read the state database"] as? String)?.hasPrefix("refused") == true)
+
+        // Identity: not root, and its directories are its own.
+        let statusText = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        let uidLine = try #require(statusText.split(separator: "\n").first { $0.hasPrefix("Uid:") })
+        let uids = uidLine.split(whereSeparator: { $0 == "\t" || $0 == " " }).dropFirst().compactMap { UInt32($0) }
+        #expect(uids.count == 4 && !uids.contains(0), "\(uidLine)")
+        let uid = try #require(uids.first)
+        #expect(AppUserRange.standard.contains(uid))
+        #expect(findings["uid"] as? Int == Int(uid))
+        #expect(Self.owner(data) == uid)
+        #expect(Self.owner(data + "/own.txt") == uid, "\(findings)")
+        #expect(Self.owner(daemon.stateDirectory + "/tmp/\(Self.hostileID)/tmp.txt") == uid, "\(findings)")
+
+        // Environment, from the kernel's copy: only the documented variables.
+        let environ = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/environ"))
+        let names = environ.split(separator: 0).map { String(decoding: $0, as: UTF8.self).prefix { $0 != "=" } }
+        #expect(!names.contains(Substring(Self.canary)))
+        #expect(Set(names.map(String.init)).isSubset(of: Set(AppEnvironment.names)), "\(names)")
+        #expect(!names.isEmpty)
+
+        // Still in its own cgroup, whatever it wrote where.
+        let cgroup = try #require(Self.cgroup(of: pid))
+        #expect(cgroup.hasSuffix("/app-" + Self.hostileID), "\(cgroup); \(findings["leave the cgroup"] ?? "-")")
+        let mount = try #require(LifecycleTests.cgroup2Mount())
+        let parentProcs = try String(
+            contentsOfFile: mount + (cgroup as NSString).deletingLastPathComponent + "/cgroup.procs", encoding: .utf8)
+        #expect(!parentProcs.split(separator: "\n").contains(Substring(String(pid))))
+
+        // It spins in the foreground; in the background it is frozen and its CPU time stays flat.
+        let cgroupPath = mount + cgroup
+        let spinning = try #require(Self.usage(ofCgroup: cgroupPath))
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(try #require(Self.usage(ofCgroup: cgroupPath)) > spinning, "the app should be using CPU")
+        _ = try daemon.client().request(.home)
+        let suspended = await waitUntil { (try? running.app(Self.hostileID).state) == .suspended }
+        #expect(suspended, "\(daemon.log)")
+        let frozenAt = try #require(Self.usage(ofCgroup: cgroupPath))
+        try await Task.sleep(for: .seconds(2))
+        #expect(Self.usage(ofCgroup: cgroupPath) == frozenAt, "a suspended app uses no CPU")
+        #expect(Self.cgroup(of: pid) == cgroup)
+
+        #expect(daemon.isRunning)
+        #expect(try daemon.status().bundles.loaded == 2)
+    }
+
+    @Test("--sandbox off says so in status, and the app keeps the daemon's uid")
+    func sandboxOff() async throws {
+        let running = try await Self.running(prefix: "sbo", extraArguments: ["--sandbox", "off"])
+        defer { Task { await running.tearDown() } }
+        #expect(try running.daemon.status().sandbox == "off (--sandbox off)")
+        _ = try running.daemon.client().request(.open(AppReference(bundle: Self.victimID)))
+        let pid = try #require(try running.app(Self.victimID).pid)
+        #expect(Self.owner("/proc/\(pid)") == geteuid())
+    }
+
+    @Test(
+        "a bundle its app's uid cannot reach fails to launch naming the step and the error; the daemon warns at start and keeps serving",
+        .enabled(if: isRoot, "apps change uid only under a root daemon")
+    )
+    func unreachableBundle() async throws {
+        let directory = try TemporaryDirectory(prefix: "sbr")
+        defer { directory.remove() }
+        let hidden = directory.appending("hidden")
+        try FileManager.default.createDirectory(atPath: hidden, withIntermediateDirectories: false)
+        chmod(hidden, 0o700)
+        let bundles = hidden + "/bundles"
+        try TestAppBundles.make("Victim", into: bundles)
+        let daemon = try await DaemonProcess(directory: directory, bundleDirectories: [bundles])
+        defer { Task { await daemon.stop() } }
+        #expect(daemon.log.contains("cannot pass through \(hidden) (mode 0700)"), "\(daemon.log)")
+        let reply = try daemon.client().request(.open(AppReference(bundle: Self.victimID))).body
+        guard case .error(let error) = reply else {
+            Issue.record("expected an error, got \(reply)")
+            return
+        }
+        #expect(error.message.contains("cannot start: chdir: Permission denied"), "\(error.message)")
+        guard case .apps(let list) = try daemon.client().request(.ps).body else {
+            Issue.record("no ps")
+            return
+        }
+        #expect(list.apps.first { $0.id == Self.victimID }?.pid == nil)
+        #expect(try daemon.status().bundles.loaded == 1)
+    }
+
+    @Test("app uids are distinct per bundle and the same after the store is reopened")
+    func appUsersPersist() throws {
+        let directory = try TemporaryDirectory(prefix: "sbu")
+        defer { directory.remove() }
+        let range = AppUserRange(first: 5000, last: 5002)
+        let (first, second) = try {
+            let store = try StateStore(directory: directory.appending("state"))
+            return (
+                try store.appUser(for: "org.example.a", in: range) { _ in false },
+                try store.appUser(for: "org.example.b", in: range) { $0 == 5001 }
+            )
+        }()
+        #expect(first == 5000)
+        #expect(second == 5002)
+        let reopened = try StateStore(directory: directory.appending("state"))
+        #expect(try reopened.appUser(for: "org.example.b", in: range) { _ in false } == 5002)
+        #expect(try reopened.appUser(for: "org.example.a", in: range) { _ in false } == 5000)
+        #expect(throws: DaemonError.self) { try reopened.appUser(for: "org.example.c", in: range) { $0 == 5001 } }
+    }
+
+    @Test("an existing state directory open to others is refused, named with its mode, and left as it was")
+    func refusesOpenStateDirectory() async throws {
+        let directory = try TemporaryDirectory(prefix: "sbd")
+        defer { directory.remove() }
+        let state = directory.appending("state")
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: false)
+        chmod(state, 0o775)
+        let daemon = try ChildProcess(
+            Locations.product("backgrounderd"),
+            [
+                "--socket", directory.appending("run/d.sock"), "--state-dir", state, "--bundles",
+                directory.appending("b"),
+            ],
+            logPath: directory.appending("daemon.log")
+        )
+        #expect(await daemon.waitForExit(timeout: .seconds(20)))
+        #expect(daemon.terminationStatus != 0)
+        #expect(daemon.output.contains(state) && daemon.output.contains("mode 0775"), "\(daemon.output)")
+        var info = stat()
+        stat(state, &info)
+        #expect(info.st_mode & 0o7777 == 0o775)
+    }
+}

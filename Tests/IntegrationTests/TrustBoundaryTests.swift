@@ -1,0 +1,171 @@
+import BackgrounderProtocol
+import BackgrounderTestSupport
+import Foundation
+import Testing
+
+@testable import BackgrounderDaemon
+
+/// Hostile apps against the trust boundary: each tries to act as a person or as another app,
+/// and each test judges the outcome (states, pids, CPU, grants), not the reply it got.
+@Suite("Trust boundary: hostile apps", .serialized)
+struct TrustBoundaryTests {
+    typealias Running = LifecycleTests.Running
+
+    /// The hostile app's own view of what it tried, for a failure message.
+    static func report(_ running: Running, _ id: String) -> String {
+        (try? String(contentsOfFile: running.dataDirectory(id) + "/report.jsonl", encoding: .utf8)) ?? ""
+    }
+
+    @Test("an app that opens itself, on its connection and on the public socket, is still suspended and frozen")
+    func selfOpen() async throws {
+        var id = ""
+        let running = try await Running(prefix: "selfopen") { bundles in
+            id = try PythonAppBundles.make(
+                "SelfOpen",
+                script: """
+                    \(PythonAppBundles.checkIn)
+                    import threading
+                    def insist():
+                        while True:
+                            report("own", request({"class": "OPEN", "bundle": BUNDLE}))
+                            report("public", public({"class": "OPEN", "bundle": BUNDLE}))
+                            report("unlock", request({"class": "UNLOCK"}))
+                            time.sleep(0.1)
+                    threading.Thread(target=insist, daemon=True).start()
+                    burn()
+                    """,
+                into: bundles)
+        }
+        defer { Task { await running.tearDown() } }
+        _ = try running.request(.open(AppReference(bundle: id)))
+        #expect(await waitUntil { Self.report(running, id).contains("\"public\"") })
+        _ = try running.request(.home)
+        #expect(
+            try await waitUntil(timeout: .seconds(20)) { try running.app(id).state == .suspended },
+            "\(Self.report(running, id).suffix(600))")
+        let pid = try #require(try running.app(id).pid)
+        let before = try #require(LifecycleTests.cpuSeconds(pid))
+        try await Task.sleep(for: .seconds(2))
+        #expect(LifecycleTests.cpuSeconds(pid) == before, "a suspended app uses no CPU")
+        #expect(try running.app(id).state == .suspended)
+        #expect(running.daemon.log.contains("refused OPEN from the app \(id)"))
+        // On the public socket it is refused as no person, or (apps under uids of their own,
+        // a root daemon) cannot connect at all.
+        #expect(
+            running.daemon.log.contains("refused OPEN from an unverified peer (pid")
+                || Self.report(running, id).contains("Permission denied"))
+    }
+
+    @Test("an app cannot quit, wake or open another app, claim memory pressure, or read others' grants and regions")
+    func actOnOthers() async throws {
+        var victim = ""
+        var attacker = ""
+        let running = try await Running(prefix: "others") { bundles in
+            victim = try TestAppBundles.make("Victim", into: bundles)
+            attacker = try PythonAppBundles.make(
+                "Meddler",
+                script: """
+                    \(PythonAppBundles.checkIn)
+                    victim = "org.backgrounder.tests.victim"
+                    attempts = [
+                        {"class": "QUIT", "bundle": victim},
+                        {"class": "OPEN", "bundle": victim},
+                        {"class": "WAKE", "bundle": victim, "reason": "push"},
+                        {"class": "MEMORY_PRESSURE", "critical": True},
+                        {"class": "HOME"},
+                        {"class": "LOCK"},
+                        {"class": "PERMISSIONS"},
+                        {"class": "REGIONS", "bundle": victim},
+                    ]
+                    for attempt in attempts:
+                        report("own " + attempt["class"], request(attempt))
+                        report("public " + attempt["class"], public(attempt))
+                    report("done", True)
+                    while True:
+                        time.sleep(1)
+                    """,
+                into: bundles)
+        }
+        defer { Task { await running.tearDown() } }
+        _ = try running.request(.open(AppReference(bundle: victim)))
+        #expect(await waitUntil { running.appLog(victim).contains("didBecomeActive") })
+        let victimPID = try #require(try running.app(victim).pid)
+        _ = try running.request(.open(AppReference(bundle: attacker)))
+        let attackerPID = try #require(try running.app(attacker).pid)
+        #expect(await waitUntil { Self.report(running, attacker).contains("\"done\"") })
+
+        let victimNow = try running.app(victim)
+        #expect(victimNow.pid == victimPID, "the victim still runs as the same process")
+        #expect(!victimNow.forceQuit)
+        #expect(victimNow.state != .active, "the attacker did not bring the victim to the front")
+        let attackerNow = try running.app(attacker)
+        #expect(attackerNow.pid == attackerPID)
+        #expect(attackerNow.state == .active, "HOME and LOCK from an app did not move the front app")
+        for request in ["QUIT", "OPEN", "WAKE", "MEMORY_PRESSURE", "HOME", "LOCK", "PERMISSIONS", "REGIONS"] {
+            #expect(running.daemon.log.contains("refused \(request) from the app \(attacker)"))
+        }
+    }
+
+    @Test("no grant appears through a dead child's socket, the app's own connection, or a sub-cgroup")
+    func noSelfGrant() async throws {
+        var id = ""
+        let running = try await Running(prefix: "grant") { bundles in
+            id = try PythonAppBundles.make(
+                "Granter",
+                script: """
+                    \(PythonAppBundles.checkIn)
+                    grants = [
+                        {"class": "AUTHORIZE", "bundle": BUNDLE, "service": "location", "level": "always"},
+                        {"class": "AUTHORIZE", "bundle": BUNDLE, "service": "microphone", "level": "granted"},
+                    ]
+                    # A child connects and exits; the app speaks on the socket it inherited.
+                    # (Under a root daemon the app's own uid cannot even connect.)
+                    borrowed = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                    child = os.fork()
+                    if child == 0:
+                        try:
+                            borrowed.connect(SOCKET)
+                        finally:
+                            os._exit(0)
+                    os.waitpid(child, 0)
+                    reader = borrowed.makefile("rb")
+                    for grant in grants:
+                        try:
+                            report("dead child", exchange(borrowed, reader, grant))
+                        except OSError as error:
+                            report("dead child", str(error))
+                        report("own", request(grant))
+                        report("public", public(grant))
+                    # A process in a cgroup of its own below the app's.
+                    try:
+                        line = [l for l in open("/proc/self/cgroup") if l.startswith("0::")][0]
+                        mine = "/sys/fs/cgroup" + line[3:].strip()
+                        if not os.path.exists(mine + "/cgroup.procs"):
+                            mine = "/sys/fs/cgroup/unified" + line[3:].strip()
+                        os.mkdir(mine + "/escape")
+                        with open(mine + "/escape/cgroup.procs", "w") as f:
+                            f.write(str(os.getpid()))
+                        for grant in grants:
+                            report("sub-cgroup", public(grant))
+                    except OSError as error:
+                        report("sub-cgroup", str(error))
+                    report("done", True)
+                    while True:
+                        time.sleep(1)
+                    """,
+                into: bundles)
+        }
+        defer { Task { await running.tearDown() } }
+        _ = try running.request(.open(AppReference(bundle: id)))
+        #expect(await waitUntil { Self.report(running, id).contains("\"done\"") }, "\(Self.report(running, id))")
+
+        let store = try StateStore(directory: running.daemon.stateDirectory)
+        #expect(try store.authorizationLevels(service: .location)[id] == nil, "\(Self.report(running, id))")
+        #expect(try store.authorizationLevels(service: .microphone)[id] == nil)
+        #expect(!running.daemon.log.contains("granted"), "no AUTHORIZE went through")
+        // A person still can.
+        _ = try running.request(
+            .authorize(Authorize(bundle: id, grant: .microphone(.granted))))
+        #expect(try store.authorizationLevels(service: .microphone)[id] == "granted")
+    }
+}
