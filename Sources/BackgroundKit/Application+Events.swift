@@ -42,6 +42,11 @@ extension Application {
     /// Hands an event to the delegate: the general callback, then the one its window is for.
     func dispatch(_ event: EventNotice) {
         guard let delegate else { return }
+        // A window is at least its length of background time; the BACKGROUND_TIME notice
+        // saying so may still be on its way (or, for a launch, not sent yet).
+        if let seconds = event.seconds, event.window != nil {
+            noteBackgroundTime(atLeast: seconds)
+        }
         delegate.application(self, didReceive: event.reason)
         guard let window = event.window else { return }
         switch event.reason {

@@ -214,6 +214,16 @@ public final class Application {
         _ = try? connection.request(.endTask(TaskReference(task: identifier.rawValue)))
     }
 
+    /// Records that the daemon gave at least `seconds` of background time as of now (an event
+    /// window); a background launch that had not heard its state yet is in the background.
+    func noteBackgroundTime(atLeast seconds: Double) {
+        if applicationState == .inactive { applicationState = .background }
+        let known = remainingAtNotice.map { max(0, $0.seconds - (ContinuousClock.now - $0.at).seconds) }
+        if known.map({ $0 < seconds }) ?? true {
+            remainingAtNotice = (seconds, ContinuousClock.now)
+        }
+    }
+
     /// Seconds of background time left; effectively unlimited in the foreground, as on iOS.
     public var backgroundTimeRemaining: TimeInterval {
         guard applicationState == .background || applicationState == .suspended, let notice = remainingAtNotice else {

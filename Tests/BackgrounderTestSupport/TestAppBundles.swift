@@ -10,6 +10,7 @@ public enum TestAppBundles {
     ///   - behavior: What the app does (its `TestAppBehavior` key).
     ///   - exitsOnSuspend: `UIApplicationExitsOnSuspend`.
     ///   - modes: `UIBackgroundModes`.
+    ///   - taskIdentifiers: `BGTaskSchedulerPermittedIdentifiers`.
     ///   - directory: The bundles directory.
     /// - Returns: The bundle identifier.
     @discardableResult
@@ -19,6 +20,7 @@ public enum TestAppBundles {
         exitsOnSuspend: Bool = false,
         modes: [String] = [],
         microphoneUsage: Bool = false,
+        taskIdentifiers: [String] = [],
         into directory: String
     ) throws -> String {
         let identifier = "org.backgrounder.tests.\(name.lowercased())"
@@ -28,6 +30,8 @@ public enum TestAppBundles {
                 <key>UIApplicationExitsOnSuspend</key><\(exitsOnSuspend ? "true" : "false")/>
                 <key>TestAppBehavior</key><string>\(behavior)</string>
                 \(microphoneUsage ? "<key>NSMicrophoneUsageDescription</key><string>Tests recording.</string>" : "")
+                <key>BGTaskSchedulerPermittedIdentifiers</key>
+                <array>\(taskIdentifiers.map { "<string>\($0)</string>" }.joined())</array>
                 """)
         let source = directory + "/.\(name).Info.plist"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

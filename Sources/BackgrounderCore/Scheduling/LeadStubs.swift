@@ -78,7 +78,17 @@ public enum SchedulingWait: Sendable, Hashable, Codable, CustomStringConvertible
     case budget(until: Date)
     case backoff(until: Date)
     case never
-    public var description: String { "\(self)" }
+    public var description: String {
+        switch self {
+        case .earliestBeginDate(let d): "earliestBeginDate \(d)"
+        case .externalPower: "externalPower"
+        case .network: "network"
+        case .idle: "idle"
+        case .budget(let d): "budget until \(d)"
+        case .backoff(let d): "backoff until \(d)"
+        case .never: "never"
+        }
+    }
 }
 
 public enum FetchScheduler {

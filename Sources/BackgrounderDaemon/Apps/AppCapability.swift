@@ -10,7 +10,8 @@ enum LifecycleChange: Sendable, Hashable {
     /// The app moved from one state to another: to the foreground or background, suspended,
     /// or woken (from `.suspended` to a running state).
     case moved(from: ApplicationState, to: ApplicationState)
-    /// Event windows ran out without the app completing them.
+    /// Event windows closed without the app completing them: they ran out, or the app came
+    /// to the front or is being ended.
     case windowsClosed([EventWindowID])
     /// The process is gone, however it ended.
     case exited

@@ -239,7 +239,7 @@ actor AppManager {
                 logger.info("event windows \(windows) nearly over; expiring them")
                 notify(identifier, .expire(ExpireTasks(tasks: [], windows: windows)))
             case .windowsClosed(let windows):
-                logger.info("event windows \(windows) ran out")
+                logger.info("event windows \(windows) closed")
                 closed += windows
             case .suspend:
                 guard let process = app.process else { continue }

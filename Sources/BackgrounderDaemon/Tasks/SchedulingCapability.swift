@@ -83,10 +83,17 @@ final class SchedulingCapability: AppCapability {
         case .launched:
             registered[identifier] = []
         case .windowsClosed(let closed):
+            // A window the person cut short by opening the app says nothing about the fetch;
+            // one that ran out (or ended with the app) counts as failed.
+            let inFront = apps.state(of: identifier) == .active
             for window in closed {
                 guard let purpose = windows[identifier]?.removeValue(forKey: window) else { continue }
-                ended(identifier, purpose, result: .failed, in: apps)
-                apps.appLogger(identifier).notice("window \(window) ran out before the app completed it")
+                if inFront {
+                    apps.appLogger(identifier).info("window \(window) closed: the app came to the front")
+                } else {
+                    ended(identifier, purpose, result: .failed, in: apps)
+                    apps.appLogger(identifier).notice("window \(window) closed before the app completed it")
+                }
             }
         case .exited:
             registered[identifier] = nil

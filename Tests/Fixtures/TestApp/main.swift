@@ -27,12 +27,14 @@ if ProcessInfo.processInfo.environment["BGBENCH_EXEC_BASELINE"] != nil {
 }
 
 struct Manifest: Decodable {
+    var CFBundleIdentifier: String?
     var TestAppBehavior: String?
 }
 
-let behavior =
-    (try? PropertyListDecoder().decode(Manifest.self, from: Data(contentsOf: URL(fileURLWithPath: "Info.plist"))))?
-    .TestAppBehavior ?? "idle"
+let manifest = try? PropertyListDecoder().decode(
+    Manifest.self, from: Data(contentsOf: URL(fileURLWithPath: "Info.plist")))
+let behavior = manifest?.TestAppBehavior ?? "idle"
+let bundleIdentifier = manifest?.CFBundleIdentifier ?? "org.backgrounder.tests.unknown"
 say("behavior \(behavior)")
 
 switch behavior {
@@ -107,6 +109,7 @@ final class TestAppDelegate: ApplicationDelegate {
         if behavior.hasPrefix("tone") || behavior == "record" || behavior == "streams" || behavior == "doorbell-flood" {
             audio = AudioBehavior(behavior)
         }
+        SchedulingBehavior.launched(application, behavior: behavior, identifier: bundleIdentifier)
         if behavior == "never-end-task" {
             let task = application.beginBackgroundTask(withName: "stubborn") {
                 say("expiration handler ignored")
@@ -116,11 +119,34 @@ final class TestAppDelegate: ApplicationDelegate {
     }
 
     func applicationDidEnterBackground(_ application: Application) { say("didEnterBackground") }
+
+    func application(
+        _ application: Application,
+        performFetchWithCompletionHandler completionHandler: @escaping @MainActor (BackgroundFetchResult) -> Void
+    ) {
+        SchedulingBehavior.fetch(behavior: behavior, completion: completionHandler)
+    }
+
+    func application(
+        _ application: Application, didReceiveRemoteNotification userInfo: [String: JSONValue],
+        fetchCompletionHandler completionHandler: @escaping @MainActor (BackgroundFetchResult) -> Void
+    ) {
+        SchedulingBehavior.push(userInfo, completion: completionHandler)
+    }
+
+    func application(_ application: Application, didRegisterForRemoteNotificationsWithDeviceToken deviceToken: String) {
+        say("device token \(deviceToken)")
+    }
+
+    func application(_ application: Application, didFailToRegisterForRemoteNotificationsWithError error: any Error) {
+        say("no device token: \(error)")
+    }
     func applicationDidBecomeActive(_ application: Application) { say("didBecomeActive") }
     func applicationWillTerminate(_ application: Application) { say("willTerminate") }
     func application(_ application: Application, didReceive event: LaunchReason) { say("received \(event.rawValue)") }
 }
 
 MainActor.assumeIsolated {
+    SchedulingBehavior.registerTasks(for: behavior, identifier: bundleIdentifier)
     Application.main(delegate: TestAppDelegate())
 }

@@ -1,0 +1,297 @@
+import BackgrounderCore
+import BackgrounderProtocol
+import BackgrounderTestSupport
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The system doing the work, with real processes: fetch and push windows, the one coalesced
+/// timer, task requests that outlive the daemon, and the push budget.
+@Suite("Scheduling with real processes")
+struct SchedulingTests {
+    typealias Running = LifecycleTests.Running
+
+    /// A daemon with one test app per behaviour, and scheduling numbers for tests.
+    private func running(
+        _ prefix: String, scheduling: String, apps: [(name: String, behavior: String)],
+        modes: [String] = ["fetch", "remote-notification"]
+    ) async throws -> (Running, [String]) {
+        var ids: [String] = []
+        let running = try await Running(prefix: prefix, extraArguments: ["--scheduling", scheduling]) { bundles in
+            for app in apps {
+                let id = "org.backgrounder.tests.\(app.name.lowercased())"
+                ids.append(
+                    try TestAppBundles.make(
+                        app.name, behavior: app.behavior, modes: modes, taskIdentifiers: [id + ".refresh"],
+                        into: bundles))
+            }
+        }
+        return (running, ids)
+    }
+
+    /// Opens an app, waits for its launch to have done `marker`, and sends it home.
+    private func runOnce(_ running: Running, _ id: String, until marker: String) async throws {
+        _ = try running.request(.open(AppReference(bundle: id)))
+        #expect(await waitUntil { running.appLog(id).contains(marker) }, "\(running.appLog(id))")
+        _ = try running.request(.home)
+    }
+
+    /// The `remaining=N` the app printed on the first line holding `prefix`.
+    private func remaining(in log: String, after prefix: String) -> Int? {
+        guard let line = log.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }),
+            let range = line.range(of: "remaining=")
+        else { return nil }
+        return Int(line[range.upperBound...].prefix { $0.isNumber })
+    }
+
+    // MARK: Fetch
+
+    @Test("a suspended app is woken for fetch, sees the window's time, completes early and is suspended at once")
+    func suspendedAppFetches() async throws {
+        // A minute's window: a suspension seen well within it can only come from the completion.
+        let (running, ids) = try await running(
+            "fetchwake", scheduling: "fetchWindow=60", apps: [("Fetcher", "fetch-newData")])
+        defer { Task { await running.tearDown() } }
+        let id = ids[0]
+        try await runOnce(running, id, until: "fetch interval set")
+        #expect(try await waitUntil { try running.app(id).state == .suspended })
+        let pid = try running.app(id).pid
+
+        guard case .done(let done) = try running.request(.wake(WakeRequest(bundle: id, reason: .fetch))) else {
+            Issue.record("the fetch was refused")
+            return
+        }
+        #expect(done.detail.contains("woke"))
+        #expect(await waitUntil { running.appLog(id).contains("fetch completed newData") }, "\(running.appLog(id))")
+        // backgroundTimeRemaining in the app, across the wake: the window's minute, not the
+        // four seconds of task budget nor the nothing a suspended app had.
+        let seen = try #require(remaining(in: running.appLog(id), after: "fetch remaining="))
+        #expect((40...60).contains(seen), "the app saw \(seen) s left")
+        #expect(try await waitUntil(timeout: .seconds(30)) { try running.app(id).state == .suspended })
+        #expect(try running.app(id).pid == pid, "woken, not relaunched")
+        // The completion handler was called twice; the second found the window closed and
+        // BackgroundKit did not send it.
+        #expect(!running.daemon.log.contains("is not open for \(id)"), "\(running.daemon.log)")
+    }
+
+    @Test("an app that is not running is launched into the background for fetch, completes and is suspended")
+    func terminatedAppIsLaunchedForFetch() async throws {
+        let (running, ids) = try await running(
+            "fetchlaunch", scheduling: "fetchWindow=60", apps: [("Cold", "fetch-noData")])
+        defer { Task { await running.tearDown() } }
+        let id = ids[0]
+        #expect(try running.app(id).state == .notRunning)
+
+        guard case .done(let done) = try running.request(.wake(WakeRequest(bundle: id, reason: .fetch))) else {
+            Issue.record("the fetch was refused")
+            return
+        }
+        #expect(done.detail.contains("relaunched"))
+        #expect(await waitUntil { running.appLog(id).contains("launched fetch") }, "\(running.appLog(id))")
+        #expect(await waitUntil { running.appLog(id).contains("fetch completed noData") }, "\(running.appLog(id))")
+        #expect(try await waitUntil(timeout: .seconds(30)) { try running.app(id).state == .suspended })
+        #expect(!running.appLog(id).contains("didBecomeActive"), "a background launch never comes to the front")
+    }
+
+    @Test("an app that lets its fetch window run out is suspended when it ends, and the daemon says so")
+    func aWindowLeftOpenRunsOut() async throws {
+        let (running, ids) = try await running(
+            "fetchopen", scheduling: "fetchWindow=2", apps: [("Slow", "fetch-never")])
+        defer { Task { await running.tearDown() } }
+        let id = ids[0]
+        _ = try running.request(.wake(WakeRequest(bundle: id, reason: .fetch)))
+        #expect(await waitUntil { running.appLog(id).contains("fetch left open") }, "\(running.appLog(id))")
+        #expect(try await waitUntil { try running.app(id).state == .suspended })
+        #expect(
+            await waitUntil { running.daemon.log.contains("closed before the app completed it") },
+            "\(running.daemon.log)")
+    }
+
+    @Test("three apps due for fetch together share one wake of the daemon's timer")
+    func dueFetchesAreCoalesced() async throws {
+        // Each asks for fetch as it launches: due at once, each may wait up to 15 s.
+        let apps = [("First", "fetch-newData"), ("Second", "fetch-newData"), ("Third", "fetch-newData")]
+        let (running, ids) = try await running(
+            "coalesce", scheduling: "coalescingTolerance=15,fetchWindow=30", apps: apps)
+        defer { Task { await running.tearDown() } }
+        for id in ids {
+            try await runOnce(running, id, until: "fetch interval set")
+        }
+        for id in ids {
+            #expect(
+                await waitUntil(timeout: .seconds(40)) { running.appLog(id).contains("fetch completed newData") },
+                "\(id): \(running.appLog(id))")
+        }
+        let wakes = running.daemon.log.split(separator: "\n").filter { $0.contains("scheduled job(s)") }
+        #expect(wakes.count == 1, "\(wakes)")
+        #expect(wakes.first?.contains("starting 3 scheduled job(s)") == true, "\(wakes)")
+    }
+
+    // MARK: Push
+
+    @Test("a push reaches the app with its payload, by bundle and by token; its completion suspends the app")
+    func pushIsDelivered() async throws {
+        let (running, ids) = try await running("push", scheduling: "pushWindow=60", apps: [("Pushed", "push")])
+        defer { Task { await running.tearDown() } }
+        let id = ids[0]
+        try await runOnce(running, id, until: "device token ")
+        #expect(try await waitUntil { try running.app(id).state == .suspended })
+        let log = running.appLog(id)
+        let token = try #require(
+            log.split(separator: "\n").first { $0.hasPrefix("device token ") }.map { String($0.dropFirst(13)) })
+
+        let payload = JSONValue.object(["aps": .object(["content-available": .number(1)]), "n": .number(1)])
+        guard case .pushed(let result) = try running.request(.push(PushRequest(bundle: id, payload: payload))) else {
+            Issue.record("the push was refused")
+            return
+        }
+        #expect(result.delivered)
+        #expect(await waitUntil { running.appLog(id).contains(#"push {"aps":{"content-available":1},"n":1}"#) })
+        #expect(try await waitUntil(timeout: .seconds(30)) { try running.app(id).state == .suspended })
+
+        let second = JSONValue.object(["aps": .object(["content-available": .number(1)]), "n": .number(2)])
+        guard case .pushed(let byToken) = try running.request(.push(PushRequest(token: token, payload: second))) else {
+            Issue.record("the push by token was refused")
+            return
+        }
+        #expect(byToken.delivered)
+        #expect(await waitUntil { running.appLog(id).contains(#""n":2}"#) })
+
+        // Bad pushes: an unknown token, a payload that is not an object, one too large.
+        let unknown = try running.request(.push(PushRequest(token: "feedface", payload: payload)))
+        #expect(unknown.errorCode == .notFound, "\(unknown)")
+        let notObject = try running.request(.push(PushRequest(bundle: id, payload: .string("hi"))))
+        #expect(notObject.errorCode == .badRequest, "\(notObject)")
+        let huge = JSONValue.object(["blob": .string(String(repeating: "x", count: 5000))])
+        let tooLarge = try running.request(.push(PushRequest(bundle: id, payload: huge)))
+        #expect(tooLarge.errorCode == .badRequest, "\(tooLarge)")
+        #expect(tooLarge.errorMessage.contains("4096"), "\(tooLarge)")
+    }
+
+    @Test("pushes past the budget are deferred, coalesced to the latest payload and delivered later, never dropped")
+    func pushBudgetDefers() async throws {
+        let (running, ids) = try await running(
+            "pushbudget", scheduling: "pushWindow=30,pushBurst=3,pushRefill=6,coalescingTolerance=1",
+            apps: [("Budget", "push")])
+        defer { Task { await running.tearDown() } }
+        let id = ids[0]
+        try await runOnce(running, id, until: "device token ")
+
+        var results: [PushResult] = []
+        for n in 1...5 {
+            let payload = JSONValue.object(["aps": .object(["content-available": .number(1)]), "n": .number(Double(n))])
+            guard case .pushed(let result) = try running.request(.push(PushRequest(bundle: id, payload: payload)))
+            else {
+                Issue.record("push \(n) was refused")
+                return
+            }
+            results.append(result)
+        }
+        #expect(results.prefix(3).allSatisfy { $0.delivered }, "\(results)")
+        #expect(results.suffix(2).allSatisfy { !$0.delivered && $0.deferredUntil != nil }, "\(results)")
+        #expect(results[3].detail.contains("deferred until"), "\(results[3])")
+
+        // The fifth replaces the fourth, and arrives once the budget has a push again.
+        #expect(
+            await waitUntil(timeout: .seconds(30)) { running.appLog(id).contains(#""n":5}"#) }, "\(running.appLog(id))")
+        #expect(!running.appLog(id).contains(#""n":4}"#), "the older deferred payload was replaced")
+        for n in 1...3 { #expect(running.appLog(id).contains(#""n":\#(n)}"#)) }
+    }
+
+    @Test("a force-quit app is not launched for a push")
+    func forceQuitAppGetsNoPush() async throws {
+        let (running, ids) = try await running("pushfq", scheduling: "pushWindow=30", apps: [("Quitter", "push")])
+        defer { Task { await running.tearDown() } }
+        let id = ids[0]
+        try await runOnce(running, id, until: "device token ")
+        _ = try running.request(.quit(AppReference(bundle: id)))
+        #expect(try await waitUntil { try running.app(id).state == .notRunning })
+        let launches = running.appLog(id).components(separatedBy: "launched ").count
+
+        let payload = JSONValue.object(["aps": .object(["content-available": .number(1)])])
+        let reply = try running.request(.push(PushRequest(bundle: id, payload: payload)))
+        #expect(reply.errorCode == .invalidState, "\(reply)")
+        try await Task.sleep(for: .seconds(1))
+        #expect(try running.app(id).state == .notRunning)
+        #expect(running.appLog(id).components(separatedBy: "launched ").count == launches)
+    }
+
+    // MARK: Task requests
+
+    @Test("an app-refresh request outlives a SIGKILLed daemon and runs when simulated, with its window's time")
+    func refreshRequestSurvivesTheDaemon() async throws {
+        let directory = try TemporaryDirectory(prefix: "refresh")
+        defer { directory.remove() }
+        let bundles = directory.appending("bundles")
+        let id = try TestAppBundles.make(
+            "Refresher", behavior: "refresh", modes: ["fetch"],
+            taskIdentifiers: ["org.backgrounder.tests.refresher.refresh"],
+            into: bundles)
+        let task = id + ".refresh"
+        let arguments = LifecycleTests.fastPolicy + ["--scheduling", "appRefreshWindow=30"]
+        let first = try await DaemonProcess(
+            directory: directory, bundleDirectories: [bundles], extraArguments: arguments)
+        do {
+            _ = try first.client().request(.open(AppReference(bundle: id)))
+        } catch {
+            Issue.record("open: \(error): \(first.log)")
+            return
+        }
+        let log = directory.appending("state/logs/\(id).log")
+        let appLog = { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+        #expect(await waitUntil { appLog().contains("submitted \(task)") }, "\(appLog())")
+        do {
+            #expect(try Self.scheduled(first, id).contains { $0.identifier == task && $0.kind == "appRefresh" })
+        } catch {
+            Issue.record("tasks: \(error): \(first.log)")
+            return
+        }
+
+        first.signal(SIGKILL)
+        #expect(await first.waitForExit(timeout: .seconds(10)))
+
+        let second = try await DaemonProcess(
+            directory: directory, bundleDirectories: [bundles], extraArguments: arguments)
+        defer { Task { await second.stop() } }
+        let pending = try Self.scheduled(second, id).first { $0.identifier == task }
+        #expect(pending != nil, "the request was lost with the daemon")
+        #expect(
+            pending?.waitingFor.contains { $0.contains("earliestBeginDate") } == true, "\(String(describing: pending))")
+
+        let reply = try second.client().request(.simulateTask(TaskDebugRequest(bundle: id, identifier: task))).body
+        guard case .done = reply else {
+            Issue.record("simulate task: \(reply)")
+            return
+        }
+        #expect(await waitUntil { appLog().contains("refresh task \(task)") }, "\(appLog())")
+        let seen = try #require(remaining(in: appLog(), after: "refresh task "))
+        #expect((20...30).contains(seen), "the task saw \(seen) s left")
+        #expect(try Self.scheduled(second, id).contains { $0.identifier == task } == false, "a run request is done")
+        // Unknown identifiers are refused with a reason.
+        let unknown = try second.client().request(.simulateTask(TaskDebugRequest(bundle: id, identifier: "nope"))).body
+        #expect(unknown.errorCode == .notFound, "\(unknown)")
+    }
+
+    /// What `TASKS` lists for one app.
+    static func scheduled(_ daemon: DaemonProcess, _ id: String) throws -> [ScheduledWork] {
+        guard case .schedule(let list) = try daemon.client().request(.tasks(ScheduleQuery(bundle: id))).body else {
+            throw HarnessError("TASKS gave no schedule")
+        }
+        return list.entries
+    }
+}
+
+extension DaemonMessage.Body {
+    /// The code of an `ERROR` reply, or `nil`.
+    var errorCode: ProtocolError.Code? {
+        if case .error(let error) = self { error.code } else { nil }
+    }
+
+    /// The message of an `ERROR` reply, or "".
+    var errorMessage: String {
+        if case .error(let error) = self { error.message } else { "" }
+    }
+}
