@@ -104,6 +104,13 @@ struct TrustBoundaryTests {
         for request in ["QUIT", "OPEN", "WAKE", "MEMORY_PRESSURE", "HOME", "LOCK", "PERMISSIONS", "REGIONS"] {
             #expect(running.daemon.log.contains("refused \(request) from the app \(attacker)"))
         }
+        // Nothing of anyone's grants or regions reached the attacker, on either socket.
+        let report = Self.report(running, attacker)
+        for line in report.split(separator: "\n") where line.contains("PERMISSIONS") || line.contains("REGIONS") {
+            // Refused by the daemon, or (the public socket) not even reachable from the sandbox.
+            #expect(line.contains(#""class": "ERROR""#) || line.contains(#""class": "OSERROR""#), "\(line)")
+            #expect(!line.contains(#""apps""#) && !line.contains(#""regions""#), "\(line)")
+        }
     }
 
     @Test("no grant appears through a dead child's socket, the app's own connection, or a sub-cgroup")
