@@ -6,7 +6,7 @@ import Testing
 /// `bgctl` as a user and a script run it: real process, real daemon.
 @Suite("bgctl")
 struct BGCtlTests {
-    private func bgctl(_ arguments: [String], in directory: TemporaryDirectory, environment: [String: String] = [:])
+    static func bgctl(_ arguments: [String], in directory: TemporaryDirectory, environment: [String: String] = [:])
         async throws -> (status: Int32?, output: String)
     {
         let process = try ChildProcess(
@@ -25,29 +25,29 @@ struct BGCtlTests {
         defer { Task { await fixture.tearDown() } }
         let socket = fixture.daemon.socketPath
 
-        let text = try await bgctl(["status", "--socket", socket], in: fixture.directory)
+        let text = try await Self.bgctl(["status", "--socket", socket], in: fixture.directory)
         #expect(text.status == 0)
         #expect(text.output.contains("backgrounderd 0.1.0"))
         #expect(text.output.contains("1 loaded, 0 refused"))
         #expect(text.output.contains("gpsd"))
         #expect(text.output.contains("PulseAudio"))
 
-        let json = try await bgctl(
+        let json = try await Self.bgctl(
             ["status", "--json"], in: fixture.directory, environment: ["BACKGROUNDER_SOCKET": socket])
         #expect(json.status == 0)
         let status = try JSONDecoder().decode(DaemonStatus.self, from: Data(json.output.utf8))
         #expect(status.socket == socket)
         #expect(status.pid == fixture.daemon.pid)
 
-        let bundles = try await bgctl(["bundles", "--socket", socket], in: fixture.directory)
+        let bundles = try await Self.bgctl(["bundles", "--socket", socket], in: fixture.directory)
         #expect(bundles.output.contains("org.backgrounder.samples.hello"))
         #expect(bundles.output.contains("loaded"))
-        let bundlesJSON = try await bgctl(["bundles", "--socket", socket, "--json"], in: fixture.directory)
+        let bundlesJSON = try await Self.bgctl(["bundles", "--socket", socket, "--json"], in: fixture.directory)
         let entries = try JSONDecoder().decode([BundleEntry].self, from: Data(bundlesJSON.output.utf8))
         #expect(entries.map(\.id) == ["org.backgrounder.samples.hello"])
         #expect(entries.first?.modes == ["fetch"])
 
-        let reload = try await bgctl(["reload", "--socket", socket], in: fixture.directory)
+        let reload = try await Self.bgctl(["reload", "--socket", socket], in: fixture.directory)
         #expect(reload.output.contains("1 loaded, 0 refused"))
     }
 
@@ -55,7 +55,7 @@ struct BGCtlTests {
     func noDaemon() async throws {
         let directory = try TemporaryDirectory(prefix: "nod")
         defer { directory.remove() }
-        let result = try await bgctl(["status", "--socket", directory.appending("none.sock")], in: directory)
+        let result = try await Self.bgctl(["status", "--socket", directory.appending("none.sock")], in: directory)
         #expect(result.status == 3)
         #expect(result.output.contains("not running"))
         #expect(result.output.contains("backgrounderd --socket"))
@@ -72,16 +72,16 @@ struct BGCtlTests {
         try Data("not a plist".utf8).write(to: URL(fileURLWithPath: bad + "/Info.plist"))
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: bad + "/Info.plist")
 
-        let okOnly = try await bgctl(["validate", good.path], in: directory)
+        let okOnly = try await Self.bgctl(["validate", good.path], in: directory)
         #expect(okOnly.status == 0)
         #expect(okOnly.output == "ok org.backgrounder.samples.hello\n")
 
-        let mixed = try await bgctl(["validate", good.path, bad], in: directory)
+        let mixed = try await Self.bgctl(["validate", good.path, bad], in: directory)
         #expect(mixed.status == 1)
         #expect(mixed.output.contains("ok org.backgrounder.samples.hello"))
         #expect(mixed.output.contains("refused \(bad)/Info.plist: Info.plist: not a valid property list"))
 
-        let json = try await bgctl(["validate", "--json", good.path, bad], in: directory)
+        let json = try await Self.bgctl(["validate", "--json", good.path, bad], in: directory)
         let entries = try JSONDecoder().decode([BundleEntry].self, from: Data(json.output.utf8))
         #expect(entries.map(\.status) == [.loaded, .refused])
     }
