@@ -193,18 +193,21 @@ struct LifecycleTests {
         #expect(await waitUntil { running.appLog(id).contains("didEnterBackground") })
     }
 
-    @Test("an ExitsOnSuspend app hears willTerminate and exits instead of being suspended")
+    @Test("an ExitsOnSuspend app goes from home straight to willTerminate and exit, even holding a task")
     func exitsOnSuspend() async throws {
         var id = ""
         let running = try await Running(prefix: "exit") { bundles in
-            id = try TestAppBundles.make("Leaver", exitsOnSuspend: true, into: bundles)
+            // It begins a task in front that it never ends: no background phase lets it run on.
+            id = try TestAppBundles.make("Leaver", behavior: "never-end-task", exitsOnSuspend: true, into: bundles)
         }
         defer { Task { await running.tearDown() } }
         _ = try running.request(.open(AppReference(bundle: id)))
         #expect(await waitUntil { running.appLog(id).contains("didBecomeActive") })
+        #expect(await waitUntil { running.appLog(id).contains("began task") })
         _ = try running.request(.home)
         #expect(try await waitUntil { try running.app(id).state == .notRunning })
         #expect(running.appLog(id).contains("willTerminate"))
+        #expect(!running.appLog(id).contains("didEnterBackground"), "\(running.appLog(id))")
         #expect(try running.app(id).lastExit == "terminated: exits on suspend")
     }
 
