@@ -112,6 +112,7 @@ public struct Daemon: Sendable {
         )
         let appChannels = AppChannels(logger: logger)
         let scheduling = configuration.scheduling  // TODO(merge): policy.scheduling(for:onExternalPower:)
+        let schedulingNumbers: @Sendable (AppManifest, Bool) -> SchedulingPolicy = { _, _ in scheduling }
         let apps = AppManager(
             supervisor: supervisor,
             channels: appChannels,
@@ -122,9 +123,10 @@ public struct Daemon: Sendable {
             capabilities: [
                 LocationCapability(store: store, logger: logger),
                 AudioCapability(service: audio, store: store),
-                SchedulingCapability(store: store, numbers: { _, _ in scheduling }, logger: logger),
+                SchedulingCapability(store: store, numbers: schedulingNumbers, logger: logger),
             ],
             limits: configuration.limits,
+            schedulingNumbers: schedulingNumbers,
             logger: logger
         )
         logger.info("apps are suspended with \(mechanism.name); policy \(policy.name); sandbox \(sandbox.summary)")

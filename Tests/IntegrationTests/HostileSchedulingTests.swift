@@ -81,4 +81,68 @@ struct HostileSchedulingTests {
         // Its own request for the victim's identifier was refused: nothing pending for it.
         #expect(try SchedulingTests.scheduled(running.daemon, attacker).allSatisfy { $0.identifier != task })
     }
+
+    @Test("a completion sent twice, or after its window ran out, is refused as notFound and changes nothing")
+    func lateAndRepeatedCompletions() async throws {
+        var id = ""
+        let running = try await Running(prefix: "twice", extraArguments: ["--scheduling", "fetchWindow=2"]) { bundles in
+            id = try PythonAppBundles.make(
+                "Twice",
+                script: """
+                    \(PythonAppBundles.checkIn)
+                    request({"class": "SET_FETCH_INTERVAL", "interval": "minimum"})
+
+                    def next_notice(kind, test):
+                        while True:
+                            message = json.loads(_stream.readline())
+                            if message.get("class") == kind and test(message):
+                                return message
+
+                    first = next_notice("EVENT", lambda m: m.get("window") is not None)
+                    # Both lines at once: the daemon reads the second after the first suspended us.
+                    complete = {"class": "COMPLETE", "window": first["window"], "result": "newData"}
+                    _stream.write((json.dumps(dict(complete, id="a")) + "\\n" + json.dumps(dict(complete, id="b")) + "\\n").encode())
+                    _stream.flush()
+                    replies = {}
+                    while len(replies) < 2:
+                        message = json.loads(_stream.readline())
+                        if message.get("id") in ("a", "b"):
+                            replies[message["id"]] = message
+                    report("twice", replies)
+                    second = next_notice("EVENT", lambda m: m.get("window") is not None)
+                    report("second window", second["window"])
+                    # Left to run out; completed only once the person opens the app.
+                    next_notice("LIFECYCLE", lambda m: m.get("event") == "didBecomeActive")
+                    report("late", request({"class": "COMPLETE", "window": second["window"], "result": "newData"}))
+                    report("done", True)
+                    while True:
+                        time.sleep(1)
+                    """,
+                modes: ["fetch"],
+                into: bundles)
+        }
+        defer { Task { await running.tearDown() } }
+        let report = { TrustBoundaryTests.report(running, id) }
+        _ = try running.request(.open(AppReference(bundle: id)))
+        #expect(try await waitUntil { try running.app(id).state == .active })
+        _ = try running.request(.home)
+        #expect(try await waitUntil { try running.app(id).state == .suspended })
+
+        _ = try running.request(.wake(WakeRequest(bundle: id, reason: .fetch)))
+        #expect(try await waitUntil { try running.app(id).state == .suspended }, "completed: suspended at once")
+        _ = try running.request(.wake(WakeRequest(bundle: id, reason: .fetch)))
+        #expect(await waitUntil { report().contains("second window") }, "\(report()) \(running.appLog(id))")
+        #expect(await waitUntil { running.daemon.log.contains("closed before the app completed it") })
+        #expect(try await waitUntil { try running.app(id).state == .suspended })
+
+        _ = try running.request(.open(AppReference(bundle: id)))
+        #expect(await waitUntil { report().contains("\"done\"") }, "\(report()) \(running.appLog(id))")
+        let lines = report().split(separator: "\n")
+        let twice = try #require(lines.first { $0.contains("\"twice\"") })
+        #expect(twice.components(separatedBy: "\"class\": \"OK\"").count == 2, "one completion took: \(twice)")
+        #expect(twice.contains("notFound"), "the second was refused: \(twice)")
+        let late = try #require(lines.first { $0.contains("\"late\"") })
+        #expect(late.contains("notFound"), "\(late)")
+        #expect(try running.app(id).state == .active, "a late completion does not suspend an app in front")
+    }
 }

@@ -55,6 +55,18 @@ extension AppManager {
         return (Done(detail: detail, state: state, backgroundTimeRemaining: remaining(identifier)), opened)
     }
 
+    /// Opens the window the policy gives an event of this kind (a location event that woke or
+    /// launched the app).
+    /// - Returns: The window, or `nil` when the app runs no code in the background.
+    @discardableResult
+    func openEventWindow(_ identifier: String, kind: EventWindowKind) -> EventWindowID? {
+        guard let manifest = manifest(of: identifier) else { return nil }
+        let length = schedulingNumbers(manifest, externalPower).windowLength(kind)
+        let window = openWindow(identifier, kind: kind, length: length)
+        if let window { appLogger(identifier).info("\(kind.rawValue) window \(window) open for \(length)") }
+        return window
+    }
+
     /// Opens a window of background time for a running app.
     /// - Returns: The window, or `nil` when the app has no process or is being ended.
     func openWindow(_ identifier: String, kind: EventWindowKind, length: Duration) -> EventWindowID? {

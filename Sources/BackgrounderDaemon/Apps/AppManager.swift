@@ -33,6 +33,11 @@ actor AppManager {
     var apps: [String: ManagedApp] = [:]
     var foreground: String?
     var lockedForeground: String?
+    /// The policy's scheduling numbers for an app, on external power or not: event windows'
+    /// lengths, fetch and push budgets.
+    let schedulingNumbers: @Sendable (AppManifest, _ onExternalPower: Bool) -> SchedulingPolicy
+    /// Whether the device is on external power, as the condition monitor last saw it.
+    var externalPower = true
     var forceQuit: Set<String>
     /// The next event window's identifier: unique within this run.
     var nextWindowID: EventWindowID = 1
@@ -47,8 +52,12 @@ actor AppManager {
     init(
         supervisor: Supervisor, channels: AppChannels, registry: BundleRegistry, store: StateStore,
         policy: any BackgroundPolicy, capabilities: [any AppCapability], limits: AppLimits = AppLimits(),
+        schedulingNumbers: @escaping @Sendable (AppManifest, _ onExternalPower: Bool) -> SchedulingPolicy = {
+            _, _ in SchedulingPolicy()
+        },
         logger: Logger
     ) {
+        self.schedulingNumbers = schedulingNumbers
         self.limits = limits
         self.supervisor = supervisor
         self.channels = channels

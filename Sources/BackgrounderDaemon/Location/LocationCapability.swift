@@ -128,10 +128,14 @@ final class LocationCapability: AppCapability {
                     continue
                 }
                 book.listeners[identifier]?.firstDeferred = nil
-                apps.wakeIfSuspended(identifier, because: "location")
+                // Woken or launched for location, an app has the policy's location window.
+                if apps.wakeIfSuspended(identifier, because: "location") {
+                    apps.openEventWindow(identifier, kind: .location)
+                }
             case .queueAndLaunch:
                 do {
                     try apps.launchInBackground(identifier, reason: .location)
+                    apps.openEventWindow(identifier, kind: .location)
                 } catch {
                     apps.appLogger(identifier).warning("not relaunched for location: \(error.message)")
                 }

@@ -35,8 +35,9 @@ extension SchedulingCapability {
         throws(ProtocolError) -> Done
     {
         guard let purpose = windows[identifier]?[completion.window] else {
+            // Gone, like a region that was stopped: completed already, ran out, or never this app's.
             throw ProtocolError(
-                .invalidState,
+                .notFound,
                 "window \(completion.window) is not open for \(identifier): completed already, or it ran out")
         }
         let result: BackgroundFetchResult

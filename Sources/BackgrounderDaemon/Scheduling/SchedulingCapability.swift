@@ -142,6 +142,7 @@ final class SchedulingCapability: AppCapability {
     func conditionsChanged(externalPower: Bool, network: Bool, in apps: isolated AppManager) {
         self.externalPower = externalPower
         self.network = network
+        apps.externalPower = externalPower
         expireBrokenTasks(in: apps)
         reschedule(in: apps)
     }
