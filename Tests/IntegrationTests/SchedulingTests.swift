@@ -275,6 +275,36 @@ struct SchedulingTests {
         #expect(unknown.errorCode == .notFound, "\(unknown)")
     }
 
+    @Test(
+        "a processing task waits for the device to be idle, runs once it is locked, and is expired when it is unlocked")
+    func processingWaitsForIdle() async throws {
+        var id = ""
+        let running = try await Running(
+            prefix: "idle", extraArguments: ["--scheduling", "idleBeforeProcessing=0,coalescingTolerance=0"]
+        ) { bundles in
+            id = try TestAppBundles.make(
+                "Compacting", behavior: "processing", modes: ["processing"],
+                taskIdentifiers: ["org.backgrounder.tests.compacting.processing"], into: bundles)
+        }
+        defer { Task { await running.tearDown() } }
+        let task = id + ".processing"
+        try await runOnce(running, id, until: "submitted \(task)")
+        #expect(try await waitUntil { try running.app(id).state == .suspended })
+        let pending = try Self.scheduled(running.daemon, id).first { $0.identifier == task }
+        #expect(pending?.waitingFor.contains("idle") == true, "\(String(describing: pending))")
+        try await Task.sleep(for: .seconds(1))
+        #expect(!running.appLog(id).contains("processing task \(task)"), "it ran while the device was in use")
+
+        _ = try running.request(.lock)
+        #expect(await waitUntil { running.appLog(id).contains("processing task \(task)") }, "\(running.appLog(id))")
+        #expect(try Self.scheduled(running.daemon, id).contains { $0.identifier == task && $0.running })
+
+        _ = try running.request(.unlock)
+        #expect(await waitUntil { running.appLog(id).contains("processing task expired") }, "\(running.appLog(id))")
+        #expect(try await waitUntil { try running.app(id).state == .suspended })
+        #expect(try Self.scheduled(running.daemon, id).contains { $0.identifier == task } == false)
+    }
+
     /// What `TASKS` lists for one app.
     static func scheduled(_ daemon: DaemonProcess, _ id: String) throws -> [ScheduledWork] {
         guard case .schedule(let list) = try daemon.client().request(.tasks(ScheduleQuery(bundle: id))).body else {

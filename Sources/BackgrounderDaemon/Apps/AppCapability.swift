@@ -38,6 +38,10 @@ protocol AppCapability: AnyObject {
     /// Told of a change in an app's life, after the core carried it out.
     func app(_ identifier: String, changed change: LifecycleChange, in apps: isolated AppManager)
 
+    /// Told that the device became idle (the screen locked) or came into use (unlocked, an
+    /// app opened).
+    func deviceIdleChanged(idle: Bool, in apps: isolated AppManager)
+
     /// `bgctl authorize ID SERVICE LEVEL`, for one of ``authorizationServices``.
     func authorize(_ request: Authorize, in apps: isolated AppManager) throws(ProtocolError) -> Done
 
@@ -54,4 +58,6 @@ extension AppCapability {
     }
 
     func describe(_ list: inout [AppInfo], in apps: isolated AppManager) {}
+
+    func deviceIdleChanged(idle: Bool, in apps: isolated AppManager) {}
 }

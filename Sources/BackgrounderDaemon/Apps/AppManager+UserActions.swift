@@ -9,7 +9,7 @@ extension AppManager {
         let app = try app(identifier)
         clearForceQuit(identifier)
         lockedForeground = nil
-        idleSince = nil
+        setIdle(false)
         if let previous = foreground, previous != identifier {
             sendToBackground(previous)
         }
@@ -37,13 +37,13 @@ extension AppManager {
         lockedForeground = foreground
         let done = home()
         // Locked with nothing in front: the device is idle, as processing tasks need.
-        idleSince = ContinuousClock.now
+        setIdle(true)
         return Done(detail: "locked; " + done.detail, state: done.state)
     }
 
     /// `bgctl unlock`: the app that was in front comes back.
     func unlock() throws(ProtocolError) -> Done {
-        idleSince = nil
+        setIdle(false)
         guard let identifier = lockedForeground else { return Done(detail: "unlocked; no app was in the foreground") }
         lockedForeground = nil
         guard apps[identifier]?.process != nil else {

@@ -199,6 +199,14 @@ actor AppManager {
         apply(identifier) { $0.setAssertion(assertion, held: held, now: $1) }
     }
 
+    /// The screen locked (idle) or the device came into use: capabilities hear it when it
+    /// changes (processing tasks start on idle and are expired when the person returns).
+    func setIdle(_ idle: Bool) {
+        guard (idleSince != nil) != idle else { return }
+        idleSince = idle ? ContinuousClock.now : nil
+        for capability in capabilities { capability.deviceIdleChanged(idle: idle, in: self) }
+    }
+
     /// Wakes a suspended app for a reason a capability has (its audio plays again, a fix
     /// is due); an app in any other state is left as it is.
     /// - Returns: Whether it was woken.

@@ -147,6 +147,22 @@ final class SchedulingCapability: AppCapability {
         reschedule(in: apps)
     }
 
+    /// Processing tasks run only while the device is idle: locked, it may start them; in use
+    /// again, the running ones are expired, as iOS does when the person picks the phone up.
+    func deviceIdleChanged(idle: Bool, in apps: isolated AppManager) {
+        if !idle {
+            for (identifier, open) in windows {
+                for (window, purpose) in open {
+                    guard case .task(let request) = purpose, request.kind == .processing else { continue }
+                    apps.appLogger(identifier).info(
+                        "processing task \(request.identifier): the device is in use; expiring it")
+                    apps.cutWindow(identifier, window)
+                }
+            }
+        }
+        reschedule(in: apps)
+    }
+
     /// The device as processing tasks see it.
     func conditions(in apps: isolated AppManager) -> DeviceConditions {
         let idleSince = apps.idleSince.map { clock().addingTimeInterval(-(ContinuousClock.now - $0).seconds) }

@@ -9,6 +9,16 @@ import Foundation
 enum SchedulingBehavior {
     /// Registers task handlers: before `Application.main`, as iOS requires.
     static func registerTasks(for behavior: String, identifier: String) {
+        if behavior.hasPrefix("processing") {
+            // Works until it is expired: then it says so and completes as failed.
+            BGTaskScheduler.shared.register(forTaskWithIdentifier: identifier + ".processing") { task in
+                say("processing task \(task.identifier) remaining=\(remaining())")
+                task.expirationHandler = {
+                    say("processing task expired")
+                    task.setTaskCompleted(success: false)
+                }
+            }
+        }
         guard behavior == "refresh" else { return }
         BGTaskScheduler.shared.register(forTaskWithIdentifier: identifier + ".refresh") { task in
             say("refresh task \(task.identifier) remaining=\(remaining())")
@@ -25,6 +35,17 @@ enum SchedulingBehavior {
         }
         if behavior == "push" {
             application.registerForRemoteNotifications()
+        }
+        // `processing` or `processing-power`: a processing request, on external power or not.
+        if behavior.hasPrefix("processing"), application.launchReason == .user {
+            let request = BGProcessingTaskRequest(identifier: identifier + ".processing")
+            request.requiresExternalPower = behavior == "processing-power"
+            do {
+                try BGTaskScheduler.shared.submit(request)
+                say("submitted \(request.identifier)")
+            } catch {
+                say("submit failed: \(error)")
+            }
         }
         // Submitted when the person opens it; a launch for the task itself does not ask again.
         if behavior == "refresh", application.launchReason == .user {
