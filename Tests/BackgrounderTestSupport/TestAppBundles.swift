@@ -2,7 +2,8 @@ import BackgrounderBundles
 import Foundation
 
 /// Bundles of the `TestApp` fixture executable, each with its own identifier and behaviour
-/// (`idle`, `never-end-task`, `ignore-sigterm`, `fork-children`, `crash`).
+/// (`idle`, `never-end-task`, `ignore-sigterm`, `fork-children`, `crash`,
+/// `process-on-power`).
 public enum TestAppBundles {
     /// Assembles `directory/NAME.bundle` around the TestApp executable.
     /// - Parameters:
@@ -10,6 +11,7 @@ public enum TestAppBundles {
     ///   - behavior: What the app does (its `TestAppBehavior` key).
     ///   - exitsOnSuspend: `UIApplicationExitsOnSuspend`.
     ///   - modes: `UIBackgroundModes`.
+    ///   - permittedTasks: `BGTaskSchedulerPermittedIdentifiers`.
     ///   - directory: The bundles directory.
     /// - Returns: The bundle identifier.
     @discardableResult
@@ -19,6 +21,7 @@ public enum TestAppBundles {
         exitsOnSuspend: Bool = false,
         modes: [String] = [],
         microphoneUsage: Bool = false,
+        permittedTasks: [String] = [],
         into directory: String
     ) throws -> String {
         let identifier = "org.backgrounder.tests.\(name.lowercased())"
@@ -28,6 +31,7 @@ public enum TestAppBundles {
                 <key>UIApplicationExitsOnSuspend</key><\(exitsOnSuspend ? "true" : "false")/>
                 <key>TestAppBehavior</key><string>\(behavior)</string>
                 \(microphoneUsage ? "<key>NSMicrophoneUsageDescription</key><string>Tests recording.</string>" : "")
+                \(permittedTasks.isEmpty ? "" : "<key>BGTaskSchedulerPermittedIdentifiers</key><array>\(permittedTasks.map { "<string>\($0)</string>" }.joined())</array>")
                 """)
         let source = directory + "/.\(name).Info.plist"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

@@ -28,11 +28,15 @@ if ProcessInfo.processInfo.environment["BGBENCH_EXEC_BASELINE"] != nil {
 
 struct Manifest: Decodable {
     var TestAppBehavior: String?
+    var CFBundleIdentifier: String?
 }
 
-let behavior =
-    (try? PropertyListDecoder().decode(Manifest.self, from: Data(contentsOf: URL(fileURLWithPath: "Info.plist"))))?
-    .TestAppBehavior ?? "idle"
+let manifest = try? PropertyListDecoder().decode(
+    Manifest.self, from: Data(contentsOf: URL(fileURLWithPath: "Info.plist")))
+let behavior = manifest?.TestAppBehavior ?? "idle"
+/// The processing task of the `process-on-power` behaviour (in the bundle's
+/// BGTaskSchedulerPermittedIdentifiers).
+let compactTask = (manifest?.CFBundleIdentifier ?? "org.backgrounder.tests") + ".compact"
 say("behavior \(behavior)")
 
 switch behavior {
@@ -107,11 +111,26 @@ final class TestAppDelegate: ApplicationDelegate {
         if behavior.hasPrefix("tone") || behavior == "record" || behavior == "streams" || behavior == "doorbell-flood" {
             audio = AudioBehavior(behavior)
         }
+        if behavior == "process-on-power" && reason == .user {
+            submitCompaction()
+        }
         if behavior == "never-end-task" {
             let task = application.beginBackgroundTask(withName: "stubborn") {
                 say("expiration handler ignored")
             }
             say("began task \(task.rawValue)")
+        }
+    }
+
+    /// A processing task that needs external power; it runs until the system expires it.
+    func submitCompaction() {
+        let request = BGProcessingTaskRequest(identifier: compactTask)
+        request.requiresExternalPower = true
+        do {
+            try BGTaskScheduler.shared.submit(request)
+            say("submitted \(compactTask)")
+        } catch {
+            say("submit failed: \(error)")
         }
     }
 
@@ -122,5 +141,16 @@ final class TestAppDelegate: ApplicationDelegate {
 }
 
 MainActor.assumeIsolated {
+    // The `process-on-power` behaviour: its task never completes by itself, so the test sees
+    // the system expire it when power goes.
+    if behavior == "process-on-power" {
+        BGTaskScheduler.shared.register(forTaskWithIdentifier: compactTask) { task in
+            say("task started \(task.identifier)")
+            task.expirationHandler = {
+                say("task expired \(task.identifier)")
+                task.setTaskCompleted(success: false)
+            }
+        }
+    }
     Application.main(delegate: TestAppDelegate())
 }
