@@ -3,7 +3,7 @@ import Foundation
 
 /// Bundles of the `TestApp` fixture executable, each with its own identifier and behaviour
 /// (`idle`, `never-end-task`, `ignore-sigterm`, `fork-children`, `crash`,
-/// `process-on-power`).
+/// `process-on-power`, `process-on-network`).
 public enum TestAppBundles {
     /// Assembles `directory/NAME.bundle` around the TestApp executable.
     /// - Parameters:

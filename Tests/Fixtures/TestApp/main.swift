@@ -34,8 +34,8 @@ struct Manifest: Decodable {
 let manifest = try? PropertyListDecoder().decode(
     Manifest.self, from: Data(contentsOf: URL(fileURLWithPath: "Info.plist")))
 let behavior = manifest?.TestAppBehavior ?? "idle"
-/// The processing task of the `process-on-power` behaviour (in the bundle's
-/// BGTaskSchedulerPermittedIdentifiers).
+/// The processing task of the `process-on-power` and `process-on-network` behaviours (in the
+/// bundle's BGTaskSchedulerPermittedIdentifiers).
 let compactTask = (manifest?.CFBundleIdentifier ?? "org.backgrounder.tests") + ".compact"
 say("behavior \(behavior)")
 
@@ -111,7 +111,7 @@ final class TestAppDelegate: ApplicationDelegate {
         if behavior.hasPrefix("tone") || behavior == "record" || behavior == "streams" || behavior == "doorbell-flood" {
             audio = AudioBehavior(behavior)
         }
-        if behavior == "process-on-power" && reason == .user {
+        if behavior.hasPrefix("process-on-") && reason == .user {
             submitCompaction()
         }
         if behavior == "never-end-task" {
@@ -122,10 +122,12 @@ final class TestAppDelegate: ApplicationDelegate {
         }
     }
 
-    /// A processing task that needs external power; it runs until the system expires it.
+    /// A processing task that needs external power or a network; it runs until the system
+    /// expires it.
     func submitCompaction() {
         let request = BGProcessingTaskRequest(identifier: compactTask)
-        request.requiresExternalPower = true
+        request.requiresExternalPower = behavior == "process-on-power"
+        request.requiresNetworkConnectivity = behavior == "process-on-network"
         do {
             try BGTaskScheduler.shared.submit(request)
             say("submitted \(compactTask)")
@@ -141,9 +143,9 @@ final class TestAppDelegate: ApplicationDelegate {
 }
 
 MainActor.assumeIsolated {
-    // The `process-on-power` behaviour: its task never completes by itself, so the test sees
-    // the system expire it when power goes.
-    if behavior == "process-on-power" {
+    // The `process-on-power` and `process-on-network` behaviours: the task never completes by
+    // itself, so the test sees the system expire it when the condition breaks.
+    if behavior.hasPrefix("process-on-") {
         BGTaskScheduler.shared.register(forTaskWithIdentifier: compactTask) { task in
             say("task started \(task.identifier)")
             task.expirationHandler = {
