@@ -132,13 +132,17 @@ public struct Daemon: Sendable {
         logger.info("apps are suspended with \(mechanism.name); policy \(policy.name); sandbox \(sandbox.summary)")
         let memoryPressure = try MemoryPressureMonitor(apps: apps, logger: logger)
         let location = try LocationService(address: configuration.gpsdAddress, apps: apps, logger: logger)
+        let conditions = ConditionMonitor(configuration: configuration, logger: logger) { power, network in
+            try? await apps.scheduling { $0.conditionsChanged(externalPower: power, network: network, in: $1) }
+        }
         let context = DaemonContext(
             configuration: configuration,
             registry: registry,
             location: location,
             audio: audio,
             store: store,
-            apps: apps
+            apps: apps,
+            conditions: conditions
         )
         let server = ControlServer(
             context: context, personCheck: PersonCheck(supervisor: supervisor), appChannels: appChannels, logger: logger
@@ -157,6 +161,7 @@ public struct Daemon: Sendable {
                     .init(service: audio),
                     .init(service: AudioEventFeed(engine: audio.engine, apps: apps)),
                     .init(service: watcher),
+                    .init(service: conditions),
                 ] + (configuration.watchesMemoryPressure ? [.init(service: memoryPressure)] : []),
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger

@@ -29,6 +29,10 @@ public struct DaemonConfiguration: Sendable {
     public var scheduling = SchedulingPolicy()
     /// Where the kernel's boot id is read: force-quit marks end with the boot they were made in.
     public var bootIDPath = "/proc/sys/kernel/random/boot_id"
+    /// The kernel's power-supply class, or a directory tree of the same shape (tests).
+    public var powerSupplyDirectory = "/sys/class/power_supply"
+    /// Time between two readings of power and network (docs in ConditionMonitor.swift).
+    public var conditionsInterval: Duration = .seconds(5)
 
     /// How apps are suspended.
     public enum SuspensionChoice: String, Sendable, CaseIterable {

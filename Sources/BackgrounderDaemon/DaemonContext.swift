@@ -10,6 +10,7 @@ final class DaemonContext: Sendable {
     let audio: AudioService
     let store: StateStore
     let apps: AppManager
+    let conditions: ConditionMonitor
     let started = ContinuousClock.now
     let clientCount = Atomic<Int>(0)
 
@@ -19,9 +20,11 @@ final class DaemonContext: Sendable {
         location: LocationService,
         audio: AudioService,
         store: StateStore,
-        apps: AppManager
+        apps: AppManager,
+        conditions: ConditionMonitor
     ) {
         self.apps = apps
+        self.conditions = conditions
         self.configuration = configuration
         self.registry = registry
         self.location = location
@@ -47,7 +50,8 @@ final class DaemonContext: Sendable {
             suspension: apps.mechanismName,
             policy: apps.policyName,
             storage: store.health.status,
-            sandbox: apps.sandboxSummary
+            sandbox: apps.sandboxSummary,
+            conditions: conditions.status
         )
     }
 }

@@ -35,6 +35,8 @@ public struct DaemonStatus: Sendable, Hashable, Codable {
     /// The app sandbox in force: `landlock v7, uid per app 2000000000-2000065535, no_new_privs`,
     /// what is missing and why, or `off (--sandbox off)`.
     public var sandbox: String?
+    /// External power and network as the daemon last read them from the kernel.
+    public var conditions: ConditionsStatus?
 
     /// Creates a status.
     public init(
@@ -53,8 +55,10 @@ public struct DaemonStatus: Sendable, Hashable, Codable {
         suspension: String? = nil,
         policy: String? = nil,
         storage: StorageStatus? = nil,
-        sandbox: String? = nil
+        sandbox: String? = nil,
+        conditions: ConditionsStatus? = nil
     ) {
+        self.conditions = conditions
         self.storage = storage
         self.sandbox = sandbox
         self.policy = policy

@@ -100,6 +100,18 @@ struct Backgrounderd: AsyncParsableCommand {
             valueName: "KEY=VALUE,..."))
     var scheduling: [String] = []
 
+    @Option(
+        name: .customLong("power-supply-dir"),
+        help: ArgumentHelp(
+            "The kernel's power-supply class, read for external power (a tree of the same shape for tests).",
+            valueName: "DIR"))
+    var powerSupplyDirectory = "/sys/class/power_supply"
+
+    @Option(
+        name: .customLong("conditions-interval"),
+        help: ArgumentHelp("Seconds between two readings of external power and network.", valueName: "SECONDS"))
+    var conditionsInterval: Double = 5
+
     @Option(name: .customLong("boot-id-file"), help: .hidden)
     var bootIDFile = "/proc/sys/kernel/random/boot_id"
 
@@ -114,6 +126,9 @@ struct Backgrounderd: AsyncParsableCommand {
         ]
         where !(value.isFinite && value >= 0) {
             throw ValidationError("\(flag) must be a number of seconds, 0 or more")
+        }
+        guard conditionsInterval.isFinite, conditionsInterval > 0 else {
+            throw ValidationError("--conditions-interval must be a number of seconds greater than 0, such as 5 or 0.5")
         }
         _ = try SchedulingOverrides.apply(scheduling, to: SchedulingPolicy())
         guard Self.bytes(appLogLimit) != nil else {
@@ -170,6 +185,8 @@ struct Backgrounderd: AsyncParsableCommand {
         )
         configuration.scheduling = try SchedulingOverrides.apply(scheduling, to: SchedulingPolicy())
         configuration.bootIDPath = bootIDFile
+        configuration.powerSupplyDirectory = absolute(powerSupplyDirectory)
+        configuration.conditionsInterval = .seconds(conditionsInterval)
         do {
             try await Daemon(configuration: configuration, logger: logger).run()
         } catch let error as DaemonError {

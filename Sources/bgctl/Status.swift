@@ -4,7 +4,8 @@ import Foundation
 
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Show the daemon's version, uptime, socket, bundles, and gpsd and PulseAudio connections."
+        abstract:
+            "Show the daemon's version, uptime, socket, bundles, gpsd and PulseAudio connections, and power and network."
     )
 
     @OptionGroup var options: CommonOptions
@@ -44,6 +45,12 @@ struct Status: ParsableCommand {
                 ["policy", status.policy ?? "-"],
                 ["storage", status.storage.map(describe) ?? "-"],
                 ["sandbox", status.sandbox ?? "-"],
+                [
+                    "power",
+                    status.conditions.map { "\($0.externalPower ? "external" : "battery")  (\($0.powerSource))" }
+                        ?? "-",
+                ],
+                ["network", status.conditions.map { "\($0.network ? "yes" : "no")  (\($0.networkSource))" } ?? "-"],
             ])
         )
     }

@@ -75,7 +75,9 @@ struct MessageClassesTests {
         #"{"class":"STATUS","version":"0.1.0","protocol":1,"pid":7,"uptimeSeconds":1.5,"socket":"/run/b.sock","#
             + #""stateDirectory":"/var/b","bundles":{"loaded":2,"refused":1},"gpsd":\#(service),"#
             + #""pulseAudio":{"server":"default","state":"disconnected","detail":"refused"},"clients":3,"#
-            + #""lastFix":\#(location),"storage":{"state":"ok","unstoredEvents":0}}"#,
+            + #""lastFix":\#(location),"storage":{"state":"ok","unstoredEvents":0},"#
+            + #""conditions":{"externalPower":false,"powerSource":"AC (Mains) offline","network":true,"#
+            + #""networkSource":"default route on eth0 (IPv4)","intervalSeconds":5}}"#,
         #"{"class":"BUNDLES","bundles":[{"path":"/b/A.bundle","status":"refused","modes":[],"key":"CFBundleName","#
             + #""reason":"missing","warnings":[]}]}"#,
         #"{"class":"RELOAD","loaded":1,"refused":0,"added":["org.example.a"],"removed":[]}"#,

@@ -19,6 +19,8 @@ public final class DaemonProcess: Sendable {
     ///     desktop's PulseAudio is never touched.
     ///   - extraArguments: More flags.
     ///   - environment: Variables added to the daemon's environment (this process's).
+    ///   - launcher: A command that runs the daemon, such as `ip netns exec NAME`; the
+    ///     launcher must exec the daemon so the child's pid stays the daemon's.
     /// - Throws: ``HarnessError`` when it does not come up.
     public init(
         directory: TemporaryDirectory,
@@ -26,7 +28,8 @@ public final class DaemonProcess: Sendable {
         gpsd: String? = nil,
         pulseServer: String? = nil,
         extraArguments: [String] = [],
-        environment: [String: String] = [:]
+        environment: [String: String] = [:],
+        launcher: [String] = []
     ) async throws {
         socketPath = directory.appending("run/backgrounderd.sock")
         stateDirectory = directory.appending("state")
@@ -39,9 +42,10 @@ public final class DaemonProcess: Sendable {
         for bundles in bundleDirectories { arguments += ["--bundles", bundles] }
         arguments += ["--gpsd", try gpsd ?? "127.0.0.1:\(LoopbackPort.free())"]
         arguments += ["--pulse-server", pulseServer ?? "unix:\(directory.path)/no-pulse/native"]
+        let command = launcher + [Locations.product("backgrounderd")]
         process = try ChildProcess(
-            Locations.product("backgrounderd"),
-            arguments + extraArguments.filter { $0 != "--watch-memory-pressure" },
+            command[0],
+            Array(command.dropFirst()) + arguments + extraArguments.filter { $0 != "--watch-memory-pressure" },
             environment: environment,
             logPath: directory.appending("backgrounderd-\(UUID().uuidString.prefix(4)).log")
         )

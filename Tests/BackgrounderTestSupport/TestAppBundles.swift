@@ -30,8 +30,8 @@ public enum TestAppBundles {
                 <key>UIApplicationExitsOnSuspend</key><\(exitsOnSuspend ? "true" : "false")/>
                 <key>TestAppBehavior</key><string>\(behavior)</string>
                 \(microphoneUsage ? "<key>NSMicrophoneUsageDescription</key><string>Tests recording.</string>" : "")
-                <key>BGTaskSchedulerPermittedIdentifiers</key>
-                <array>\(taskIdentifiers.map { "<string>\($0)</string>" }.joined())</array>
+                \(taskIdentifiers.isEmpty ? "" : "<key>BGTaskSchedulerPermittedIdentifiers</key>")
+                \(taskIdentifiers.isEmpty ? "" : "<array>\(taskIdentifiers.map { "<string>\($0)</string>" }.joined())</array>")
                 """)
         let source = directory + "/.\(name).Info.plist"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

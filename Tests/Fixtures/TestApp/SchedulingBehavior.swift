@@ -9,7 +9,7 @@ import Foundation
 enum SchedulingBehavior {
     /// Registers task handlers: before `Application.main`, as iOS requires.
     static func registerTasks(for behavior: String, identifier: String) {
-        if behavior.hasPrefix("processing") {
+        if behavior.hasPrefix("process") {
             // Works until it is expired: then it says so and completes as failed.
             BGTaskScheduler.shared.register(forTaskWithIdentifier: identifier + ".processing") { task in
                 say("processing task \(task.identifier) remaining=\(remaining())")
@@ -36,10 +36,12 @@ enum SchedulingBehavior {
         if behavior == "push" {
             application.registerForRemoteNotifications()
         }
-        // `processing` or `processing-power`: a processing request, on external power or not.
-        if behavior.hasPrefix("processing"), application.launchReason == .user {
+        // `processing`, `process-on-power`, `process-on-network`: a processing request, needing
+        // nothing but an idle device, external power, or a network.
+        if behavior.hasPrefix("process"), application.launchReason == .user {
             let request = BGProcessingTaskRequest(identifier: identifier + ".processing")
-            request.requiresExternalPower = behavior == "processing-power"
+            request.requiresExternalPower = behavior == "process-on-power"
+            request.requiresNetworkConnectivity = behavior == "process-on-network"
             do {
                 try BGTaskScheduler.shared.submit(request)
                 say("submitted \(request.identifier)")
