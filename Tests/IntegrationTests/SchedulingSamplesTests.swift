@@ -1,0 +1,180 @@
+import BackgrounderCore
+import BackgrounderProtocol
+import BackgrounderTestSupport
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The scheduling samples under the real daemon: FeedReader fetching from an HTTP server in
+/// this process on background fetch and on its app-refresh task, and Compactor compacting its
+/// SQLite file in a processing task. `bgctl simulate` starts the work, as Xcode's debugger
+/// commands do on iOS.
+@Suite("FeedReader and Compactor under the daemon")
+struct SchedulingSamplesTests {
+    static let reader = "org.backgrounder.samples.feedreader"
+    static let refreshTask = "org.backgrounder.samples.feedreader.refresh"
+    static let compactor = "org.backgrounder.samples.compactor"
+    static let compactTask = "org.backgrounder.samples.compactor.compact"
+
+    /// Windows far longer than any wait here, so an app found suspended completed its window
+    /// rather than ran out of it; a daily fetch budget of 0 keeps the scheduler from fetching
+    /// on its own, so every fetch is one the test asked for.
+    static let scheduling = [
+        "--scheduling", "fetchWindow=600,appRefreshWindow=600,processingMaximum=600,dailyFetchBudget=0",
+    ]
+
+    /// The daemon with one sample.
+    static func start(_ sample: String, prefix: String) async throws -> LifecycleTests.Running {
+        try await LifecycleTests.Running(prefix: prefix, extraArguments: scheduling) { bundles in
+            try SampleBundles.assemble(sample, into: bundles)
+        }
+    }
+
+    /// The lines of an app's log that start with `prefix`.
+    static func lines(_ running: LifecycleTests.Running, _ id: String, _ prefix: String) -> [Substring] {
+        running.appLog(id).split(separator: "\n").filter { $0.hasPrefix(prefix) }
+    }
+
+    /// Opens the app, sends it home and waits until it is suspended with nothing more to say.
+    static func openAndSuspend(_ running: LifecycleTests.Running, _ id: String, opened: String) async throws {
+        _ = try running.request(.open(AppReference(bundle: id)))
+        #expect(await waitUntil { running.appLog(id).contains(opened) }, "app log: \(running.appLog(id))")
+        _ = try running.request(.home)
+        #expect(try await waitUntil { try running.app(id).state == .suspended }, "\(running.daemon.log)")
+        #expect(await LifecycleTests.logSettles { running.appLog(id) })
+    }
+
+    /// Sends a request and waits for the next line starting with `prefix` in the app's log,
+    /// then for the app to be suspended again.
+    /// - Returns: That line.
+    static func trigger(
+        _ body: ClientMessage.Body, _ running: LifecycleTests.Running, _ id: String, expecting prefix: String
+    ) async throws -> String {
+        let before = lines(running, id, prefix).count
+        guard case .done = try running.request(body) else { throw HarnessError("\(body) refused") }
+        #expect(
+            await waitUntil { lines(running, id, prefix).count > before }, "app log: \(running.appLog(id))")
+        #expect(
+            try await waitUntil { try running.app(id).state == .suspended },
+            "not suspended after completing: \(running.daemon.log)")
+        return String(lines(running, id, prefix).last ?? "")
+    }
+
+    /// Points FeedReader at a URL with its own command line, as a person does.
+    static func subscribe(_ running: LifecycleTests.Running, to url: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Locations.product("FeedReader"))
+        process.arguments = ["subscribe", url, "--state-dir", running.daemon.stateDirectory]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(output)")
+    }
+
+    // MARK: FeedReader
+
+    @Test("background fetch: the suspended reader fetches, reports newData then noData (304), and is suspended")
+    func fetchWhileSuspended() async throws {
+        let server = try LocalHTTPServer()
+        defer { server.stop() }
+        server.serve("/feed.xml", Self.feed(["1"]))
+        let running = try await Self.start("FeedReader", prefix: "feed")
+        defer { Task { await running.tearDown() } }
+        try Self.subscribe(running, to: server.baseURL + "/feed.xml")
+        try await Self.openAndSuspend(running, Self.reader, opened: "opened: newData (1 items, 1 new)")
+
+        server.serve("/feed.xml", Self.feed(["2", "1"]))
+        let fetch = ClientMessage.Body.wake(WakeRequest(bundle: Self.reader, reason: .fetch))
+        let first = try await Self.trigger(fetch, running, Self.reader, expecting: "background fetch: ")
+        #expect(first == "background fetch: newData (2 items, 1 new)")
+        let second = try await Self.trigger(fetch, running, Self.reader, expecting: "background fetch: ")
+        #expect(second == "background fetch: noData (not modified, 2 items)")
+        #expect(server.requests.last?.status == 304)
+        #expect(server.requests.last?.ifNoneMatch == "\"v2\"")
+
+        let stored = try String(
+            contentsOfFile: running.dataDirectory(Self.reader) + "/items.json", encoding: .utf8)
+        #expect(stored.contains("\"title\" : \"Item 2\""))
+    }
+
+    @Test("background fetch launches a reader the system terminated; it completes and is suspended")
+    func fetchLaunchesTerminated() async throws {
+        let server = try LocalHTTPServer()
+        defer { server.stop() }
+        server.serve("/feed.xml", Self.feed(["1"]))
+        let running = try await Self.start("FeedReader", prefix: "feedkill")
+        defer { Task { await running.tearDown() } }
+        try Self.subscribe(running, to: server.baseURL + "/feed.xml")
+        try await Self.openAndSuspend(running, Self.reader, opened: "opened: newData")
+        // Killed while suspended, as under memory pressure: not a force quit.
+        let victim = try #require(try running.app(Self.reader).pid)
+        kill(victim, SIGKILL)
+        #expect(try await waitUntil { try running.app(Self.reader).state == .notRunning })
+
+        server.serve("/feed.xml", Self.feed(["2", "1"]))
+        let line = try await Self.trigger(
+            .wake(WakeRequest(bundle: Self.reader, reason: .fetch)), running, Self.reader,
+            expecting: "background fetch: ")
+        #expect(line == "background fetch: newData (2 items, 1 new)")
+        #expect(running.appLog(Self.reader).contains("launched (fetch)"))
+        #expect(try running.app(Self.reader).pid != victim)
+    }
+
+    @Test("the app-refresh task: it refreshes, resubmits the next one, completes and is suspended")
+    func refreshTask() async throws {
+        let server = try LocalHTTPServer()
+        defer { server.stop() }
+        server.serve("/feed.xml", Self.feed(["1"]))
+        let running = try await Self.start("FeedReader", prefix: "feedtask")
+        defer { Task { await running.tearDown() } }
+        try Self.subscribe(running, to: server.baseURL + "/feed.xml")
+        try await Self.openAndSuspend(
+            running, Self.reader, opened: "scheduled appRefresh \(Self.refreshTask) in 15 min")
+
+        server.serve("/feed.xml", Self.feed(["3", "2", "1"]))
+        let task = ClientMessage.Body.simulateTask(TaskDebugRequest(bundle: Self.reader, identifier: Self.refreshTask))
+        let first = try await Self.trigger(task, running, Self.reader, expecting: "refresh task: ")
+        #expect(first == "refresh task: newData (3 items, 2 new)")
+        // Launching a request takes it off the pending list: a second launch finds one only
+        // because the handler submitted the next.
+        let second = try await Self.trigger(task, running, Self.reader, expecting: "refresh task: ")
+        #expect(second == "refresh task: noData (not modified, 3 items)")
+    }
+
+    // MARK: Compactor
+
+    @Test("the processing task compacts the journal: the file shrinks, and the app is suspended after")
+    func compaction() async throws {
+        let running = try await Self.start("Compactor", prefix: "compact")
+        defer { Task { await running.tearDown() } }
+        try await Self.openAndSuspend(running, Self.compactor, opened: "scheduled processing \(Self.compactTask)")
+        let file = running.dataDirectory(Self.compactor) + "/journal.sqlite"
+        let before = try Self.size(file)
+
+        let line = try await Self.trigger(
+            .simulateTask(TaskDebugRequest(bundle: Self.compactor, identifier: Self.compactTask)), running,
+            Self.compactor, expecting: "compacted: ")
+        let after = try Self.size(file)
+        #expect(after < before, "\(before) -> \(after) bytes")
+        #expect(line.hasPrefix("compacted: \(before) -> \(after) bytes in "), "\(line)")
+    }
+
+    // MARK: Helpers
+
+    /// An RSS feed whose items are `Item ID`, newest first.
+    static func feed(_ ids: [String]) -> String {
+        let items = ids.map { "<item><title>Item \($0)</title><guid>\($0)</guid></item>" }
+        return "<rss version=\"2.0\"><channel><title>Test</title>\(items.joined())</channel></rss>"
+    }
+
+    static func size(_ path: String) throws -> Int64 {
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        return (attributes[.size] as? NSNumber)?.int64Value ?? -1
+    }
+}
