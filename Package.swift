@@ -281,6 +281,7 @@ let package = Package(
                 "Compactor",
                 "TestApp",
                 "LowPowerPolicy",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
         ),

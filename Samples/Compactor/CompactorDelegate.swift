@@ -88,6 +88,7 @@ final class CompactorDelegate: ApplicationDelegate {
                 task.setTaskCompleted(success: outcome.finished)
             } catch {
                 say("compaction failed: \(error)")
+                scheduleCompaction()
                 task.setTaskCompleted(success: false)
             }
         }

@@ -10,6 +10,9 @@ final class Journal: Sendable {
     static let kept = 500
     /// Bytes of each entry's body.
     static let entryBytes = 1024
+    /// Seconds a write waits for another connection's lock (a backup, a person's `sqlite3`
+    /// shell) before it fails: compaction would rather wait than give up its turn.
+    static let busyTimeout: TimeInterval = 10
 
     /// The database file.
     let path: String
@@ -22,6 +25,7 @@ final class Journal: Sendable {
     init(path: String) throws {
         self.path = path
         var configuration = Configuration()
+        configuration.busyMode = .timeout(Self.busyTimeout)
         configuration.prepareDatabase { db in
             // Incremental vacuum lets compaction give pages back a few at a time, so it can
             // stop between steps when the system wants its time back (a full VACUUM cannot).

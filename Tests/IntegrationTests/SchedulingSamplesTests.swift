@@ -2,6 +2,8 @@ import BackgrounderCore
 import BackgrounderProtocol
 import BackgrounderTestSupport
 import Foundation
+import GRDB
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -165,6 +167,44 @@ struct SchedulingSamplesTests {
         #expect(line.hasPrefix("compacted: \(before) -> \(after) bytes in "), "\(line)")
     }
 
+    @Test("expired mid-compaction (bgctl simulate expire), it stops after the step under way and resubmits the rest")
+    func compactionExpires() async throws {
+        // A warning long enough that the app is still in its window when the step it waits in ends.
+        let running = try await LifecycleTests.Running(
+            prefix: "cexp", extraArguments: Self.scheduling + ["--task-budget", "40", "--expiration-warning", "20"]
+        ) { bundles in
+            try SampleBundles.assemble("Compactor", into: bundles)
+        }
+        defer { Task { await running.tearDown() } }
+        let log = { running.appLog(Self.compactor) }
+        try await Self.openAndSuspend(running, Self.compactor, opened: "scheduled processing \(Self.compactTask)")
+        let file = running.dataDirectory(Self.compactor) + "/journal.sqlite"
+        let before = try Self.size(file)
+
+        // Another connection holds the journal's write lock, as a backup would: the first step
+        // waits for it, so the task is surely under way when it is expired.
+        let lock = try SQLiteWriteLock(path: file)
+        defer { lock.unlock() }
+        let task = TaskDebugRequest(bundle: Self.compactor, identifier: Self.compactTask)
+        guard case .done = try running.request(.simulateTask(task)) else { throw HarnessError("task refused") }
+        #expect(await waitUntil { log().contains("compaction: starting") }, "app log: \(log())")
+        guard case .done = try running.request(.expireTask(task)) else { throw HarnessError("expire refused") }
+        #expect(await waitUntil { log().contains("compaction: expiring") }, "app log: \(log())")
+        lock.unlock()
+        #expect(await waitUntil { log().contains("compaction stopped (expired) after ") }, "app log: \(log())")
+        let stopped = Self.lines(running, Self.compactor, "compaction stopped (expired) after ").last ?? ""
+        #expect(
+            stopped.hasSuffix(" free pages left for next time")
+                && !stopped.hasSuffix(" 0 free pages left for next time"), "\(stopped)")
+        #expect(try await waitUntil { try running.app(Self.compactor).state == .suspended }, "\(running.daemon.log)")
+        #expect(try Self.size(file) <= before)
+
+        // It submitted the rest for next time: the next run finishes.
+        let line = try await Self.trigger(
+            .simulateTask(task), running, Self.compactor, expecting: "compacted: ")
+        #expect(try Self.size(file) < before, "\(line)")
+    }
+
     // MARK: Helpers
 
     /// An RSS feed whose items are `Item ID`, newest first.
@@ -176,5 +216,49 @@ struct SchedulingSamplesTests {
     static func size(_ path: String) throws -> Int64 {
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         return (attributes[.size] as? NSNumber)?.int64Value ?? -1
+    }
+}
+
+/// Holds an SQLite file's write lock (`BEGIN IMMEDIATE`) on a thread of its own until
+/// ``unlock()``: readers go on, writers wait.
+final class SQLiteWriteLock: Sendable {
+    private let queue: DatabaseQueue
+    private let locked = DispatchSemaphore(value: 0)
+    private let release = DispatchSemaphore(value: 0)
+    private let done = DispatchSemaphore(value: 0)
+    private let failure = Mutex<String?>(nil)
+    private let held = Mutex(true)
+
+    /// Takes the lock.
+    /// - Throws: What SQLite said when the lock cannot be taken.
+    init(path: String) throws {
+        queue = try DatabaseQueue(path: path)
+        Thread.detachNewThread { [self] in
+            do {
+                try queue.inDatabase { db in
+                    try db.execute(sql: "BEGIN IMMEDIATE")
+                    locked.signal()
+                    release.wait()
+                    try db.execute(sql: "ROLLBACK")
+                }
+            } catch {
+                failure.withLock { $0 = "\(error)" }
+                locked.signal()
+            }
+            done.signal()
+        }
+        locked.wait()
+        if let failure = failure.withLock({ $0 }) { throw HarnessError("cannot lock \(path): \(failure)") }
+    }
+
+    /// Releases the lock and waits until it is released; later calls do nothing.
+    func unlock() {
+        guard
+            held.withLock({ held in
+                defer { held = false }; return held
+            })
+        else { return }
+        release.signal()
+        done.wait()
     }
 }
