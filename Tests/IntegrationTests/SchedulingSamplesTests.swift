@@ -105,6 +105,24 @@ struct SchedulingSamplesTests {
         #expect(stored.contains("\"title\" : \"Item 2\""))
     }
 
+    @Test("a feed from a file in the sandboxed app's data directory: a change is found by its content")
+    func fetchFromFile() async throws {
+        let running = try await Self.start("FeedReader", prefix: "feedfile")
+        defer { Task { await running.tearDown() } }
+        let feed = running.dataDirectory(Self.reader) + "/feed.xml"
+        try Self.subscribe(running, to: feed)
+        // World-readable: under a root daemon the app has a uid of its own.
+        try Self.write(Self.feed(["1"]), to: feed)
+        try await Self.openAndSuspend(running, Self.reader, opened: "opened: newData (1 items, 1 new)")
+
+        try Self.write(Self.feed(["2", "1"]), to: feed)
+        let fetch = ClientMessage.Body.wake(WakeRequest(bundle: Self.reader, reason: .fetch))
+        let first = try await Self.trigger(fetch, running, Self.reader, expecting: "background fetch: ")
+        #expect(first == "background fetch: newData (2 items, 1 new)")
+        let second = try await Self.trigger(fetch, running, Self.reader, expecting: "background fetch: ")
+        #expect(second == "background fetch: noData (same content, 2 items)")
+    }
+
     @Test("background fetch launches a reader the system terminated; it completes and is suspended")
     func fetchLaunchesTerminated() async throws {
         let server = try LocalHTTPServer()
@@ -211,6 +229,11 @@ struct SchedulingSamplesTests {
     static func feed(_ ids: [String]) -> String {
         let items = ids.map { "<item><title>Item \($0)</title><guid>\($0)</guid></item>" }
         return "<rss version=\"2.0\"><channel><title>Test</title>\(items.joined())</channel></rss>"
+    }
+
+    static func write(_ text: String, to path: String) throws {
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
     }
 
     static func size(_ path: String) throws -> Int64 {
