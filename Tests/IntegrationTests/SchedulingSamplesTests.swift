@@ -28,11 +28,23 @@ struct SchedulingSamplesTests {
         "--scheduling", "fetchWindow=600,appRefreshWindow=600,processingMaximum=600,dailyFetchBudget=0",
     ]
 
-    /// The daemon with one sample.
-    static func start(_ sample: String, prefix: String) async throws -> LifecycleTests.Running {
-        try await LifecycleTests.Running(prefix: prefix, extraArguments: scheduling) { bundles in
+    /// Runs `body` with the daemon and one sample, and stops the daemon and removes its
+    /// directory afterwards, also when `body` throws.
+    static func withSample(
+        _ sample: String, prefix: String, extraArguments: [String] = [],
+        _ body: (LifecycleTests.Running) async throws -> Void
+    ) async throws {
+        let running = try await LifecycleTests.Running(prefix: prefix, extraArguments: scheduling + extraArguments) {
+            bundles in
             try SampleBundles.assemble(sample, into: bundles)
         }
+        do {
+            try await body(running)
+        } catch {
+            await running.tearDown()
+            throw error
+        }
+        await running.tearDown()
     }
 
     /// The lines of an app's log that start with `prefix`.
@@ -86,41 +98,41 @@ struct SchedulingSamplesTests {
         let server = try LocalHTTPServer()
         defer { server.stop() }
         server.serve("/feed.xml", Self.feed(["1"]))
-        let running = try await Self.start("FeedReader", prefix: "feed")
-        defer { Task { await running.tearDown() } }
-        try Self.subscribe(running, to: server.baseURL + "/feed.xml")
-        try await Self.openAndSuspend(running, Self.reader, opened: "opened: newData (1 items, 1 new)")
+        try await Self.withSample("FeedReader", prefix: "feed") { running in
+            try Self.subscribe(running, to: server.baseURL + "/feed.xml")
+            try await Self.openAndSuspend(running, Self.reader, opened: "opened: newData (1 items, 1 new)")
 
-        server.serve("/feed.xml", Self.feed(["2", "1"]))
-        let fetch = ClientMessage.Body.wake(WakeRequest(bundle: Self.reader, reason: .fetch))
-        let first = try await Self.trigger(fetch, running, Self.reader, expecting: "background fetch: ")
-        #expect(first == "background fetch: newData (2 items, 1 new)")
-        let second = try await Self.trigger(fetch, running, Self.reader, expecting: "background fetch: ")
-        #expect(second == "background fetch: noData (not modified, 2 items)")
-        #expect(server.requests.last?.status == 304)
-        #expect(server.requests.last?.ifNoneMatch == "\"v2\"")
+            server.serve("/feed.xml", Self.feed(["2", "1"]))
+            let fetch = ClientMessage.Body.wake(WakeRequest(bundle: Self.reader, reason: .fetch))
+            let first = try await Self.trigger(fetch, running, Self.reader, expecting: "background fetch: ")
+            #expect(first == "background fetch: newData (2 items, 1 new)")
+            let second = try await Self.trigger(fetch, running, Self.reader, expecting: "background fetch: ")
+            #expect(second == "background fetch: noData (not modified, 2 items)")
+            #expect(server.requests.last?.status == 304)
+            #expect(server.requests.last?.ifNoneMatch == "\"v2\"")
 
-        let stored = try String(
-            contentsOfFile: running.dataDirectory(Self.reader) + "/items.json", encoding: .utf8)
-        #expect(stored.contains("\"title\" : \"Item 2\""))
+            let stored = try String(
+                contentsOfFile: running.dataDirectory(Self.reader) + "/items.json", encoding: .utf8)
+            #expect(stored.contains("\"title\" : \"Item 2\""))
+        }
     }
 
     @Test("a feed from a file in the sandboxed app's data directory: a change is found by its content")
     func fetchFromFile() async throws {
-        let running = try await Self.start("FeedReader", prefix: "feedfile")
-        defer { Task { await running.tearDown() } }
-        let feed = running.dataDirectory(Self.reader) + "/feed.xml"
-        try Self.subscribe(running, to: feed)
-        // World-readable: under a root daemon the app has a uid of its own.
-        try Self.write(Self.feed(["1"]), to: feed)
-        try await Self.openAndSuspend(running, Self.reader, opened: "opened: newData (1 items, 1 new)")
+        try await Self.withSample("FeedReader", prefix: "feedfile") { running in
+            let feed = running.dataDirectory(Self.reader) + "/feed.xml"
+            try Self.subscribe(running, to: feed)
+            // World-readable: under a root daemon the app has a uid of its own.
+            try Self.write(Self.feed(["1"]), to: feed)
+            try await Self.openAndSuspend(running, Self.reader, opened: "opened: newData (1 items, 1 new)")
 
-        try Self.write(Self.feed(["2", "1"]), to: feed)
-        let fetch = ClientMessage.Body.wake(WakeRequest(bundle: Self.reader, reason: .fetch))
-        let first = try await Self.trigger(fetch, running, Self.reader, expecting: "background fetch: ")
-        #expect(first == "background fetch: newData (2 items, 1 new)")
-        let second = try await Self.trigger(fetch, running, Self.reader, expecting: "background fetch: ")
-        #expect(second == "background fetch: noData (same content, 2 items)")
+            try Self.write(Self.feed(["2", "1"]), to: feed)
+            let fetch = ClientMessage.Body.wake(WakeRequest(bundle: Self.reader, reason: .fetch))
+            let first = try await Self.trigger(fetch, running, Self.reader, expecting: "background fetch: ")
+            #expect(first == "background fetch: newData (2 items, 1 new)")
+            let second = try await Self.trigger(fetch, running, Self.reader, expecting: "background fetch: ")
+            #expect(second == "background fetch: noData (same content, 2 items)")
+        }
     }
 
     @Test("background fetch launches a reader the system terminated; it completes and is suspended")
@@ -128,22 +140,22 @@ struct SchedulingSamplesTests {
         let server = try LocalHTTPServer()
         defer { server.stop() }
         server.serve("/feed.xml", Self.feed(["1"]))
-        let running = try await Self.start("FeedReader", prefix: "feedkill")
-        defer { Task { await running.tearDown() } }
-        try Self.subscribe(running, to: server.baseURL + "/feed.xml")
-        try await Self.openAndSuspend(running, Self.reader, opened: "opened: newData")
-        // Killed while suspended, as under memory pressure: not a force quit.
-        let victim = try #require(try running.app(Self.reader).pid)
-        kill(victim, SIGKILL)
-        #expect(try await waitUntil { try running.app(Self.reader).state == .notRunning })
+        try await Self.withSample("FeedReader", prefix: "feedkill") { running in
+            try Self.subscribe(running, to: server.baseURL + "/feed.xml")
+            try await Self.openAndSuspend(running, Self.reader, opened: "opened: newData")
+            // Killed while suspended, as under memory pressure: not a force quit.
+            let victim = try #require(try running.app(Self.reader).pid)
+            kill(victim, SIGKILL)
+            #expect(try await waitUntil { try running.app(Self.reader).state == .notRunning })
 
-        server.serve("/feed.xml", Self.feed(["2", "1"]))
-        let line = try await Self.trigger(
-            .wake(WakeRequest(bundle: Self.reader, reason: .fetch)), running, Self.reader,
-            expecting: "background fetch: ")
-        #expect(line == "background fetch: newData (2 items, 1 new)")
-        #expect(running.appLog(Self.reader).contains("launched (fetch)"))
-        #expect(try running.app(Self.reader).pid != victim)
+            server.serve("/feed.xml", Self.feed(["2", "1"]))
+            let line = try await Self.trigger(
+                .wake(WakeRequest(bundle: Self.reader, reason: .fetch)), running, Self.reader,
+                expecting: "background fetch: ")
+            #expect(line == "background fetch: newData (2 items, 1 new)")
+            #expect(running.appLog(Self.reader).contains("launched (fetch)"))
+            #expect(try running.app(Self.reader).pid != victim)
+        }
     }
 
     @Test("the app-refresh task: it refreshes, resubmits the next one, completes and is suspended")
@@ -151,76 +163,76 @@ struct SchedulingSamplesTests {
         let server = try LocalHTTPServer()
         defer { server.stop() }
         server.serve("/feed.xml", Self.feed(["1"]))
-        let running = try await Self.start("FeedReader", prefix: "feedtask")
-        defer { Task { await running.tearDown() } }
-        try Self.subscribe(running, to: server.baseURL + "/feed.xml")
-        try await Self.openAndSuspend(
-            running, Self.reader, opened: "scheduled appRefresh \(Self.refreshTask) in 15 min")
+        try await Self.withSample("FeedReader", prefix: "feedtask") { running in
+            try Self.subscribe(running, to: server.baseURL + "/feed.xml")
+            try await Self.openAndSuspend(
+                running, Self.reader, opened: "scheduled appRefresh \(Self.refreshTask) in 15 min")
 
-        server.serve("/feed.xml", Self.feed(["3", "2", "1"]))
-        let task = ClientMessage.Body.simulateTask(TaskDebugRequest(bundle: Self.reader, identifier: Self.refreshTask))
-        let first = try await Self.trigger(task, running, Self.reader, expecting: "refresh task: ")
-        #expect(first == "refresh task: newData (3 items, 2 new)")
-        // Launching a request takes it off the pending list: a second launch finds one only
-        // because the handler submitted the next.
-        let second = try await Self.trigger(task, running, Self.reader, expecting: "refresh task: ")
-        #expect(second == "refresh task: noData (not modified, 3 items)")
+            server.serve("/feed.xml", Self.feed(["3", "2", "1"]))
+            let task = ClientMessage.Body.simulateTask(
+                TaskDebugRequest(bundle: Self.reader, identifier: Self.refreshTask))
+            let first = try await Self.trigger(task, running, Self.reader, expecting: "refresh task: ")
+            #expect(first == "refresh task: newData (3 items, 2 new)")
+            // Launching a request takes it off the pending list: a second launch finds one only
+            // because the handler submitted the next.
+            let second = try await Self.trigger(task, running, Self.reader, expecting: "refresh task: ")
+            #expect(second == "refresh task: noData (not modified, 3 items)")
+        }
     }
 
     // MARK: Compactor
 
     @Test("the processing task compacts the journal: the file shrinks, and the app is suspended after")
     func compaction() async throws {
-        let running = try await Self.start("Compactor", prefix: "compact")
-        defer { Task { await running.tearDown() } }
-        try await Self.openAndSuspend(running, Self.compactor, opened: "scheduled processing \(Self.compactTask)")
-        let file = running.dataDirectory(Self.compactor) + "/journal.sqlite"
-        let before = try Self.size(file)
+        try await Self.withSample("Compactor", prefix: "compact") { running in
+            try await Self.openAndSuspend(running, Self.compactor, opened: "scheduled processing \(Self.compactTask)")
+            let file = running.dataDirectory(Self.compactor) + "/journal.sqlite"
+            let before = try Self.size(file)
 
-        let line = try await Self.trigger(
-            .simulateTask(TaskDebugRequest(bundle: Self.compactor, identifier: Self.compactTask)), running,
-            Self.compactor, expecting: "compacted: ")
-        let after = try Self.size(file)
-        #expect(after < before, "\(before) -> \(after) bytes")
-        #expect(line.hasPrefix("compacted: \(before) -> \(after) bytes in "), "\(line)")
+            let line = try await Self.trigger(
+                .simulateTask(TaskDebugRequest(bundle: Self.compactor, identifier: Self.compactTask)), running,
+                Self.compactor, expecting: "compacted: ")
+            let after = try Self.size(file)
+            #expect(after < before, "\(before) -> \(after) bytes")
+            #expect(line.hasPrefix("compacted: \(before) -> \(after) bytes in "), "\(line)")
+        }
     }
 
     @Test("expired mid-compaction (bgctl simulate expire), it stops after the step under way and resubmits the rest")
     func compactionExpires() async throws {
         // A warning long enough that the app is still in its window when the step it waits in ends.
-        let running = try await LifecycleTests.Running(
-            prefix: "cexp", extraArguments: Self.scheduling + ["--task-budget", "40", "--expiration-warning", "20"]
-        ) { bundles in
-            try SampleBundles.assemble("Compactor", into: bundles)
+        try await Self.withSample(
+            "Compactor", prefix: "cexp", extraArguments: ["--task-budget", "40", "--expiration-warning", "20"]
+        ) { running in
+            let log = { running.appLog(Self.compactor) }
+            try await Self.openAndSuspend(running, Self.compactor, opened: "scheduled processing \(Self.compactTask)")
+            let file = running.dataDirectory(Self.compactor) + "/journal.sqlite"
+            let before = try Self.size(file)
+
+            // Another connection holds the journal's write lock, as a backup would: the first step
+            // waits for it, so the task is surely under way when it is expired.
+            let lock = try SQLiteWriteLock(path: file)
+            defer { lock.unlock() }
+            let task = TaskDebugRequest(bundle: Self.compactor, identifier: Self.compactTask)
+            guard case .done = try running.request(.simulateTask(task)) else { throw HarnessError("task refused") }
+            #expect(await waitUntil { log().contains("compaction: starting") }, "app log: \(log())")
+            guard case .done = try running.request(.expireTask(task)) else { throw HarnessError("expire refused") }
+            #expect(await waitUntil { log().contains("compaction: expiring") }, "app log: \(log())")
+            lock.unlock()
+            #expect(await waitUntil { log().contains("compaction stopped (expired) after ") }, "app log: \(log())")
+            let stopped = Self.lines(running, Self.compactor, "compaction stopped (expired) after ").last ?? ""
+            #expect(
+                stopped.hasSuffix(" free pages left for next time")
+                    && !stopped.hasSuffix(" 0 free pages left for next time"), "\(stopped)")
+            #expect(
+                try await waitUntil { try running.app(Self.compactor).state == .suspended }, "\(running.daemon.log)")
+            #expect(try Self.size(file) <= before)
+
+            // It submitted the rest for next time: the next run finishes.
+            let line = try await Self.trigger(
+                .simulateTask(task), running, Self.compactor, expecting: "compacted: ")
+            #expect(try Self.size(file) < before, "\(line)")
         }
-        defer { Task { await running.tearDown() } }
-        let log = { running.appLog(Self.compactor) }
-        try await Self.openAndSuspend(running, Self.compactor, opened: "scheduled processing \(Self.compactTask)")
-        let file = running.dataDirectory(Self.compactor) + "/journal.sqlite"
-        let before = try Self.size(file)
-
-        // Another connection holds the journal's write lock, as a backup would: the first step
-        // waits for it, so the task is surely under way when it is expired.
-        let lock = try SQLiteWriteLock(path: file)
-        defer { lock.unlock() }
-        let task = TaskDebugRequest(bundle: Self.compactor, identifier: Self.compactTask)
-        guard case .done = try running.request(.simulateTask(task)) else { throw HarnessError("task refused") }
-        #expect(await waitUntil { log().contains("compaction: starting") }, "app log: \(log())")
-        guard case .done = try running.request(.expireTask(task)) else { throw HarnessError("expire refused") }
-        #expect(await waitUntil { log().contains("compaction: expiring") }, "app log: \(log())")
-        lock.unlock()
-        #expect(await waitUntil { log().contains("compaction stopped (expired) after ") }, "app log: \(log())")
-        let stopped = Self.lines(running, Self.compactor, "compaction stopped (expired) after ").last ?? ""
-        #expect(
-            stopped.hasSuffix(" free pages left for next time")
-                && !stopped.hasSuffix(" 0 free pages left for next time"), "\(stopped)")
-        #expect(try await waitUntil { try running.app(Self.compactor).state == .suspended }, "\(running.daemon.log)")
-        #expect(try Self.size(file) <= before)
-
-        // It submitted the rest for next time: the next run finishes.
-        let line = try await Self.trigger(
-            .simulateTask(task), running, Self.compactor, expecting: "compacted: ")
-        #expect(try Self.size(file) < before, "\(line)")
     }
 
     // MARK: Helpers
