@@ -35,6 +35,10 @@ public final class LocalHTTPServer: Sendable {
         var documents: [String: Document] = [:]
         var requests: [Request] = []
         var versions = 0
+        /// Paths whose requests wait, unanswered, until ``release()``.
+        var held: Set<String> = []
+        /// Requests waiting now.
+        var waiting = 0
     }
 
     /// The port it listens on.
@@ -42,6 +46,7 @@ public final class LocalHTTPServer: Sendable {
     private let listener: Int32
     private let state = Mutex(State())
     private let finished = DispatchSemaphore(value: 0)
+    private let released = DispatchSemaphore(value: 0)
 
     /// `http://127.0.0.1:PORT`, to which a path is appended.
     public var baseURL: String { "http://127.0.0.1:\(port)" }
@@ -95,8 +100,28 @@ public final class LocalHTTPServer: Sendable {
     /// Every request answered so far, oldest first.
     public var requests: [Request] { state.withLock { $0.requests } }
 
+    /// Makes requests for `path` wait, unanswered, until ``release()``: a server that is slow
+    /// to answer, for tests of what a client does meanwhile. One thread serves everything, so
+    /// other requests wait too.
+    public func hold(_ path: String) {
+        state.withLock { _ = $0.held.insert(path) }
+    }
+
+    /// Requests waiting in ``hold(_:)`` now.
+    public var waiting: Int { state.withLock { $0.waiting } }
+
+    /// Answers the request waiting, and those to come, at once.
+    public func release() {
+        let waiting = state.withLock { state in
+            state.held = []
+            return state.waiting
+        }
+        for _ in 0..<waiting { released.signal() }
+    }
+
     /// Stops listening and waits for the accepting thread to end.
     public func stop() {
+        release()
         shutdown(listener, Int32(SHUT_RDWR))
         _ = finished.wait(timeout: .now() + 5)
         close(listener)
@@ -138,6 +163,15 @@ public final class LocalHTTPServer: Sendable {
         let method = String(requestLine[0])
         let path = String(requestLine[1])
         let ifNoneMatch = headers["if-none-match"]
+        let held = state.withLock { state in
+            guard state.held.contains(path) else { return false }
+            state.waiting += 1
+            return true
+        }
+        if held {
+            released.wait()
+            state.withLock { $0.waiting -= 1 }
+        }
         let document = state.withLock { $0.documents[path] }
         let status: Int
         if method != "GET" && method != "HEAD" {

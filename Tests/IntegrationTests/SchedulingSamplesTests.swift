@@ -180,6 +180,38 @@ struct SchedulingSamplesTests {
         }
     }
 
+    @Test("the refresh task expired while the server is slow: the fetch is cancelled, the task completes as failed")
+    func refreshTaskExpires() async throws {
+        let server = try LocalHTTPServer()
+        defer { server.stop() }
+        server.serve("/feed.xml", Self.feed(["1"]))
+        try await Self.withSample(
+            "FeedReader", prefix: "feedexp", extraArguments: ["--task-budget", "40", "--expiration-warning", "20"]
+        ) { running in
+            let log = { running.appLog(Self.reader) }
+            try Self.subscribe(running, to: server.baseURL + "/feed.xml")
+            try await Self.openAndSuspend(running, Self.reader, opened: "opened: newData (1 items, 1 new)")
+
+            server.serve("/feed.xml", Self.feed(["2", "1"]))
+            server.hold("/feed.xml")
+            let task = TaskDebugRequest(bundle: Self.reader, identifier: Self.refreshTask)
+            guard case .done = try running.request(.simulateTask(task)) else { throw HarnessError("task refused") }
+            #expect(await waitUntil { server.waiting == 1 }, "app log: \(log())")
+            guard case .done = try running.request(.expireTask(task)) else { throw HarnessError("expire refused") }
+            #expect(await waitUntil { !Self.lines(running, Self.reader, "refresh task: ").isEmpty }, "\(log())")
+            let line = Self.lines(running, Self.reader, "refresh task: ").last ?? ""
+            #expect(line.hasPrefix("refresh task: failed (") && line.contains("cancelled"), "\(line)")
+            #expect(
+                try await waitUntil { try running.app(Self.reader).state == .suspended }, "\(running.daemon.log)")
+            server.release()
+
+            // The handler submitted the next one before it fetched: it runs, and brings the item.
+            let next = try await Self.trigger(
+                .simulateTask(task), running, Self.reader, expecting: "refresh task: ")
+            #expect(next == "refresh task: newData (2 items, 1 new)")
+        }
+    }
+
     // MARK: Compactor
 
     @Test("the processing task compacts the journal: the file shrinks, and the app is suspended after")
