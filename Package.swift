@@ -197,6 +197,22 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        .executableTarget(
+            name: "FeedReader",
+            dependencies: ["BackgroundKit"],
+            path: "Samples/FeedReader",
+            exclude: ["Info.plist"],
+            swiftSettings: swiftSettings
+        ),
+
+        .executableTarget(
+            name: "Compactor",
+            dependencies: ["BackgroundKit", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Samples/Compactor",
+            exclude: ["Info.plist"],
+            swiftSettings: swiftSettings
+        ),
+
         .target(
             name: "LowPowerPolicy",
             dependencies: ["CBackgrounderPolicy"],
@@ -231,8 +247,8 @@ let package = Package(
         .testTarget(
             name: "SamplesTests",
             dependencies: [
-                "HikeRecorder", "RegionAlerts", "BackgroundPlayer", "BackgroundKit", "CSndFile",
-                "BackgrounderTestSupport",
+                "HikeRecorder", "RegionAlerts", "BackgroundPlayer", "FeedReader", "Compactor", "BackgroundKit",
+                "CSndFile", "BackgrounderTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -261,8 +277,11 @@ let package = Package(
                 "HikeRecorder",
                 "RegionAlerts",
                 "BackgroundPlayer",
+                "FeedReader",
+                "Compactor",
                 "TestApp",
                 "LowPowerPolicy",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -51,6 +51,16 @@ wait_for() {
     exit 1
 }
 
+# Waits until an app is in a state (bgctl ps), for at most 15 s.
+wait_state() {
+    local id=$1 state=$2
+    for _ in $(seq 1 150); do
+        "$BIN/bgctl" ps --json --socket "$SOCKET" | python3 -c "import json,sys; sys.exit(0 if any(a['id']=='$id' and a['state']=='$state' for a in json.load(sys.stdin)) else 1)" && return 0
+        sleep 0.1
+    done
+    return 0
+}
+
 # gpsd comes up later, replaying the walk once the recorder is listening: the daemon
 # reconnects by itself (with backoff), as it does whenever gpsd restarts.
 GPSD_PORT=$(free_port)
@@ -226,6 +236,80 @@ print(f"parec heard {loud / 100:.1f} s of sound on the null sink's monitor ({len
 PY
 fi
 "$BIN/bgctl" unlock --socket "$SOCKET"
+
+READER=org.backgrounder.samples.feedreader
+READERLOG=$RUN/state/logs/$READER.log
+echo
+echo "== background fetch: FeedReader refreshes a feed from a local HTTP server on fetch and on its refresh task"
+# The feed: an RSS file served by Python's http.server, which answers If-Modified-Since with
+# 304. Apps are sandboxed but may use the network (docs/SANDBOX.md), loopback included.
+HTTP_PORT=$(free_port)
+mkdir -p "$RUN/www"
+feed() {
+    python3 - "$RUN/www/feed.xml" "$@" <<'PY'
+import sys
+items = "".join(f"<item><title>{t}</title><guid>{t}</guid></item>" for t in sys.argv[2:])
+open(sys.argv[1], "w").write(f'<rss version="2.0"><channel><title>Lake Bled news</title>{items}</channel></rss>')
+PY
+}
+feed "Ice on the lake"
+start "$RUN/http.log" python3 -m http.server "$HTTP_PORT" --bind 127.0.0.1 --directory "$RUN/www"
+wait_for "the feed's HTTP server" python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$HTTP_PORT/feed.xml')"
+echo "\$ FeedReader subscribe http://127.0.0.1:$HTTP_PORT/feed.xml     # writes feed.url in its data directory"
+"$BIN/FeedReader" subscribe "http://127.0.0.1:$HTTP_PORT/feed.xml" --state-dir "$RUN/state"
+echo "\$ bgctl open $READER; bgctl home     # it asks for fetch (.minimum) and submits a refresh task"
+"$BIN/bgctl" open "$READER" --socket "$SOCKET"
+sleep 1
+"$BIN/bgctl" home --socket "$SOCKET"
+wait_state "$READER" suspended
+cat "$READERLOG"
+# A new item, a second later than the last fetch so Last-Modified tells them apart.
+sleep 1
+feed "Rowing regatta on Saturday" "Ice on the lake"
+echo "\$ bgctl simulate fetch $READER     # a new item: newData, then suspended again"
+"$BIN/bgctl" simulate fetch "$READER" --socket "$SOCKET"
+sleep 1
+wait_state "$READER" suspended
+tail -n 2 "$READERLOG"
+echo "\$ bgctl simulate fetch $READER     # nothing new: 304 Not Modified, noData"
+"$BIN/bgctl" simulate fetch "$READER" --socket "$SOCKET"
+sleep 1
+wait_state "$READER" suspended
+tail -n 1 "$READERLOG"
+sleep 1
+feed "Swans are back" "Rowing regatta on Saturday" "Ice on the lake"
+echo "\$ bgctl simulate task $READER $READER.refresh     # the refresh task submits the next one, then refreshes"
+"$BIN/bgctl" simulate task "$READER" "$READER.refresh" --socket "$SOCKET"
+sleep 1
+wait_state "$READER" suspended
+tail -n 3 "$READERLOG"
+"$BIN/bgctl" ps --socket "$SOCKET" | grep -E "^ID|$READER"
+echo "\$ bgctl tasks $READER"
+"$BIN/bgctl" tasks "$READER" --socket "$SOCKET"
+echo "\$ FeedReader items"
+"$BIN/FeedReader" items --state-dir "$RUN/state"
+
+COMPACTOR=org.backgrounder.samples.compactor
+COMPACTORLOG=$RUN/state/logs/$COMPACTOR.log
+JOURNAL=$RUN/state/data/$COMPACTOR/journal.sqlite
+echo
+echo "== processing: Compactor compacts its SQLite journal in a processing task that needs external power"
+echo "\$ bgctl open $COMPACTOR; bgctl home     # entries added and pruned: free pages pile up; a task is submitted"
+"$BIN/bgctl" open "$COMPACTOR" --socket "$SOCKET"
+sleep 1
+"$BIN/bgctl" home --socket "$SOCKET"
+wait_state "$COMPACTOR" suspended
+cat "$COMPACTORLOG"
+echo "\$ bgctl tasks $COMPACTOR     # it waits for the device to be idle (and on power)"
+"$BIN/bgctl" tasks "$COMPACTOR" --socket "$SOCKET"
+echo "journal.sqlite: $(stat -c %s "$JOURNAL") bytes"
+echo "\$ bgctl simulate task $COMPACTOR $COMPACTOR.compact     # runs it now: incremental vacuum in steps"
+"$BIN/bgctl" simulate task "$COMPACTOR" "$COMPACTOR.compact" --socket "$SOCKET"
+for _ in $(seq 1 100); do grep -qE "^(compacted|compaction stopped|compaction failed)" "$COMPACTORLOG" && break; sleep 0.1; done
+wait_state "$COMPACTOR" suspended
+tail -n 2 "$COMPACTORLOG"
+echo "journal.sqlite: $(stat -c %s "$JOURNAL") bytes"
+"$BIN/bgctl" ps --socket "$SOCKET" | grep -E "^ID|$COMPACTOR"
 
 if [ "$KEEP" = "--keep" ]; then
     echo
