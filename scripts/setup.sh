@@ -13,8 +13,9 @@ cd "$(dirname "$0")/.."
 # gpsbabel, libxml2-utils: read HikeRecorder's GPX back with two other tools (tests).
 # libnotify-bin: notify-send, RegionAlerts' desktop notification.
 # libsndfile1-dev: BackgroundKit decodes WAV, FLAC, Ogg and MP3 files with libsndfile.
+# iproute2: `ip netns`, so the tests run a daemon in a network namespace (the network condition).
 PACKAGES=(gpsd gpsd-clients libgps-dev pulseaudio pulseaudio-utils libpulse-dev libsqlite3-dev socat python3
-    gpsbabel libxml2-utils libnotify-bin libsndfile1-dev)
+    gpsbabel libxml2-utils libnotify-bin libsndfile1-dev iproute2)
 
 as_root() {
     if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
