@@ -37,7 +37,7 @@ typedef struct backgrounder_policy_v1 {
 typedef int32_t (*backgrounder_policy_entry_v1)(backgrounder_policy_v1 *policy);
 
 // ---------------------------------------------------------------------------------------------
-// Scheduling numbers, per app and per power state (added in release 0.3; optional).
+// Scheduling numbers, per app and per power state (a later, optional addition).
 //
 // A policy bundle may also name, with the Info.plist key
 //   BackgrounderPolicySchedulingEntryPoint = the name of a function of type
@@ -51,9 +51,10 @@ typedef int32_t (*backgrounder_policy_entry_v1)(backgrounder_policy_v1 *policy);
 // answer is cached for that (app, power state) for the daemon's life: the function must be pure.
 // It is called from the daemon's threads, one call at a time.
 //
-// A non-zero return keeps every standard number; a number that is not finite or is negative
-// (a count below 0, or a push burst below 1) keeps the standard one for that field. Either way
-// the daemon logs the field and why.
+// A non-zero return keeps every standard number; a duration that is not finite, negative or
+// over 100 years, a count below 0, or a push burst below 1 keeps the standard one for that
+// field. Either way the daemon logs the field and why. A key that names a symbol the library
+// does not have refuses the whole plug-in at start, as for BackgrounderPolicyEntryPoint.
 // ---------------------------------------------------------------------------------------------
 
 #define BACKGROUNDER_SCHEDULING_ABI_V1 1u
