@@ -22,6 +22,20 @@ struct SchedulingFetchTests {
         #expect(FetchScheduler.waits(Self.history(.never), policy: Self.policy, now: Self.t0) == [.never])
     }
 
+    @Test("a never-fetched app is due from when it set its interval, a fixed moment; setting it again changes nothing")
+    func dueFromIntervalSet() {
+        var history = FetchHistory()
+        history.setInterval(.minimum, at: Self.t0)
+        history.setInterval(.minimum, at: Self.t0.addingTimeInterval(50))
+        #expect(history.intervalSetAt == Self.t0)
+        for later in [10.0, 500, 5000] {
+            let now = Self.t0.addingTimeInterval(later)
+            #expect(FetchScheduler.nextFetch(history, policy: Self.policy, now: now) == Self.t0)
+        }
+        history.setInterval(.seconds(3600), at: Self.t0.addingTimeInterval(60))
+        #expect(history.intervalSetAt == Self.t0.addingTimeInterval(60))
+    }
+
     @Test(
         "never before the larger of the app's interval and the policy's minimum",
         arguments: [

@@ -25,9 +25,19 @@ public struct FetchHistory: Sendable, Hashable, Codable {
     public var recentLaunches: [Date] = []
     /// When the person last brought the app to the front.
     public var lastOpenedAt: Date?
+    /// When the app last changed its interval (``setInterval(_:at:)``): an app that has never
+    /// fetched is due from then, a fixed moment, so rescheduling does not keep moving it.
+    public var intervalSetAt: Date?
 
     /// A history with no fetch yet.
     public init(interval: BackgroundFetchInterval = .never) { self.interval = interval }
+
+    /// The app asked for `interval` at `date` (`setMinimumBackgroundFetchInterval`). Asking
+    /// again for the same interval, as apps do at every launch, changes nothing.
+    public mutating func setInterval(_ interval: BackgroundFetchInterval, at date: Date) {
+        if interval != self.interval || intervalSetAt == nil { intervalSetAt = date }
+        self.interval = interval
+    }
 
     /// A fetch (or app-refresh) window closed with `result`.
     public mutating func record(_ result: BackgroundFetchResult, at date: Date) {
@@ -63,7 +73,7 @@ public struct FetchHistory: Sendable, Hashable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case interval, lastFetchAt, lastResult, consecutiveEmpty, recentLaunches, lastOpenedAt
+        case interval, lastFetchAt, lastResult, consecutiveEmpty, recentLaunches, lastOpenedAt, intervalSetAt
     }
 
     public init(from decoder: any Decoder) throws {
@@ -74,5 +84,6 @@ public struct FetchHistory: Sendable, Hashable, Codable {
         consecutiveEmpty = max(0, try container.decodeIfPresent(Int.self, forKey: .consecutiveEmpty) ?? 0)
         recentLaunches = try container.decodeIfPresent([Date].self, forKey: .recentLaunches) ?? []
         lastOpenedAt = try container.decodeIfPresent(Date.self, forKey: .lastOpenedAt)
+        intervalSetAt = try container.decodeIfPresent(Date.self, forKey: .intervalSetAt)
     }
 }

@@ -7,7 +7,8 @@ public import Foundation
 /// 1. **Interval.** `.never` means no scheduled fetch. Otherwise the base interval is the
 ///    larger of the app's `.seconds` and the policy's ``SchedulingPolicy/minimumFetchInterval``
 ///    (`.minimum` is the policy's minimum): an app is never fetched sooner than that after its
-///    last fetch. An app that has never fetched may fetch now.
+///    last fetch. An app that has never fetched may fetch at once: it is due from when it set
+///    its interval (``FetchHistory/intervalSetAt``), or from now if that is not known.
 /// 2. **Backoff.** Each `.noData` or `.failed` in a row doubles the wait:
 ///    `base × 2^consecutiveEmpty`, capped at ``SchedulingPolicy/fetchBackoffCap`` (a base
 ///    interval above the cap is kept: the cap never makes an app fetch sooner than it asked).
@@ -65,7 +66,8 @@ public enum FetchScheduler {
     /// fetch is off (`.never`, or a daily budget of 0).
     public static func nextFetch(_ history: FetchHistory, policy: SchedulingPolicy, now: Date) -> Date? {
         guard let spacing = spacing(history, policy: policy, now: now) else { return nil }
-        var next = history.lastFetchAt.map { $0.addingTimeInterval(spacing) } ?? now
+        // Never fetched: due since the interval was set (or now, if that is not known).
+        var next = history.lastFetchAt.map { $0.addingTimeInterval(spacing) } ?? min(history.intervalSetAt ?? now, now)
         if let until = budgetUntil(history, policy: policy, now: now) {
             guard until != .distantFuture else { return nil }
             next = max(next, until)

@@ -192,9 +192,7 @@ public struct ScheduleSimulation: Sendable {
         let history = state.histories[id.app]
         switch id.work {
         case .fetch:
-            guard let next = FetchScheduler.nextFetch(history, policy: policy, now: now) else { return nil }
-            // Never fetched: due since it set its interval (nextFetch says "now").
-            return history.lastFetchAt == nil ? state.changedAt[id.app] : max(next, state.changedAt[id.app])
+            return FetchScheduler.nextFetch(history, policy: policy, now: now).map { max($0, state.changedAt[id.app]) }
         case .refresh:
             guard let request = state.requests[id.app] else { return nil }
             let waits = TaskReadiness.waits(
@@ -211,7 +209,7 @@ public struct ScheduleSimulation: Sendable {
     private func apply(_ event: Event, to state: inout State, now: Date) {
         switch event {
         case .start(let index):
-            state.histories[index].interval = apps[index].interval
+            state.histories[index].setInterval(apps[index].interval, at: now)
             state.changedAt[index] = now
             if let every = apps[index].refreshEvery {
                 state.requests[index] = BackgroundTaskRequest(
