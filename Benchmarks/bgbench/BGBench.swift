@@ -14,7 +14,8 @@ struct BGBench: ParsableCommand {
         commandName: "bgbench",
         abstract: "Backgrounder benchmarks, each beside a baseline measured in the same run.",
         subcommands: [
-            IPCRoundTrip.self, FreezeThaw.self, Relaunch.self, Filters.self, StoreWrites.self, EchoServer.self,
+            IPCRoundTrip.self, FreezeThaw.self, Relaunch.self, Filters.self, StoreWrites.self, Schedule.self,
+            EchoServer.self,
         ]
     )
 }

@@ -22,9 +22,13 @@ public struct Daemon: Sendable {
     /// The plug-in policy named by `--policy`, or the standard one, saying why when a plug-in
     /// cannot be used: a broken plug-in must not keep the daemon from serving.
     private func choosePolicy(_ catalog: BundleCatalog) -> any BackgroundPolicy {
-        guard let identifier = configuration.policyBundle else { return configuration.policy }
+        // The standard policy with the scheduling numbers of `--scheduling`; a plug-in starts
+        // from it too.
+        var standard = configuration.policy
+        standard.scheduling = configuration.scheduling
+        guard let identifier = configuration.policyBundle else { return standard }
         do {
-            let policy = try PluginPolicy.load(identifier, from: catalog, standard: configuration.policy)
+            let policy = try PluginPolicy.load(identifier, from: catalog, standard: standard, logger: logger)
             let numbers = policy.numbers
             logger.info(
                 "loaded policy plug-in \(identifier): task budget \(numbers.taskBudget), grace \(numbers.suspendGrace), expiration warning \(numbers.expirationWarning)"
@@ -32,7 +36,7 @@ public struct Daemon: Sendable {
             return policy
         } catch {
             logger.error("policy plug-in not used: \(error); using the standard policy")
-            return configuration.policy
+            return standard
         }
     }
 
@@ -111,8 +115,10 @@ public struct Daemon: Sendable {
             logger: logger
         )
         let appChannels = AppChannels(logger: logger)
-        let scheduling = configuration.scheduling  // TODO(merge): policy.scheduling(for:onExternalPower:)
-        let schedulingNumbers: @Sendable (AppManifest, Bool) -> SchedulingPolicy = { _, _ in scheduling }
+        // Per app and power state, from the policy (a plug-in may vary them).
+        let schedulingNumbers: @Sendable (AppManifest, Bool) -> SchedulingPolicy = { app, onExternalPower in
+            policy.scheduling(for: app, onExternalPower: onExternalPower)
+        }
         let apps = AppManager(
             supervisor: supervisor,
             channels: appChannels,

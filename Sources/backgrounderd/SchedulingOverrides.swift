@@ -11,6 +11,7 @@ enum SchedulingOverrides {
             "minimumFetchInterval": \.minimumFetchInterval, "fetchBackoffCap": \.fetchBackoffCap,
             "favouredWithin": \.favouredWithin, "coalescingTolerance": \.coalescingTolerance,
             "idleBeforeProcessing": \.idleBeforeProcessing, "pushRefill": \.pushRefill,
+            "fetchTolerance": \.fetchTolerance,
             "maximumEarliestBeginDelay": \.maximumEarliestBeginDelay,
         ]
     }

@@ -25,6 +25,7 @@ struct KeyTypeTests {
         Mistyped(key: "UIApplicationExitsOnSuspend", value: .integer(1), expected: "must be a boolean"),
         Mistyped(key: "CFBundlePackageType", value: .integer(1), expected: "must be a string"),
         Mistyped(key: "BackgrounderPolicyEntryPoint", value: .bool(true), expected: "must be a string"),
+        Mistyped(key: "BackgrounderPolicySchedulingEntryPoint", value: .integer(2), expected: "must be a string"),
         Mistyped(
             key: "BGTaskSchedulerPermittedIdentifiers",
             value: .string("org.example.task"),

@@ -93,6 +93,7 @@ struct PolicyPluginTests {
         _ name: String,
         id: String,
         symbol: String,
+        scheduling: String? = nil,
         in bundles: String,
         library: (String) throws -> Void
     ) throws {
@@ -107,6 +108,7 @@ struct PolicyPluginTests {
             <key>CFBundlePackageType</key><string>BNDL</string>
             <key>CFBundleExecutable</key><string>lib\(name).so</string>
             <key>BackgrounderPolicyEntryPoint</key><string>\(symbol)</string>
+            \(scheduling.map { "<key>BackgrounderPolicySchedulingEntryPoint</key><string>\($0)</string>" } ?? "")
             </dict></plist>
             """
         try plist.write(toFile: path + "/Info.plist", atomically: true, encoding: .utf8)

@@ -115,7 +115,7 @@ struct SchedulingTests {
         // Each asks for fetch as it launches: due at once, each may wait up to 15 s.
         let apps = [("First", "fetch-newData"), ("Second", "fetch-newData"), ("Third", "fetch-newData")]
         let (running, ids) = try await running(
-            "coalesce", scheduling: "coalescingTolerance=15,fetchWindow=30", apps: apps)
+            "coalesce", scheduling: "coalescingTolerance=15,fetchTolerance=15,fetchWindow=30", apps: apps)
         defer { Task { await running.tearDown() } }
         for id in ids {
             try await runOnce(running, id, until: "fetch interval set")
@@ -259,7 +259,8 @@ struct SchedulingTests {
         let pending = try Self.scheduled(second, id).first { $0.identifier == task }
         #expect(pending != nil, "the request was lost with the daemon")
         #expect(
-            pending?.waitingFor.contains { $0.contains("earliestBeginDate") } == true, "\(String(describing: pending))")
+            pending?.waitingFor.contains { $0.contains("earliest begin date") } == true,
+            "\(String(describing: pending))")
 
         let reply = try second.client().request(.simulateTask(TaskDebugRequest(bundle: id, identifier: task))).body
         guard case .done = reply else {

@@ -23,6 +23,9 @@ public struct AppManifest: Sendable, Hashable, Codable {
     public var kind: BundleKind = .application
     /// For a policy plug-in: the C function the daemon calls (`BackgrounderPolicyEntryPoint`).
     public var policyEntryPoint: String?
+    /// For a policy plug-in: the optional C function that gives scheduling numbers per app and
+    /// power state (`BackgrounderPolicySchedulingEntryPoint`).
+    public var policySchedulingEntryPoint: String?
 
     /// Creates a manifest; validation lives in ``ManifestValidator``.
     public init(

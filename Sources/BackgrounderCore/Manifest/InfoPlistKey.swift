@@ -5,6 +5,7 @@ public enum InfoPlistKey: String, Sendable, CaseIterable, CodingKey {
     case bundleExecutable = "CFBundleExecutable"
     case packageType = "CFBundlePackageType"
     case policyEntryPoint = "BackgrounderPolicyEntryPoint"
+    case policySchedulingEntryPoint = "BackgrounderPolicySchedulingEntryPoint"
     case backgroundModes = "UIBackgroundModes"
     case exitsOnSuspend = "UIApplicationExitsOnSuspend"
     case permittedTaskIdentifiers = "BGTaskSchedulerPermittedIdentifiers"

@@ -111,13 +111,18 @@ enum InfoPlistParser {
             )
         }
         if kind == .policy {
-            guard let entry = raw.policyEntryPoint, !entry.isEmpty,
-                entry.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") })
-            else {
+            guard let entry = raw.policyEntryPoint, Self.isCSymbol(entry) else {
                 throw BundleProblem(
                     path: path,
                     key: InfoPlistKey.policyEntryPoint.rawValue,
                     reason: "a policy plug-in must name its C entry point (letters, digits and '_')"
+                )
+            }
+            if let entry = raw.policySchedulingEntryPoint, !Self.isCSymbol(entry) {
+                throw BundleProblem(
+                    path: path,
+                    key: InfoPlistKey.policySchedulingEntryPoint.rawValue,
+                    reason: "must name a C function (letters, digits and '_'), or be left out"
                 )
             }
         }
@@ -134,7 +139,12 @@ enum InfoPlistParser {
         )
         manifest.kind = kind
         manifest.policyEntryPoint = kind == .policy ? raw.policyEntryPoint : nil
+        manifest.policySchedulingEntryPoint = kind == .policy ? raw.policySchedulingEntryPoint : nil
         return manifest
+    }
+
+    private static func isCSymbol(_ name: String) -> Bool {
+        !name.isEmpty && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
     }
 }
 
@@ -151,6 +161,7 @@ private struct RawInfoPlist: Decodable {
     var microphoneUsage: String?
     var packageType: String?
     var policyEntryPoint: String?
+    var policySchedulingEntryPoint: String?
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: InfoPlistKey.self)
@@ -172,6 +183,7 @@ private struct RawInfoPlist: Decodable {
         microphoneUsage = try field(String.self, .microphoneUsage, "a string")
         packageType = try field(String.self, .packageType, "a string")
         policyEntryPoint = try field(String.self, .policyEntryPoint, "a string")
+        policySchedulingEntryPoint = try field(String.self, .policySchedulingEntryPoint, "a string")
     }
 }
 

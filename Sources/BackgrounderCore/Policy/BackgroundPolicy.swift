@@ -24,6 +24,15 @@ public protocol BackgroundPolicy: Sendable {
 
     /// How many regions one app may monitor at once (iOS allows 20).
     func maximumMonitoredRegions(for app: AppManifest) -> Int
+
+    /// The scheduling numbers (event windows, fetch, task requests, push) for an app in a power
+    /// state. The daemon asks again when power comes or goes. The default is iOS's numbers.
+    func scheduling(for app: AppManifest, onExternalPower: Bool) -> SchedulingPolicy
+}
+
+extension BackgroundPolicy {
+    /// iOS's numbers for every app in every power state.
+    public func scheduling(for app: AppManifest, onExternalPower: Bool) -> SchedulingPolicy { SchedulingPolicy() }
 }
 
 /// iOS's rules and numbers, each configurable.
@@ -41,6 +50,8 @@ public struct StandardPolicy: BackgroundPolicy {
     /// Regions per app. iOS allows 20 because its hardware watches them; here a spatial index
     /// keeps the cost per fix flat, so the standard policy allows many.
     public var maximumMonitoredRegions: Int
+    /// The scheduling numbers, the same for every app and power state.
+    public var scheduling: SchedulingPolicy
 
     /// Creates the standard policy.
     public init(
@@ -49,8 +60,10 @@ public struct StandardPolicy: BackgroundPolicy {
         expirationWarning: Duration = .seconds(5),
         crashLoopLimit: Int = 5,
         crashLoopWindow: Duration = .seconds(10),
-        maximumMonitoredRegions: Int = 10_000
+        maximumMonitoredRegions: Int = 10_000,
+        scheduling: SchedulingPolicy = SchedulingPolicy()
     ) {
+        self.scheduling = scheduling
         self.maximumMonitoredRegions = maximumMonitoredRegions
         self.suspendGrace = suspendGrace
         self.taskBudget = taskBudget
@@ -66,4 +79,5 @@ public struct StandardPolicy: BackgroundPolicy {
     public func crashLoopLimit(for app: AppManifest) -> Int { crashLoopLimit }
     public func crashLoopWindow(for app: AppManifest) -> Duration { crashLoopWindow }
     public func maximumMonitoredRegions(for app: AppManifest) -> Int { maximumMonitoredRegions }
+    public func scheduling(for app: AppManifest, onExternalPower: Bool) -> SchedulingPolicy { scheduling }
 }

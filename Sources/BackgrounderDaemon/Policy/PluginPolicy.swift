@@ -1,6 +1,7 @@
 import BackgrounderCore
 import CBackgrounderPolicy
 import Foundation
+import Logging
 
 #if canImport(Glibc)
     import Glibc
@@ -8,9 +9,14 @@ import Foundation
 
 /// A policy whose numbers come from a plug-in bundle's shared library (see
 /// Sources/CBackgrounderPolicy/include/backgrounder_policy.h for the C ABI).
+///
+/// The scheduling numbers come from the plug-in's optional second entry point, per app and
+/// power state; without one they are the standard policy's.
 struct PluginPolicy: BackgroundPolicy {
     let name: String
     let numbers: StandardPolicy
+    /// The second entry point, if the bundle names one (`BackgrounderPolicySchedulingEntryPoint`).
+    let schedulingEntry: PluginScheduling?
 
     func suspendGrace(for app: AppManifest) -> Duration { numbers.suspendGrace(for: app) }
     func backgroundTaskBudget(for app: AppManifest) -> Duration { numbers.backgroundTaskBudget(for: app) }
@@ -18,16 +24,23 @@ struct PluginPolicy: BackgroundPolicy {
     func crashLoopLimit(for app: AppManifest) -> Int { numbers.crashLoopLimit(for: app) }
     func crashLoopWindow(for app: AppManifest) -> Duration { numbers.crashLoopWindow(for: app) }
     func maximumMonitoredRegions(for app: AppManifest) -> Int { numbers.maximumMonitoredRegions(for: app) }
+    func scheduling(for app: AppManifest, onExternalPower: Bool) -> SchedulingPolicy {
+        schedulingEntry?.numbers(for: app.bundleIdentifier, onExternalPower: onExternalPower)
+            ?? numbers.scheduling(for: app, onExternalPower: onExternalPower)
+    }
 
     /// Loads a policy plug-in.
     /// - Parameters:
     ///   - identifier: The policy bundle's identifier (`--policy`).
     ///   - catalog: The loaded bundles.
     ///   - standard: The standard policy, whose numbers the plug-in starts from.
+    ///   - logger: Where bad scheduling numbers are reported (they keep the standard ones).
     /// - Returns: The plug-in's policy.
     /// - Throws: ``DaemonError`` naming the bundle, library or symbol and what went wrong.
-    static func load(_ identifier: String, from catalog: BundleCatalog, standard: StandardPolicy) throws -> PluginPolicy
-    {
+    static func load(
+        _ identifier: String, from catalog: BundleCatalog, standard: StandardPolicy,
+        logger: Logger = Logger(label: "backgrounderd.policy")
+    ) throws -> PluginPolicy {
         guard let bundle = catalog.loaded[identifier] else {
             let refused = catalog.refused.first { $0.path.contains(identifier) }
             throw DaemonError(
@@ -80,6 +93,17 @@ struct PluginPolicy: BackgroundPolicy {
                 .configuration, path: library,
                 "\(symbol) set maximum_regions_per_app to \(numbers.maximum_regions_per_app)")
         }
+        var schedulingEntry: PluginScheduling?
+        if let scheduling = bundle.manifest.policySchedulingEntryPoint {
+            guard let address = dlsym(handle, scheduling) else {
+                throw DaemonError(
+                    .configuration, path: library,
+                    "has no symbol '\(scheduling)' (BackgrounderPolicySchedulingEntryPoint)")
+            }
+            schedulingEntry = PluginScheduling(
+                entry: unsafeBitCast(address, to: backgrounder_scheduling_entry_v1.self), symbol: scheduling,
+                standard: standard.scheduling, logger: logger)
+        }
         return PluginPolicy(
             name: identifier,
             numbers: StandardPolicy(
@@ -88,8 +112,10 @@ struct PluginPolicy: BackgroundPolicy {
                 expirationWarning: .seconds(numbers.expiration_warning),
                 crashLoopLimit: Int(numbers.crash_loop_limit),
                 crashLoopWindow: .seconds(numbers.crash_loop_window),
-                maximumMonitoredRegions: Int(numbers.maximum_regions_per_app)
-            )
+                maximumMonitoredRegions: Int(numbers.maximum_regions_per_app),
+                scheduling: standard.scheduling
+            ),
+            schedulingEntry: schedulingEntry
         )
     }
 }

@@ -21,7 +21,7 @@ extension SchedulingCapability {
             throw ProtocolError(
                 .notPermitted, "\(identifier) does not declare the fetch background mode (UIBackgroundModes)")
         }
-        histories[identifier, default: FetchHistory()].interval = interval
+        histories[identifier, default: FetchHistory()].setInterval(interval, at: clock())
         save(identifier)
         reschedule(in: apps)
         let next = histories[identifier].flatMap {

@@ -103,7 +103,7 @@ final class SchedulingCapability: AppCapability {
         case .moved(from: _, to: .active):
             // A person opened it: favoured for fetch.
             if histories[identifier] != nil {
-                histories[identifier]?.lastOpenedAt = clock()
+                histories[identifier]?.opened(at: clock())
                 save(identifier)
             }
         case .checkedIn, .moved:
@@ -195,7 +195,8 @@ final class SchedulingCapability: AppCapability {
                 windows[identifier]?.values.contains(.fetch) != true,
                 let next = FetchScheduler.nextFetch(history, policy: policy(manifest), now: now)
             else { continue }
-            jobs.append(DueJob(id: .fetch(identifier), earliest: next))
+            // Fetch and app refresh promise no timing: they take the longer tolerance.
+            jobs.append(DueJob(id: .fetch(identifier), earliest: next, tolerance: policy(manifest).fetchTolerance))
         }
         for (identifier, pending) in requests {
             guard let manifest = apps.manifest(of: identifier) else { continue }
@@ -207,7 +208,8 @@ final class SchedulingCapability: AppCapability {
                 guard let earliest = Self.earliest(waits, now: now, policy: numbers, conditions: conditions) else {
                     continue
                 }
-                jobs.append(DueJob(id: .task(identifier, request.identifier), earliest: earliest))
+                let tolerance = request.kind == .appRefresh ? numbers.fetchTolerance : nil
+                jobs.append(DueJob(id: .task(identifier, request.identifier), earliest: earliest, tolerance: tolerance))
             }
         }
         for (identifier, budget) in budgets {
@@ -267,6 +269,9 @@ final class SchedulingCapability: AppCapability {
         let due = WakeCoalescer.due(jobs(in: apps), at: clock())
         if !due.isEmpty { logger.info("wake \(wakeUps): starting \(due.count) scheduled job(s)") }
         for job in due {
+            // Starting one job can make another wait (a fetch and an app refresh of one app
+            // share the daily budget): each is checked again just before it starts.
+            guard job == due.first || WakeCoalescer.due(jobs(in: apps), at: clock()).contains(job) else { continue }
             switch job {
             case .fetch(let identifier): _ = try? startFetch(identifier, in: apps)
             case .task(let identifier, let task): _ = try? startTask(identifier, task, in: apps)
