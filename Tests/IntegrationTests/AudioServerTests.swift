@@ -54,15 +54,23 @@ extension RealTimeSuites {
                 #expect(try fixture.app(Self.recorder).state == .background)
 
                 try PulseAudioHarnessTests.playTone(server: fixture.pulse.server, frequency: 440, seconds: 4)
-                try await Task.sleep(for: .seconds(1))
                 let app = try fixture.app(Self.recorder)
                 #expect(app.state == .background && app.assertions.contains("audio"), "\(app)")
 
+                // What was recorded reaches the file through the server's fragments, the ring and
+                // the app's writes: on a loaded machine that takes a while, so wait for 4 s of it
+                // after the first sound rather than a fixed second.
                 let path = fixture.daemon.stateDirectory + "/data/\(Self.recorder)/recording.raw"
-                let samples = ToneAnalysis.firstChannel(
-                    ofS16LE: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))), channels: 1)
-                // The 4 s tone is in the recording, whole: every 10 ms from its first sound to 4 s on is loud.
                 let rate = 44_100
+                var samples: [Double] = []
+                let recorded = await waitUntil(timeout: .seconds(15), interval: .milliseconds(250)) {
+                    guard let data = try? Data(contentsOf: URL(fileURLWithPath: path)) else { return false }
+                    samples = ToneAnalysis.firstChannel(ofS16LE: [UInt8](data), channels: 1)
+                    guard let first = samples.firstIndex(where: { abs($0) > 0.05 }) else { return false }
+                    return samples.count >= first + 4 * rate
+                }
+                #expect(recorded, "\(fixture.appLog(Self.recorder))")
+                // The 4 s tone is in the recording, whole: every 10 ms from its first sound to 4 s on is loud.
                 let first = try #require(samples.firstIndex { abs($0) > 0.05 }, "no tone recorded")
                 let window = rate / 100
                 let quiet = stride(from: first, to: first + 39 * rate / 10, by: window).filter { start in

@@ -130,6 +130,37 @@ struct SchedulingTests {
         #expect(wakes.first?.contains("starting 3 scheduled job(s)") == true, "\(wakes)")
     }
 
+    @Test("an app whose fetches bring no data is fetched less and less often: the wait doubles")
+    func noDataBacksOff() async throws {
+        // A two-second interval, no tolerance, no favour for having been opened: the waits are
+        // the backoff alone.
+        let (running, ids) = try await running(
+            "backoff",
+            scheduling: "minimumFetchInterval=2,fetchTolerance=0,coalescingTolerance=0,favouredWithin=0,fetchWindow=30",
+            apps: [("Empty", "fetch-noData")])
+        defer { Task { await running.tearDown() } }
+        let id = ids[0]
+        try await runOnce(running, id, until: "fetch interval set")
+
+        // After each of the first three fetches, when the next one is due (read between two
+        // equal counts of fetches, so each reading belongs to its fetch).
+        let completions = { running.appLog(id).components(separatedBy: "fetch completed noData").count - 1 }
+        var nextRuns: [Int: Double] = [:]
+        let sampled = try await waitUntil(timeout: .seconds(60)) {
+            let before = completions()
+            guard (1...3).contains(before), nextRuns[before] == nil, try running.app(id).state == .suspended
+            else { return nextRuns.count == 3 }
+            let next = try Self.scheduled(running.daemon, id).first { $0.kind == "fetch" }?.nextRun
+            if let next, completions() == before { nextRuns[before] = next }
+            return nextRuns.count == 3
+        }
+        #expect(sampled, "\(nextRuns) \(running.appLog(id))")
+        let runs = (1...3).compactMap { nextRuns[$0] }
+        try #require(runs.count == 3)
+        // 4 s, then 8 s, then 16 s after each fetch, plus the moments each fetch took.
+        #expect(runs[2] - runs[1] > runs[1] - runs[0] + 2, "the waits after empty fetches did not grow: \(runs)")
+    }
+
     // MARK: Push
 
     @Test("a push reaches the app with its payload, by bundle and by token; its completion suspends the app")
