@@ -337,6 +337,28 @@ struct SchedulingTests {
         #expect(try Self.scheduled(running.daemon, id).contains { $0.identifier == task } == false)
     }
 
+    @Test(
+        "BGTaskScheduler through BackgroundKit: submit replaces, pending lists, cancel and cancel all empty it; bad requests are refused with the reason"
+    )
+    func taskSchedulerAPI() async throws {
+        let (running, ids) = try await running("taskapi", scheduling: "fetchWindow=30", apps: [("Planner", "task-api")])
+        defer { Task { await running.tearDown() } }
+        let id = ids[0]
+        _ = try running.request(.open(AppReference(bundle: id)))
+        #expect(await waitUntil { running.appLog(id).contains("pending after cancel all") }, "\(running.appLog(id))")
+        let log = running.appLog(id)
+        #expect(log.contains("first: submitted") && log.contains("again: submitted"), "\(log)")
+        // The second submission replaced the first: one request, due in about two hours.
+        let pending = try #require(log.split(separator: "\n").first { $0.hasPrefix("pending after submits: ") })
+        #expect(pending == "pending after submits: \(id).refresh@119min" || pending.hasSuffix("@120min"), "\(pending)")
+        #expect(log.contains("unlisted: refused") && log.contains("BGTaskSchedulerPermittedIdentifiers"), "\(log)")
+        #expect(log.contains("far: refused") && log.contains("earliestBeginDate"), "\(log)")
+        #expect(log.contains("no mode: refused"), "\(log)")
+        #expect(log.contains("pending after cancel: 0"), "\(log)")
+        #expect(log.contains("once more: submitted") && log.contains("pending after cancel all: 0"), "\(log)")
+        #expect(try Self.scheduled(running.daemon, id).allSatisfy { $0.kind == "fetch" }, "nothing left but fetch")
+    }
+
     /// What `TASKS` lists for one app.
     static func scheduled(_ daemon: DaemonProcess, _ id: String) throws -> [ScheduledWork] {
         guard case .schedule(let list) = try daemon.client().request(.tasks(ScheduleQuery(bundle: id))).body else {

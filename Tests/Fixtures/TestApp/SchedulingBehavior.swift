@@ -19,7 +19,7 @@ enum SchedulingBehavior {
                 }
             }
         }
-        guard behavior == "refresh" else { return }
+        guard behavior == "refresh" || behavior == "task-api" else { return }
         BGTaskScheduler.shared.register(forTaskWithIdentifier: identifier + ".refresh") { task in
             say("refresh task \(task.identifier) remaining=\(remaining())")
             task.expirationHandler = { say("refresh task expired") }
@@ -49,6 +49,7 @@ enum SchedulingBehavior {
                 say("submit failed: \(error)")
             }
         }
+        if behavior == "task-api" { exerciseTaskAPI(identifier: identifier) }
         // Submitted when the person opens it; a launch for the task itself does not ask again.
         if behavior == "refresh", application.launchReason == .user {
             let request = BGAppRefreshTaskRequest(identifier: identifier + ".refresh")
@@ -58,6 +59,43 @@ enum SchedulingBehavior {
                 say("submitted \(request.identifier)")
             } catch {
                 say("submit failed: \(error)")
+            }
+        }
+    }
+
+    /// The `task-api` behaviour: submits, replaces, lists and cancels its requests through
+    /// BackgroundKit, and tries requests the daemon must refuse, printing each outcome.
+    static func exerciseTaskAPI(identifier: String) {
+        let scheduler = BGTaskScheduler.shared
+        func submit(_ request: BGTaskRequest, _ label: String) {
+            do {
+                try scheduler.submit(request)
+                say("\(label): submitted")
+            } catch {
+                say("\(label): refused: \(error)")
+            }
+        }
+        func refresh(in seconds: Double) -> BGAppRefreshTaskRequest {
+            let request = BGAppRefreshTaskRequest(identifier: identifier + ".refresh")
+            request.earliestBeginDate = Date(timeIntervalSinceNow: seconds)
+            return request
+        }
+        submit(refresh(in: 3600), "first")
+        submit(refresh(in: 7200), "again")
+        submit(BGAppRefreshTaskRequest(identifier: identifier + ".bogus"), "unlisted")
+        submit(refresh(in: 60 * 86400), "far")
+        submit(BGProcessingTaskRequest(identifier: identifier + ".refresh"), "no mode")
+        scheduler.getPendingTaskRequests { pending in
+            let dates = pending.map {
+                "\($0.identifier)@\(Int(($0.earliestBeginDate?.timeIntervalSinceNow ?? 0) / 60))min"
+            }
+            say("pending after submits: \(dates.joined(separator: ","))")
+            scheduler.cancel(taskRequestWithIdentifier: identifier + ".refresh")
+            scheduler.getPendingTaskRequests { pending in
+                say("pending after cancel: \(pending.count)")
+                submit(refresh(in: 3600), "once more")
+                scheduler.cancelAllTaskRequests()
+                scheduler.getPendingTaskRequests { pending in say("pending after cancel all: \(pending.count)") }
             }
         }
     }
