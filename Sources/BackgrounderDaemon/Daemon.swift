@@ -129,7 +129,7 @@ public struct Daemon: Sendable {
             capabilities: [
                 LocationCapability(store: store, logger: logger),
                 AudioCapability(service: audio, store: store),
-                SchedulingCapability(store: store, numbers: schedulingNumbers, logger: logger),
+                SchedulingCapability(store: store, logger: logger),
             ],
             limits: configuration.limits,
             schedulingNumbers: schedulingNumbers,

@@ -55,13 +55,18 @@ extension AppManager {
         return (Done(detail: detail, state: state, backgroundTimeRemaining: remaining(identifier)), opened)
     }
 
+    /// The policy's scheduling numbers for an app in the device's power state now.
+    func schedulingPolicy(for manifest: AppManifest) -> SchedulingPolicy {
+        schedulingNumbers(manifest, externalPower)
+    }
+
     /// Opens the window the policy gives an event of this kind (a location event that woke or
     /// launched the app).
     /// - Returns: The window, or `nil` when the app runs no code in the background.
     @discardableResult
     func openEventWindow(_ identifier: String, kind: EventWindowKind) -> EventWindowID? {
         guard let manifest = manifest(of: identifier) else { return nil }
-        let length = schedulingNumbers(manifest, externalPower).windowLength(kind)
+        let length = schedulingPolicy(for: manifest).windowLength(kind)
         let window = openWindow(identifier, kind: kind, length: length)
         if let window { appLogger(identifier).info("\(kind.rawValue) window \(window) open for \(length)") }
         return window

@@ -25,7 +25,7 @@ extension SchedulingCapability {
         save(identifier)
         reschedule(in: apps)
         let next = histories[identifier].flatMap {
-            FetchScheduler.nextFetch($0, policy: policy(manifest), now: clock())
+            FetchScheduler.nextFetch($0, policy: apps.schedulingPolicy(for: manifest), now: clock())
         }
         return Done(detail: next.map { "next fetch not before \(Self.clockTime($0))" } ?? "background fetch is off")
     }
@@ -111,7 +111,7 @@ extension SchedulingCapability {
             earliestBeginDate: submission.earliestBeginDate.map { Date(timeIntervalSince1970: $0) },
             requiresExternalPower: submission.requiresExternalPower ?? false,
             requiresNetworkConnectivity: submission.requiresNetworkConnectivity ?? false)
-        if let problem = request.problem(now: clock(), policy: policy(manifest)) {
+        if let problem = request.problem(now: clock(), policy: apps.schedulingPolicy(for: manifest)) {
             throw ProtocolError(.badRequest, "SUBMIT_TASK: \(problem)")
         }
         let pending = requests[identifier] ?? [:]
@@ -206,7 +206,7 @@ extension SchedulingCapability {
         {
             throw ProtocolError(.invalidState, why)
         }
-        let numbers = policy(manifest)
+        let numbers = apps.schedulingPolicy(for: manifest)
         var budget = budgets[identifier] ?? PushBudget(full: numbers, now: clock())
         let outcome = budget.offer(text, policy: numbers, now: clock())
         budgets[identifier] = budget
@@ -253,7 +253,7 @@ extension SchedulingCapability {
             throw ProtocolError(.notFound, "no loaded bundle has the identifier '\(identifier)'")
         }
         let (done, window) = try apps.deliverEvent(
-            identifier, .push, window: (.push, policy(manifest).pushWindow), payload: payload)
+            identifier, .push, window: (.push, apps.schedulingPolicy(for: manifest).pushWindow), payload: payload)
         if let window { windows[identifier, default: [:]][window] = .push }
         return done
     }
@@ -261,7 +261,7 @@ extension SchedulingCapability {
     /// A deferred push whose budget returned.
     func deliverDeferredPush(_ identifier: String, in apps: isolated AppManager) {
         guard let manifest = apps.manifest(of: identifier), var budget = budgets[identifier],
-            let text = budget.takeDue(policy: policy(manifest), now: clock())
+            let text = budget.takeDue(policy: apps.schedulingPolicy(for: manifest), now: clock())
         else { return }
         budgets[identifier] = budget
         try? store.savePushBudget(budget, for: identifier)
@@ -317,7 +317,7 @@ extension SchedulingCapability {
         let bundles = Set(histories.keys).union(requests.keys).union(budgets.keys).union(windows.keys)
         for identifier in bundles.sorted() where query.bundle == nil || query.bundle == identifier {
             guard let manifest = apps.manifest(of: identifier) else { continue }
-            let numbers = policy(manifest)
+            let numbers = apps.schedulingPolicy(for: manifest)
             let open = windows[identifier] ?? [:]
             if let history = histories[identifier], history.interval != .never || open.values.contains(.fetch) {
                 let waits = FetchScheduler.waits(history, policy: numbers, now: now)

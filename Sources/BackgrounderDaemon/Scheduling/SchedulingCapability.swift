@@ -28,8 +28,6 @@ final class SchedulingCapability: AppCapability {
 
     let store: StateStore
     let logger: Logger
-    /// The numbers for an app in a power state (the policy's, per app).
-    let numbers: @Sendable (AppManifest, Bool) -> SchedulingPolicy
     /// Wall-clock time; tests of the rules use Core directly, the daemon uses the real clock.
     let clock: @Sendable () -> Date
 
@@ -41,8 +39,8 @@ final class SchedulingCapability: AppCapability {
     var registered: [String: Set<String>] = [:]
     /// Open windows, by app.
     var windows: [String: [EventWindowID: Purpose]] = [:]
-    /// Power and network as the condition monitor last said; idleness comes from the core.
-    var externalPower = true
+    /// Network as the condition monitor last said; power (which the policy's numbers depend
+    /// on too) and idleness are the core's.
     var network = true
     private var timer: Task<Void, Never>?
     private var timerDue: Date?
@@ -51,11 +49,10 @@ final class SchedulingCapability: AppCapability {
 
     /// Loads what was scheduled before the daemon (or the machine) restarted.
     init(
-        store: StateStore, numbers: @escaping @Sendable (AppManifest, Bool) -> SchedulingPolicy,
+        store: StateStore,
         clock: @escaping @Sendable () -> Date = { Date() }, logger: Logger
     ) {
         self.store = store
-        self.numbers = numbers
         self.clock = clock
         self.logger = logger
         let stored: StateStore.StoredSchedule
@@ -69,11 +66,6 @@ final class SchedulingCapability: AppCapability {
         requests = stored.requests
         tokens = stored.tokens
         budgets = stored.budgets
-    }
-
-    /// The numbers for an app now.
-    func policy(_ manifest: AppManifest) -> SchedulingPolicy {
-        numbers(manifest, externalPower)
     }
 
     // MARK: The life cycle
@@ -140,7 +132,6 @@ final class SchedulingCapability: AppCapability {
 
     /// The condition monitor saw power or network change.
     func conditionsChanged(externalPower: Bool, network: Bool, in apps: isolated AppManager) {
-        self.externalPower = externalPower
         self.network = network
         apps.externalPower = externalPower
         expireBrokenTasks(in: apps)
@@ -166,7 +157,7 @@ final class SchedulingCapability: AppCapability {
     /// The device as processing tasks see it.
     func conditions(in apps: isolated AppManager) -> DeviceConditions {
         let idleSince = apps.idleSince.map { clock().addingTimeInterval(-(ContinuousClock.now - $0).seconds) }
-        return DeviceConditions(externalPower: externalPower, network: network, idleSince: idleSince)
+        return DeviceConditions(externalPower: apps.externalPower, network: network, idleSince: idleSince)
     }
 
     /// Processing tasks whose conditions broke are expired.
@@ -193,14 +184,17 @@ final class SchedulingCapability: AppCapability {
         for (identifier, history) in histories {
             guard let manifest = apps.manifest(of: identifier), manifest.backgroundModes.contains(.fetch),
                 windows[identifier]?.values.contains(.fetch) != true,
-                let next = FetchScheduler.nextFetch(history, policy: policy(manifest), now: now)
+                let next = FetchScheduler.nextFetch(history, policy: apps.schedulingPolicy(for: manifest), now: now)
             else { continue }
             // Fetch and app refresh promise no timing: they take the longer tolerance.
-            jobs.append(DueJob(id: .fetch(identifier), earliest: next, tolerance: policy(manifest).fetchTolerance))
+            jobs.append(
+                DueJob(
+                    id: .fetch(identifier), earliest: next,
+                    tolerance: apps.schedulingPolicy(for: manifest).fetchTolerance))
         }
         for (identifier, pending) in requests {
             guard let manifest = apps.manifest(of: identifier) else { continue }
-            let numbers = policy(manifest)
+            let numbers = apps.schedulingPolicy(for: manifest)
             let history = histories[identifier] ?? FetchHistory()
             for request in pending.values {
                 let waits = TaskReadiness.waits(
@@ -213,7 +207,8 @@ final class SchedulingCapability: AppCapability {
             }
         }
         for (identifier, budget) in budgets {
-            guard let manifest = apps.manifest(of: identifier), let due = budget.pendingDue(policy: policy(manifest))
+            guard let manifest = apps.manifest(of: identifier),
+                let due = budget.pendingDue(policy: apps.schedulingPolicy(for: manifest))
             else { continue }
             jobs.append(DueJob(id: .push(identifier), earliest: due))
         }
@@ -243,7 +238,7 @@ final class SchedulingCapability: AppCapability {
     /// Sets the one timer to the next coalesced wake.
     func reschedule(in apps: isolated AppManager) {
         let jobs = jobs(in: apps)
-        let tolerance = numbers(.placeholder, externalPower).coalescingTolerance
+        let tolerance = apps.schedulingPolicy(for: .placeholder).coalescingTolerance
         guard let wake = WakeCoalescer.nextWake(jobs, tolerance: tolerance) else {
             timer?.cancel()
             timer = nil
@@ -288,7 +283,7 @@ final class SchedulingCapability: AppCapability {
         guard let manifest = apps.manifest(of: identifier) else {
             throw ProtocolError(.notFound, "no loaded bundle has the identifier '\(identifier)'")
         }
-        let numbers = policy(manifest)
+        let numbers = apps.schedulingPolicy(for: manifest)
         do {
             let (done, window) = try apps.deliverEvent(identifier, .fetch, window: (.fetch, numbers.fetchWindow))
             histories[identifier, default: FetchHistory()].launched(at: clock())
@@ -309,7 +304,7 @@ final class SchedulingCapability: AppCapability {
         guard let request = requests[identifier]?[task], let manifest = apps.manifest(of: identifier) else {
             throw ProtocolError(.notFound, "\(identifier) has no pending task request '\(task)'")
         }
-        let numbers = policy(manifest)
+        let numbers = apps.schedulingPolicy(for: manifest)
         let (reason, kind, length): (LaunchReason, EventWindowKind, Duration) =
             request.kind == .appRefresh
             ? (.appRefresh, .appRefresh, numbers.appRefreshWindow)
