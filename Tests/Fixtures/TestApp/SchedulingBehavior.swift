@@ -118,9 +118,8 @@ enum SchedulingBehavior {
     /// A silent push: prints its payload and completes with new data.
     static func push(_ userInfo: [String: JSONValue], completion: @escaping @MainActor (BackgroundFetchResult) -> Void)
     {
-        let data = (try? JSONEncoder.sorted.encode(userInfo)) ?? Data()
-        // Said first: the daemon suspends the app as soon as it completes.
-        say("push \(String(decoding: data, as: UTF8.self)) remaining=\(remaining())")
+        // Said first (the daemon suspends the app as soon as it completes), with sorted keys.
+        say("push \(JSONValue.object(userInfo).text) remaining=\(remaining())")
         completion(.newData)
     }
 
@@ -129,14 +128,5 @@ enum SchedulingBehavior {
         let seconds = Application.shared.backgroundTimeRemaining
         // BackgroundKit says "unlimited" as iOS does, with the largest finite number.
         return seconds < 1e9 ? String(Int(seconds.rounded())) : "unlimited"
-    }
-}
-
-extension JSONEncoder {
-    /// Keys sorted, so tests can look for a payload's text.
-    static var sorted: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
     }
 }
