@@ -10,14 +10,15 @@ extension AppManager {
     /// The app hears `EVENT` (naming the window) at once when it can, or as soon as a process
     /// launched for it checks in.
     /// - Parameters:
-    ///   - window: The window's kind and length, or `nil` for an event that gives no time.
+    ///   - window: The kind of window the event opens (its length is the policy's), or `nil`
+    ///     for an event that gives no time.
     ///   - payload: A push's payload.
     ///   - task: A task request's identifier.
     /// - Returns: What was done, and the window when one opened.
     /// - Throws: ``ProtocolError`` `invalidState` when the routing rules refuse the event,
     ///   or what a launch throws.
     func deliverEvent(
-        _ identifier: String, _ reason: LaunchReason, window: (kind: EventWindowKind, length: Duration)? = nil,
+        _ identifier: String, _ reason: LaunchReason, window: EventWindowKind? = nil,
         payload: JSONValue? = nil, task: String? = nil
     ) throws(ProtocolError) -> (done: Done, window: EventWindowID?) {
         let app = try app(identifier)
@@ -39,17 +40,15 @@ extension AppManager {
         case .deliver:
             detail = "delivered \(reason.rawValue) to \(identifier)"
         }
-        let opened = window.flatMap { openWindow(identifier, kind: $0.kind, length: $0.length) }
+        let length = window.map { schedulingPolicy(for: app.bundle.manifest).windowLength($0) }
+        let opened = window.flatMap { openEventWindow(identifier, kind: $0) }
         let notice = EventNotice(
-            reason: reason, window: opened, seconds: opened == nil ? nil : window?.length.seconds, payload: payload,
-            task: task)
+            reason: reason, window: opened, seconds: opened == nil ? nil : length?.seconds, payload: payload, task: task
+        )
         if canHear(identifier) {
             notify(identifier, .event(notice))
         } else {
             apps[identifier]?.pendingEvents.append(notice)
-        }
-        if let opened, let window {
-            logger.info("\(window.kind.rawValue) window \(opened) open for \(window.length)")
         }
         let state = apps[identifier]?.lifecycle.state
         return (Done(detail: detail, state: state, backgroundTimeRemaining: remaining(identifier)), opened)

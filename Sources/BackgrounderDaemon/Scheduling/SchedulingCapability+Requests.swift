@@ -96,16 +96,8 @@ extension SchedulingCapability {
                 .notPermitted,
                 "\(submission.kind.rawValue) tasks need the \(mode.rawValue) background mode (UIBackgroundModes)")
         }
-        if let seconds = submission.earliestBeginDate, !seconds.isFinite {
-            throw ProtocolError(.badRequest, "SUBMIT_TASK: earliestBeginDate must be a finite number of seconds")
-        }
-        if submission.kind == .appRefresh
-            && (submission.requiresExternalPower == true || submission.requiresNetworkConnectivity == true)
-        {
-            throw ProtocolError(
-                .badRequest,
-                "SUBMIT_TASK: requiresExternalPower and requiresNetworkConnectivity are for processing tasks")
-        }
+        // The request's own rules (a finite date not too far ahead, conditions only on
+        // processing) are Core's: BackgroundTaskRequest.problem.
         let request = BackgroundTaskRequest(
             identifier: submission.identifier, kind: submission.kind,
             earliestBeginDate: submission.earliestBeginDate.map { Date(timeIntervalSince1970: $0) },
@@ -249,11 +241,7 @@ extension SchedulingCapability {
     func deliverPush(_ identifier: String, payload: JSONValue, in apps: isolated AppManager) throws(ProtocolError)
         -> Done
     {
-        guard let manifest = apps.manifest(of: identifier) else {
-            throw ProtocolError(.notFound, "no loaded bundle has the identifier '\(identifier)'")
-        }
-        let (done, window) = try apps.deliverEvent(
-            identifier, .push, window: (.push, apps.schedulingPolicy(for: manifest).pushWindow), payload: payload)
+        let (done, window) = try apps.deliverEvent(identifier, .push, window: .push, payload: payload)
         if let window { windows[identifier, default: [:]][window] = .push }
         return done
     }

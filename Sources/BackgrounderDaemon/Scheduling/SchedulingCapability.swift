@@ -280,12 +280,12 @@ final class SchedulingCapability: AppCapability {
 
     /// Opens a fetch window for an app (scheduled, or `bgctl simulate fetch`).
     func startFetch(_ identifier: String, in apps: isolated AppManager) throws(ProtocolError) -> Done {
-        guard let manifest = apps.manifest(of: identifier) else {
+        // Checked first: a refusal below records a failed fetch, which only a loaded app has.
+        guard apps.manifest(of: identifier) != nil else {
             throw ProtocolError(.notFound, "no loaded bundle has the identifier '\(identifier)'")
         }
-        let numbers = apps.schedulingPolicy(for: manifest)
         do {
-            let (done, window) = try apps.deliverEvent(identifier, .fetch, window: (.fetch, numbers.fetchWindow))
+            let (done, window) = try apps.deliverEvent(identifier, .fetch, window: .fetch)
             histories[identifier, default: FetchHistory()].launched(at: clock())
             save(identifier)
             if let window { windows[identifier, default: [:]][window] = .fetch }
@@ -301,16 +301,13 @@ final class SchedulingCapability: AppCapability {
 
     /// Launches or wakes an app for a pending task request, which it then no longer is.
     func startTask(_ identifier: String, _ task: String, in apps: isolated AppManager) throws(ProtocolError) -> Done {
-        guard let request = requests[identifier]?[task], let manifest = apps.manifest(of: identifier) else {
+        guard let request = requests[identifier]?[task], apps.manifest(of: identifier) != nil else {
             throw ProtocolError(.notFound, "\(identifier) has no pending task request '\(task)'")
         }
-        let numbers = apps.schedulingPolicy(for: manifest)
-        let (reason, kind, length): (LaunchReason, EventWindowKind, Duration) =
-            request.kind == .appRefresh
-            ? (.appRefresh, .appRefresh, numbers.appRefreshWindow)
-            : (.processing, .processing, numbers.processingMaximum)
+        let (reason, kind): (LaunchReason, EventWindowKind) =
+            request.kind == .appRefresh ? (.appRefresh, .appRefresh) : (.processing, .processing)
         removeRequest(identifier, task)
-        let (done, window) = try apps.deliverEvent(identifier, reason, window: (kind, length), task: task)
+        let (done, window) = try apps.deliverEvent(identifier, reason, window: kind, task: task)
         if request.kind == .appRefresh {
             histories[identifier, default: FetchHistory()].launched(at: clock())
             save(identifier)
