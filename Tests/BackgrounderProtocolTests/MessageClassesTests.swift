@@ -159,6 +159,42 @@ struct MessageClassesTests {
         #expect(ClientMessage(.requestState(region)).className == "REGION_STATE")
     }
 
+    @Test("docs/PROTOCOL.md's table of who may send what says what RequestAccess enforces, for every request")
+    func authorizationMatrixIsDocumented() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let text = try String(contentsOf: root.appending(path: "docs/PROTOCOL.md"), encoding: .utf8)
+        let table =
+            text.components(separatedBy: "| request | a person | an app, for itself | anyone else |")
+            .dropFirst().first ?? ""
+        let rows = table.split(separator: "\n").dropFirst().prefix { $0.hasPrefix("| ") }
+        var documented: [String: [RequestAccess]] = [:]
+        for row in rows {
+            let cells = row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count == 4 else { continue }
+            let access: RequestAccess =
+                cells[3] == "yes" ? .anyone : cells[1] == "yes" && cells[2] == "no" ? .person : .app
+            // Backticked words that are request classes (others are fields, like `bundle`).
+            let names = cells[0].split(separator: "`", omittingEmptySubsequences: false).enumerated().filter {
+                $0.offset % 2 == 1
+            }.map {
+                String($0.element)
+            }
+            for name in names where ClientMessage.classNames.contains(name) {
+                documented[name, default: []].append(access)
+            }
+        }
+        for line in Self.requests {
+            let message = try codec.decode(ClientMessage.self, from: Array(line.utf8))
+            let rows = documented[message.className] ?? []
+            // REGIONS has two rows: naming a bundle (a person) and without (an app about itself).
+            #expect(
+                rows.contains(message.body.access), "\(message.className) is \(message.body.access), documented \(rows)"
+            )
+            #expect(rows.count == 1 || message.className == "REGIONS", "\(message.className) is in \(rows.count) rows")
+        }
+    }
+
     /// A line's JSON object, compared as values so key order and number spelling do not matter.
     private static func object(_ data: Data) throws -> NSDictionary {
         let object = try JSONSerialization.jsonObject(with: data)
