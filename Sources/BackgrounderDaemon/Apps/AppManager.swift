@@ -122,6 +122,11 @@ actor AppManager {
         apps[identifier]?.lifecycle.state ?? .notRunning
     }
 
+    /// Whether the app is in front, or being launched there.
+    func isInFront(_ identifier: String) -> Bool {
+        apps[identifier]?.lifecycle.wantsForeground ?? false
+    }
+
     /// Whether the app has a process.
     func isRunning(_ identifier: String) -> Bool { apps[identifier]?.process != nil }
 

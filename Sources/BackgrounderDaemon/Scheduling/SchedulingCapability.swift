@@ -177,11 +177,15 @@ final class SchedulingCapability: AppCapability {
     // MARK: The timer
 
     /// Every job with the earliest moment it may start; `nil` moments wait for a condition.
+    ///
+    /// An app in front gets no fetch and no task: it has all the time it wants, and a window
+    /// (which its handlers need) opens only in the background. Its work stays due and counts
+    /// again when it leaves the front (every life-cycle change reschedules).
     func jobs(in apps: isolated AppManager) -> [DueJob<Job>] {
         let now = clock()
         let conditions = conditions(in: apps)
         var jobs: [DueJob<Job>] = []
-        for (identifier, history) in histories {
+        for (identifier, history) in histories where !apps.isInFront(identifier) {
             guard let manifest = apps.manifest(of: identifier), manifest.backgroundModes.contains(.fetch),
                 windows[identifier]?.values.contains(.fetch) != true,
                 let next = FetchScheduler.nextFetch(history, policy: apps.schedulingPolicy(for: manifest), now: now)
@@ -192,7 +196,7 @@ final class SchedulingCapability: AppCapability {
                     id: .fetch(identifier), earliest: next,
                     tolerance: apps.schedulingPolicy(for: manifest).fetchTolerance))
         }
-        for (identifier, pending) in requests {
+        for (identifier, pending) in requests where !apps.isInFront(identifier) {
             guard let manifest = apps.manifest(of: identifier) else { continue }
             let numbers = apps.schedulingPolicy(for: manifest)
             let history = histories[identifier] ?? FetchHistory()
@@ -303,6 +307,10 @@ final class SchedulingCapability: AppCapability {
     func startTask(_ identifier: String, _ task: String, in apps: isolated AppManager) throws(ProtocolError) -> Done {
         guard let request = requests[identifier]?[task], apps.manifest(of: identifier) != nil else {
             throw ProtocolError(.notFound, "\(identifier) has no pending task request '\(task)'")
+        }
+        // Its handler runs in a window, which only a background app has: the request waits.
+        guard !apps.isInFront(identifier) else {
+            throw ProtocolError(.invalidState, "\(identifier) is in front; \(task) runs once it leaves the front")
         }
         let (reason, kind): (LaunchReason, EventWindowKind) =
             request.kind == .appRefresh ? (.appRefresh, .appRefresh) : (.processing, .processing)
