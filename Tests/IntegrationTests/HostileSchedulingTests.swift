@@ -104,12 +104,16 @@ struct HostileSchedulingTests {
                     _stream.write((json.dumps(dict(complete, id="a")) + "\\n" + json.dumps(dict(complete, id="b")) + "\\n").encode())
                     _stream.flush()
                     replies = {}
+                    # The test's second wake may come before the second reply: keep its event.
+                    early = []
                     while len(replies) < 2:
                         message = json.loads(_stream.readline())
                         if message.get("id") in ("a", "b"):
                             replies[message["id"]] = message
+                        elif message.get("class") == "EVENT" and message.get("window") is not None:
+                            early.append(message)
                     report("twice", replies)
-                    second = next_notice("EVENT", lambda m: m.get("window") is not None)
+                    second = early[0] if early else next_notice("EVENT", lambda m: m.get("window") is not None)
                     report("second window", second["window"])
                     # Left to run out; completed only once the person opens the app.
                     next_notice("LIFECYCLE", lambda m: m.get("event") == "didBecomeActive")

@@ -112,17 +112,17 @@ struct SchedulingTests {
 
     @Test("three apps due for fetch together share one wake of the daemon's timer")
     func dueFetchesAreCoalesced() async throws {
-        // Each asks for fetch as it launches: due at once, each may wait up to 15 s.
+        // Each asks for fetch as it launches: due once it leaves the front, each may wait up to 30 s.
         let apps = [("First", "fetch-newData"), ("Second", "fetch-newData"), ("Third", "fetch-newData")]
         let (running, ids) = try await running(
-            "coalesce", scheduling: "coalescingTolerance=15,fetchTolerance=15,fetchWindow=30", apps: apps)
+            "coalesce", scheduling: "coalescingTolerance=30,fetchTolerance=30,fetchWindow=30", apps: apps)
         defer { Task { await running.tearDown() } }
         for id in ids {
             try await runOnce(running, id, until: "fetch interval set")
         }
         for id in ids {
             #expect(
-                await waitUntil(timeout: .seconds(40)) { running.appLog(id).contains("fetch completed newData") },
+                await waitUntil(timeout: .seconds(60)) { running.appLog(id).contains("fetch completed newData") },
                 "\(id): \(running.appLog(id))")
         }
         let wakes = running.daemon.log.split(separator: "\n").filter { $0.contains("scheduled job(s)") }
@@ -132,11 +132,11 @@ struct SchedulingTests {
 
     @Test("an app whose fetches bring no data is fetched less and less often: the wait doubles")
     func noDataBacksOff() async throws {
-        // A two-second interval, no tolerance, no favour for having been opened: the waits are
+        // A three-second interval, no tolerance, no favour for having been opened: the waits are
         // the backoff alone.
         let (running, ids) = try await running(
             "backoff",
-            scheduling: "minimumFetchInterval=2,fetchTolerance=0,coalescingTolerance=0,favouredWithin=0,fetchWindow=30",
+            scheduling: "minimumFetchInterval=3,fetchTolerance=0,coalescingTolerance=0,favouredWithin=0,fetchWindow=30",
             apps: [("Empty", "fetch-noData")])
         defer { Task { await running.tearDown() } }
         let id = ids[0]
@@ -157,7 +157,7 @@ struct SchedulingTests {
         #expect(sampled, "\(nextRuns) \(running.appLog(id))")
         let runs = (1...3).compactMap { nextRuns[$0] }
         try #require(runs.count == 3)
-        // 4 s, then 8 s, then 16 s after each fetch, plus the moments each fetch took.
+        // 6 s, then 12 s, then 24 s after each fetch, plus the moments each fetch took.
         #expect(runs[2] - runs[1] > runs[1] - runs[0] + 2, "the waits after empty fetches did not grow: \(runs)")
     }
 
