@@ -38,8 +38,13 @@ public struct SignalFreezer: SuspensionMechanism {
 
     /// The process's session: each app leads its own. A process that calls `setsid()`
     /// leaves it, which is why this mechanism is the weaker one (docs/SANDBOX.md).
+    ///
+    /// A session of 0 is one whose leader lies outside the daemon's pid namespace (a
+    /// container's processes often have one); it cannot be an app's, since the daemon sees
+    /// every app it started, so it is `.outside`. Only -1 is a failure to read.
     public func membership(of pid: Int32) throws -> ContainerMembership {
         let session = getsid(pid)
+        if session == 0 { return .outside }
         guard session > 0 else {
             throw DaemonError(
                 .configuration, path: "/proc/\(pid)",
