@@ -130,6 +130,7 @@ public struct Daemon: Sendable {
                 LocationCapability(store: store, logger: logger),
                 AudioCapability(service: audio, store: store),
                 SchedulingCapability(store: store, logger: logger),
+                TransferCapability(logger: logger),
             ],
             limits: configuration.limits,
             schedulingNumbers: schedulingNumbers,

@@ -212,17 +212,20 @@ public struct EventNotice: Sendable, Hashable, Codable {
     public var payload: JSONValue?
     /// A task's identifier (`appRefresh`, `processing`).
     public var task: String?
+    /// A background session's identifier (`download`: its transfers are all finished).
+    public var session: String?
 
     /// Creates a notice.
     public init(
         reason: LaunchReason, window: EventWindowID? = nil, seconds: Double? = nil, payload: JSONValue? = nil,
-        task: String? = nil
+        task: String? = nil, session: String? = nil
     ) {
         self.reason = reason
         self.window = window
         self.seconds = seconds
         self.payload = payload
         self.task = task
+        self.session = session
     }
 }
 

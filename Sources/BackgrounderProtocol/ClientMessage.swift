@@ -92,6 +92,16 @@ public struct ClientMessage: Sendable, Hashable {
         case simulateTask(TaskDebugRequest)
         /// `EXPIRE_TASK`: expire a running task now.
         case expireTask(TaskDebugRequest)
+        /// `TRANSFER_CREATE`: an app hands a download or upload to the system.
+        case createTransfer(TransferSubmission)
+        /// `TRANSFER_CANCEL`: an app cancels one of its transfers.
+        case cancelTransfer(TransferReference)
+        /// `TRANSFER_SESSION`: an app (re)creates a background session and hears its transfers.
+        case transferSession(TransferSessionRequest)
+        /// `TRANSFER_ACK`: an app heard a finished transfer (and moved its file).
+        case acknowledgeTransfer(TransferReference)
+        /// `TRANSFERS`: a person lists transfers.
+        case transfers(TransferQuery)
     }
 
     /// The request's identifier, echoed in the reply.
@@ -175,6 +185,11 @@ extension ClientMessage: Codable {
         MessageClass("TASKS", Body.tasks),
         MessageClass("SIMULATE_TASK", Body.simulateTask),
         MessageClass("EXPIRE_TASK", Body.expireTask),
+        MessageClass("TRANSFER_CREATE", Body.createTransfer),
+        MessageClass("TRANSFER_CANCEL", Body.cancelTransfer),
+        MessageClass("TRANSFER_SESSION", Body.transferSession),
+        MessageClass("TRANSFER_ACK", Body.acknowledgeTransfer),
+        MessageClass("TRANSFERS", Body.transfers),
     ])
 
     public init(from decoder: any Decoder) throws {

@@ -30,6 +30,9 @@ extension DaemonMessage: Codable {
         MessageClass("PUSHED", Body.pushed),
         MessageClass("SCHEDULE", Body.schedule),
         MessageClass("BACKGROUND_TIME", Body.backgroundTime),
+        MessageClass("TRANSFER", Body.transfer),
+        MessageClass("TRANSFER_LIST", Body.transferList),
+        MessageClass("TRANSFER_UPDATE", Body.transferUpdate),
     ])
 
     public init(from decoder: any Decoder) throws {

@@ -60,6 +60,12 @@ public struct DaemonMessage: Sendable, Hashable {
         case schedule(ScheduleList)
         /// `BACKGROUND_TIME`: an app's background time changed.
         case backgroundTime(BackgroundTimeNotice)
+        /// `TRANSFER`: the reply to `TRANSFER_CREATE`.
+        case transfer(TransferInfo)
+        /// `TRANSFER_LIST`: the reply to `TRANSFER_SESSION` and `TRANSFERS`.
+        case transferList(TransferList)
+        /// `TRANSFER_UPDATE`: a notice to an app whose session is attached: progress, a state change.
+        case transferUpdate(TransferInfo)
     }
 
     /// The identifier of the request this answers.

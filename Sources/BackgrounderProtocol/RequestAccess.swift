@@ -21,7 +21,7 @@ extension ClientMessage.Body {
             .anyone
         // What a person does with the device, and what only a person may see or decide.
         case .status, .bundles, .reload, .open, .home, .lock, .unlock, .quit, .ps, .wake, .memoryPressure,
-            .authorize, .permissions, .remoteCommand, .audio, .push, .tasks, .simulateTask, .expireTask:
+            .authorize, .permissions, .remoteCommand, .audio, .push, .tasks, .simulateTask, .expireTask, .transfers:
             .person
         // `REGIONS` naming an app is a person asking about it; without one, an app about itself.
         case .regions(let query):
@@ -29,7 +29,7 @@ extension ClientMessage.Body {
         case .checkIn, .beginTask, .endTask, .requestAuthorization, .locationUpdates, .locationReady, .locationAck,
             .startMonitoring, .stopMonitoring, .requestState, .audioSession, .openAudioStream, .audioStreamControl,
             .nowPlaying, .setFetchInterval, .complete, .registerTask, .submitTask, .cancelTasks, .pendingTasks,
-            .registerPush, .unregisterPush:
+            .registerPush, .unregisterPush, .createTransfer, .cancelTransfer, .transferSession, .acknowledgeTransfer:
             .app
         }
     }

@@ -12,12 +12,16 @@ enum SchedulingOverrides {
             "favouredWithin": \.favouredWithin, "coalescingTolerance": \.coalescingTolerance,
             "idleBeforeProcessing": \.idleBeforeProcessing, "pushRefill": \.pushRefill,
             "fetchTolerance": \.fetchTolerance,
-            "maximumEarliestBeginDelay": \.maximumEarliestBeginDelay,
+            "maximumEarliestBeginDelay": \.maximumEarliestBeginDelay, "urlSessionWindow": \.urlSessionWindow,
+            "transferRetryDelay": \.transferRetryDelay, "transferRetryCap": \.transferRetryCap,
+            "transferResourceTimeout": \.transferResourceTimeout,
         ]
     }
     private static var counts: [String: WritableKeyPath<SchedulingPolicy, Int>] {
         [
             "dailyFetchBudget": \.dailyFetchBudget, "pushBurst": \.pushBurst,
+            "transferConcurrency": \.transferConcurrency, "transferPending": \.transferPending,
+            "transferDiskBytes": \.transferDiskBytes,
         ]
     }
 

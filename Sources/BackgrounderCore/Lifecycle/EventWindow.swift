@@ -13,6 +13,8 @@ public enum EventWindowKind: String, Sendable, Hashable, Codable, CaseIterable {
     case push
     /// A location or region event that woke or launched the app.
     case location
+    /// A background session's transfers finished (`handleEventsForBackgroundURLSession`).
+    case urlSession
 }
 
 /// A stretch of background time the system gives an app for one event: it may run until

@@ -8,6 +8,7 @@ extension SchedulingPolicy {
         case .processing: processingMaximum
         case .push: pushWindow
         case .location: locationWindow
+        case .urlSession: urlSessionWindow
         }
     }
 }

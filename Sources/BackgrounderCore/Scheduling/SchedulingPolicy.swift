@@ -42,6 +42,28 @@ public struct SchedulingPolicy: Sendable, Hashable, Codable {
     /// A task request's `earliestBeginDate` may be at most this far ahead.
     public var maximumEarliestBeginDelay: Duration = .seconds(7 * 86400)
 
+    // Background transfers (plug-in policies do not set these yet: their C numbers predate
+    // transfers, so every policy has these defaults unless `--scheduling` changes them).
+
+    /// How long the window lasts that an app is woken or launched into when its session's
+    /// transfers are all finished (`handleEventsForBackgroundURLSession`; iOS: about 30 s).
+    public var urlSessionWindow: Duration = .seconds(30)
+    /// Transfers of one app running at once (`httpMaximumConnectionsPerHost`'s default is 6 on
+    /// iOS; background sessions run fewer).
+    public var transferConcurrency: Int = 4
+    /// Transfers one app may have accepted and not yet heard the end of.
+    public var transferPending: Int = 200
+    /// Bytes one app's transfers may hold on disk: partial downloads and finished files it has
+    /// not yet taken.
+    public var transferDiskBytes: Int = 8 << 30
+    /// The first retry's delay after a transient failure; each next one doubles, with jitter.
+    public var transferRetryDelay: Duration = .seconds(2)
+    /// The longest delay between retries.
+    public var transferRetryCap: Duration = .seconds(600)
+    /// A transfer still not done this long after it was created fails
+    /// (`timeoutIntervalForResource`, 7 days by default on iOS).
+    public var transferResourceTimeout: Duration = .seconds(7 * 86400)
+
     /// iOS's numbers.
     public init() {}
 }

@@ -188,6 +188,22 @@ struct RequestRouter: Sendable {
             return later { .done(try await apps.audio { try $0.remoteCommand(request, in: $1) }) }
         case .audio(let query): return later { .audioStatus(try await apps.audio { audio, _ in audio.status(query) }) }
         case .permissions(let query): return later { .permissions(try apps.permissions(query.bundle)) }
+        case .createTransfer(let submission):
+            return asApp { bundle in .transfer(try await apps.transfers { try $0.create(bundle, submission, in: $1) }) }
+        case .cancelTransfer(let reference):
+            return asApp { bundle in
+                .done(try await apps.transfers { try $0.cancel(bundle, reference.transfer, in: $1) })
+            }
+        case .transferSession(let request):
+            return asApp { bundle in
+                .transferList(try await apps.transfers { try $0.attach(bundle, session: request.session, in: $1) })
+            }
+        case .acknowledgeTransfer(let reference):
+            return asApp { bundle in
+                .done(try await apps.transfers { try $0.acknowledge(bundle, reference.transfer, in: $1) })
+            }
+        case .transfers(let query):
+            return later { .transferList(try await apps.transfers { try $0.list(query, in: $1) }) }
         case .hello, .status, .bundles, .reload:
             preconditionFailure("answered by route(_:from:connection:logger:)")
         }
