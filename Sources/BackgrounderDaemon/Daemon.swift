@@ -119,6 +119,16 @@ public struct Daemon: Sendable {
         let schedulingNumbers: @Sendable (AppManifest, Bool) -> SchedulingPolicy = { app, onExternalPower in
             policy.scheduling(for: app, onExternalPower: onExternalPower)
         }
+        let transferDirectory = configuration.stateDirectory + "/transfers"
+        try PrivateDirectory.prepareOwn(transferDirectory, purpose: "background transfer", mode: 0o700)
+        let transfers = TransferCapability(
+            store: store,
+            files: TransferFiles(
+                directory: transferDirectory,
+                dataDirectory: { try supervisor.ownDataDirectory(for: $0) },
+                identity: { try supervisor.appIdentity($0) }),
+            client: try HTTPTransferClient(trustedCertificates: configuration.trustedCertificates),
+            logger: logger)
         let apps = AppManager(
             supervisor: supervisor,
             channels: appChannels,
@@ -130,7 +140,7 @@ public struct Daemon: Sendable {
                 LocationCapability(store: store, logger: logger),
                 AudioCapability(service: audio, store: store),
                 SchedulingCapability(store: store, logger: logger),
-                TransferCapability(logger: logger),
+                transfers,
             ],
             limits: configuration.limits,
             schedulingNumbers: schedulingNumbers,
@@ -141,6 +151,7 @@ public struct Daemon: Sendable {
         let location = try LocationService(address: configuration.gpsdAddress, apps: apps, logger: logger)
         let conditions = ConditionMonitor(configuration: configuration, logger: logger) { power, network in
             try? await apps.scheduling { $0.conditionsChanged(externalPower: power, network: network, in: $1) }
+            try? await apps.transfers { $0.conditionsChanged(network: network, in: $1) }
         }
         let context = DaemonContext(
             configuration: configuration,
@@ -174,7 +185,11 @@ public struct Daemon: Sendable {
                 logger: logger
             )
         )
+        // Transfers stored by an earlier run resume.
+        try? await apps.transfers { $0.reschedule(in: $1) }
         try await group.run()
+        try? await apps.transfers { transfers, _ in transfers.stop() }
+        await transfers.client.shutdown()
         await apps.terminateAll()
         (mechanism as? CgroupFreezer)?.removeBase()
         try store.endRun(id: run.id, at: Date())

@@ -33,6 +33,8 @@ public struct DaemonConfiguration: Sendable {
     public var powerSupplyDirectory = "/sys/class/power_supply"
     /// Time between two readings of power and network (docs in ConditionMonitor.swift).
     public var conditionsInterval: Duration = .seconds(5)
+    /// PEM files of certificate authorities background transfers trust besides the system's.
+    public var trustedCertificates: [String] = []
 
     /// How apps are suspended.
     public enum SuspensionChoice: String, Sendable, CaseIterable {

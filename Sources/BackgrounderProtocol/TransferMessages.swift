@@ -27,13 +27,18 @@ public struct TransferSubmission: Sendable, Hashable, Codable {
     public var expectedBytesToSend: Int64?
     /// `taskDescription`: the app's own label.
     public var taskDescription: String?
+    /// `sessionSendsLaunchEvents`: launch or wake the app when the session's transfers are
+    /// done; absent means true.
+    public var sendsLaunchEvents: Bool?
 
     /// Creates a submission.
     public init(
         session: String, kind: TransferKind, url: String, method: String? = nil, headers: [String: String]? = nil,
         file: String? = nil, discretionary: Bool? = nil, earliestBeginDate: Double? = nil,
-        expectedBytesToReceive: Int64? = nil, expectedBytesToSend: Int64? = nil, taskDescription: String? = nil
+        expectedBytesToReceive: Int64? = nil, expectedBytesToSend: Int64? = nil, taskDescription: String? = nil,
+        sendsLaunchEvents: Bool? = nil
     ) {
+        self.sendsLaunchEvents = sendsLaunchEvents
         self.session = session
         self.kind = kind
         self.url = url
@@ -70,7 +75,8 @@ public struct TransferError: Sendable, Hashable, Codable, Error, CustomStringCon
     /// What went wrong, named as `URLError.Code`.
     public enum Code: String, Sendable, Hashable, Codable, CaseIterable {
         case cancelled, badURL, unsupportedURL, timedOut, cannotConnectToHost, networkConnectionLost
-        case httpTooManyRedirects, badServerResponse, cannotCreateFile, cannotWriteToFile, cannotOpenFile
+        case httpTooManyRedirects, badServerResponse, cannotCreateFile, cannotWriteToFile, cannotOpenFile,
+            cannotMoveFile
         case noPermissionsToReadFile, dataLengthExceedsMaximum, secureConnectionFailed, unknown
     }
 
@@ -91,7 +97,8 @@ public struct TransferError: Sendable, Hashable, Codable, Error, CustomStringCon
 /// One transfer as the daemon keeps it: `TRANSFER`, an element of `TRANSFER_LIST`, and the
 /// `TRANSFER_UPDATE` notice an app hears as it moves.
 public struct TransferInfo: Sendable, Hashable, Codable {
-    /// The identifier, unique among all transfers the daemon ever kept (`taskIdentifier`).
+    /// The identifier, unique among all transfers the daemon ever kept (`taskIdentifier`);
+    /// `transfer` on the wire, where `id` is the message's.
     public var id: Int
     /// The app's bundle identifier.
     public var bundle: String
@@ -156,6 +163,12 @@ public struct TransferInfo: Sendable, Hashable, Codable {
         self.response = response
         self.error = error
         self.location = location
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id = "transfer"
+        case bundle, request, state, waitingFor, retryAt, bytesReceived, bytesExpectedToReceive, bytesSent
+        case bytesExpectedToSend, bytesRefetched, retries, lastError, rate, created, response, error, location
     }
 }
 

@@ -112,6 +112,13 @@ struct Backgrounderd: AsyncParsableCommand {
         help: ArgumentHelp("Seconds between two readings of external power and network.", valueName: "SECONDS"))
     var conditionsInterval: Double = 5
 
+    @Option(
+        name: .customLong("trust-ca-file"),
+        help: ArgumentHelp(
+            "A PEM file of certificate authorities background transfers trust besides the system's (repeatable).",
+            valueName: "FILE"))
+    var trustedCertificates: [String] = []
+
     @Option(name: .customLong("boot-id-file"), help: .hidden)
     var bootIDFile = "/proc/sys/kernel/random/boot_id"
 
@@ -187,6 +194,7 @@ struct Backgrounderd: AsyncParsableCommand {
         configuration.bootIDPath = bootIDFile
         configuration.powerSupplyDirectory = absolute(powerSupplyDirectory)
         configuration.conditionsInterval = .seconds(conditionsInterval)
+        configuration.trustedCertificates = trustedCertificates.map(absolute)
         do {
             try await Daemon(configuration: configuration, logger: logger).run()
         } catch let error as DaemonError {

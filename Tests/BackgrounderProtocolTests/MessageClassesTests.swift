@@ -66,6 +66,14 @@ struct MessageClassesTests {
         #"{"class":"TASKS","bundle":"org.example.a"}"#,
         #"{"class":"SIMULATE_TASK","bundle":"org.example.a","identifier":"org.example.a.refresh"}"#,
         #"{"class":"EXPIRE_TASK","bundle":"org.example.a","identifier":"org.example.a.refresh"}"#,
+        #"{"class":"TRANSFER_CREATE","session":"org.example.a.bg","kind":"upload","url":"https://example.org/up","#
+            + #""method":"PUT","headers":{"X-A":"1"},"file":"/data/a.bin","discretionary":true,"#
+            + #""earliestBeginDate":1744290000,"expectedBytesToSend":10,"taskDescription":"backup","#
+            + #""sendsLaunchEvents":false}"#,
+        #"{"class":"TRANSFER_CANCEL","transfer":4}"#,
+        #"{"class":"TRANSFER_SESSION","session":"org.example.a.bg"}"#,
+        #"{"class":"TRANSFER_ACK","transfer":4}"#,
+        #"{"class":"TRANSFERS","bundle":"org.example.a","transfer":4}"#,
     ]
 
     /// One line for every class the daemon may send.
@@ -112,6 +120,19 @@ struct MessageClassesTests {
         #"{"class":"SCHEDULE","entries":[{"bundle":"org.example.a","kind":"processing","#
             + #""identifier":"org.example.a.compact","nextRun":1744290000,"waitingFor":["externalPower"],"running":false}]}"#,
         #"{"class":"BACKGROUND_TIME","backgroundTimeRemaining":29.5}"#,
+        #"{"class":"TRANSFER","transfer":4,"bundle":"org.example.a","request":{"session":"s","kind":"download","#
+            + #""url":"http://example.org/f"},"state":"waiting","waitingFor":"network","bytesReceived":0,"#
+            + #""bytesExpectedToReceive":-1,"bytesSent":0,"bytesExpectedToSend":0,"bytesRefetched":0,"retries":0,"#
+            + #""created":1744290000}"#,
+        #"{"class":"TRANSFER_LIST","transfers":[{"transfer":4,"bundle":"org.example.a","request":{"session":"s","#
+            + #""kind":"download","url":"http://example.org/f"},"state":"completed","bytesReceived":5,"#
+            + #""bytesExpectedToReceive":5,"bytesSent":0,"bytesExpectedToSend":0,"bytesRefetched":2,"retries":1,"#
+            + #""lastError":"reset","created":1744290000,"response":{"status":404,"headers":{"etag":"v1"},"#
+            + #""url":"http://example.org/f"},"location":"/data/tmp/CFNetworkDownload_4.tmp"}]}"#,
+        #"{"class":"TRANSFER_UPDATE","transfer":4,"bundle":"org.example.a","request":{"session":"s","kind":"download","#
+            + #""url":"http://example.org/f"},"state":"failed","bytesReceived":0,"bytesExpectedToReceive":-1,"#
+            + #""bytesSent":0,"bytesExpectedToSend":0,"bytesRefetched":0,"retries":0,"created":1744290000,"#
+            + #""error":{"code":"httpTooManyRedirects","message":"a cycle"},"rate":12.5,"retryAt":1744290001}"#,
         #"{"class":"EVENT","reason":"push","window":3,"seconds":30,"payload":{"aps":{"content-available":1}}}"#,
     ]
 
@@ -149,6 +170,23 @@ struct MessageClassesTests {
         #expect(try codec.decode(DaemonMessage.self, from: written.dropLast()) == message)
     }
 
+    @Test("no payload has a field named id or class: a reply keeps the request's id beside any payload")
+    func payloadsLeaveTheHeaderAlone() throws {
+        for line in Self.replies {
+            var message = try codec.decode(DaemonMessage.self, from: Array(line.utf8))
+            message.id = MessageID.string("x77")
+            let again = try codec.decode(DaemonMessage.self, from: try codec.encode(message).dropLast())
+            #expect(again.id == MessageID.string("x77"), "\(message.className)")
+            #expect(again.body == message.body, "\(message.className)")
+        }
+        for line in Self.requests {
+            var message = try codec.decode(ClientMessage.self, from: Array(line.utf8))
+            message.id = MessageID.string("x77")
+            let again = try codec.decode(ClientMessage.self, from: try codec.encode(message).dropLast())
+            #expect(again.id == MessageID.string("x77"), "\(message.className)")
+        }
+    }
+
     @Test("classes that share a payload type keep their own names")
     func sharedPayloadTypes() {
         let app = AppReference(bundle: "org.example.a")
@@ -157,6 +195,15 @@ struct MessageClassesTests {
         let region = RegionReference(identifier: "home")
         #expect(ClientMessage(.stopMonitoring(region)).className == "REGION_STOP")
         #expect(ClientMessage(.requestState(region)).className == "REGION_STATE")
+        let transfer = TransferReference(transfer: 4)
+        #expect(ClientMessage(.cancelTransfer(transfer)).className == "TRANSFER_CANCEL")
+        #expect(ClientMessage(.acknowledgeTransfer(transfer)).className == "TRANSFER_ACK")
+        let info = TransferInfo(
+            id: 4, bundle: "org.example.a",
+            request: TransferSubmission(session: "s", kind: .download, url: "http://a/"),
+            state: .running, created: 1)
+        #expect(DaemonMessage(.transfer(info)).className == "TRANSFER")
+        #expect(DaemonMessage(.transferUpdate(info)).className == "TRANSFER_UPDATE")
     }
 
     @Test("docs/PROTOCOL.md's table of who may send what says what RequestAccess enforces, for every request")

@@ -96,7 +96,7 @@ struct DaemonLifecycleTests {
         #expect(try store.knownBundleIdentifiers() == ["org.backgrounder.samples.hello"])
         #expect(
             try store.appliedMigrations() == [
-                "v1: runs and bundles", "v2: location", "v3: app users", "v4: scheduling",
+                "v1: runs and bundles", "v2: location", "v3: app users", "v4: scheduling", "v5: transfers",
             ])
     }
 

@@ -15,6 +15,9 @@ enum LifecycleChange: Sendable, Hashable {
     case windowsClosed([EventWindowID])
     /// The process is gone, however it ended.
     case exited
+    /// A person force-quit the app (`bgctl quit`), running or not: what it handed the system
+    /// (pending transfers) is cancelled, as on iOS.
+    case forceQuit
 }
 
 /// Something the system does for apps (location, audio; later scheduling, transfers,

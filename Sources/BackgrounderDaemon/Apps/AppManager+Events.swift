@@ -14,12 +14,13 @@ extension AppManager {
     ///     for an event that gives no time.
     ///   - payload: A push's payload.
     ///   - task: A task request's identifier.
+    ///   - session: A background session's identifier (`download`).
     /// - Returns: What was done, and the window when one opened.
     /// - Throws: ``ProtocolError`` `invalidState` when the routing rules refuse the event,
     ///   or what a launch throws.
     func deliverEvent(
         _ identifier: String, _ reason: LaunchReason, window: EventWindowKind? = nil,
-        payload: JSONValue? = nil, task: String? = nil
+        payload: JSONValue? = nil, task: String? = nil, session: String? = nil
     ) throws(ProtocolError) -> (done: Done, window: EventWindowID?) {
         let app = try app(identifier)
         let decision = EventRouting.decide(
@@ -43,7 +44,9 @@ extension AppManager {
         let length = window.map { schedulingPolicy(for: app.bundle.manifest).windowLength($0) }
         let opened = window.flatMap { openEventWindow(identifier, kind: $0) }
         let notice = EventNotice(
-            reason: reason, window: opened, seconds: opened == nil ? nil : length?.seconds, payload: payload, task: task
+            reason: reason, window: opened, seconds: opened == nil ? nil : length?.seconds, payload: payload,
+            task: task,
+            session: session
         )
         if canHear(identifier) {
             notify(identifier, .event(notice))

@@ -58,6 +58,7 @@ extension AppManager {
         forceQuit.insert(identifier)
         try? store.setForceQuit(identifier, true)
         if foreground == identifier { foreground = nil }
+        tell(identifier, .forceQuit)
         guard app.process != nil else { return Done(detail: "\(identifier) was not running; marked as force-quit") }
         let state = apply(identifier) { lifecycle, _ in lifecycle.terminate(.forceQuit) }
         return Done(detail: "force-quitting \(identifier)", state: state)

@@ -98,7 +98,7 @@ final class SchedulingCapability: AppCapability {
                 histories[identifier]?.opened(at: clock())
                 save(identifier)
             }
-        case .checkedIn, .moved:
+        case .checkedIn, .moved, .forceQuit:
             break
         }
         reschedule(in: apps)

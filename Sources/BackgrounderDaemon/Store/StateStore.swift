@@ -82,6 +82,7 @@ final class StateStore: Sendable {
         migrator.registerMigration("v2: location", migrate: createLocationTables)
         migrator.registerMigration("v3: app users", migrate: createAppUserTable)
         migrator.registerMigration("v4: scheduling", migrate: createSchedulingTables)
+        migrator.registerMigration("v5: transfers", migrate: createTransferTable)
         return migrator
     }
 

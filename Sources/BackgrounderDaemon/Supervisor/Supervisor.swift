@@ -64,6 +64,11 @@ final class Supervisor: Sendable {
         dataDirectory + "/" + bundleIdentifier
     }
 
+    /// The app's data directory, made (and given to the app's uid) if it is not there yet.
+    func ownDataDirectory(for bundleIdentifier: String) throws -> String {
+        try ownDirectory(dataPath(for: bundleIdentifier), identity: appIdentity(bundleIdentifier))
+    }
+
     /// The app's private temporary directory, passed to it as `TMPDIR`.
     func temporaryPath(for bundleIdentifier: String) -> String {
         temporaryDirectory + "/" + bundleIdentifier
@@ -185,7 +190,7 @@ final class Supervisor: Sendable {
     }
 
     /// The uid (and gid) the app runs as, or `nil` for the daemon's own.
-    private func appIdentity(_ identifier: String) throws -> UInt32? {
+    func appIdentity(_ identifier: String) throws -> UInt32? {
         guard let range = sandbox.appUsers else { return nil }
         return try store.appUser(for: identifier, in: range) { id in
             getpwuid(id) != nil || getgrgid(id) != nil

@@ -1,34 +1,165 @@
 import BackgrounderCore
 import BackgrounderProtocol
+import Foundation
 
 /// The requests of background transfers: an app's own (create, cancel, attach a session,
-/// acknowledge a finished transfer) and a person's listing.
+/// acknowledge a finished transfer) and a person's listing. An app names only its own
+/// transfers: another app's identifier is answered as one that does not exist.
 extension TransferCapability {
+    /// `TRANSFER_CREATE`: checks the request and the app's limits, and queues it.
     func create(_ identifier: String, _ submission: TransferSubmission, in apps: isolated AppManager)
-        throws(ProtocolError)
-        -> TransferInfo
+        throws(ProtocolError) -> TransferInfo
     {
-        throw ProtocolError(.unavailable, "background transfers are not built yet")
+        guard let manifest = apps.manifest(of: identifier) else {
+            throw ProtocolError(.notFound, "no loaded bundle \(identifier)")
+        }
+        let policy = apps.schedulingPolicy(for: manifest)
+        var request = submission
+        try Self.check(request)
+        var expectedSend: Int64 = 0
+        if request.kind == .upload {
+            let allowed = [apps.supervisor.dataPath(for: identifier), apps.supervisor.temporaryPath(for: identifier)]
+            do {
+                let file = try UploadFile.open(request.file ?? "", allowedIn: allowed)
+                expectedSend = file.length
+                file.close()
+            } catch {
+                throw ProtocolError(.badRequest, "file: \(error.description)")
+            }
+        }
+        let mine = transfers.values.filter { $0.info.bundle == identifier }
+        if mine.count >= policy.transferPending {
+            throw ProtocolError(
+                .limitReached,
+                "\(identifier) has \(mine.count) transfers not yet acknowledged, the most the policy allows")
+        }
+        let onDisk = mine.reduce(Int64(0)) { total, transfer in
+            total + (transfer.info.request.kind == .download ? max(transfer.info.bytesReceived, 0) : 0)
+        }
+        let expected = max(request.expectedBytesToReceive ?? 0, 0)
+        if onDisk + expected > Int64(policy.transferDiskBytes) {
+            throw ProtocolError(
+                .limitReached,
+                "\(identifier)'s transfers hold \(onDisk) bytes and this one expects \(expected); the policy allows \(policy.transferDiskBytes)"
+            )
+        }
+        if let begin = request.earliestBeginDate,
+            begin - clock().timeIntervalSince1970 > policy.maximumEarliestBeginDelay.seconds
+        {
+            throw ProtocolError(
+                .badRequest, "earliestBeginDate: more than \(policy.maximumEarliestBeginDelay) ahead")
+        }
+        // A transfer handed over from the background is discretionary, as on iOS.
+        if !apps.isInFront(identifier) { request.discretionary = true }
+        let id = nextID
+        nextID += 1
+        let info = TransferInfo(
+            id: id, bundle: identifier, request: request, state: .waiting, bytesExpectedToSend: expectedSend,
+            created: clock().timeIntervalSince1970)
+        transfers[id] = Transfer(info: info)
+        signalled.remove(SessionKey(app: identifier, session: request.session))
+        save(id)
+        apps.appLogger(identifier).info(
+            "transfer \(id) accepted: \(request.kind.rawValue) \(request.url) in session \(request.session)")
+        reschedule(in: apps)
+        return transfers[id]?.info ?? info
     }
 
-    func cancel(_ identifier: String, _ transfer: Int, in apps: isolated AppManager) throws(ProtocolError) -> Done {
-        throw ProtocolError(.unavailable, "background transfers are not built yet")
+    /// The fields of a submission, each refused with its name and why.
+    static func check(_ request: TransferSubmission) throws(ProtocolError) {
+        if request.session.isEmpty || request.session.count > 200 {
+            throw ProtocolError(.badRequest, "session: must be 1 to 200 characters")
+        }
+        guard let url = URL(string: request.url), let scheme = url.scheme?.lowercased(), url.host != nil else {
+            throw ProtocolError(.badRequest, "url: \(request.url.prefix(200)) is not an absolute URL")
+        }
+        guard scheme == "http" || scheme == "https" else {
+            throw ProtocolError(.badRequest, "url: only http and https are supported, not \(scheme)")
+        }
+        if let method = request.method,
+            method.isEmpty || method.count > 20 || !method.allSatisfy({ $0.isLetter && $0.isASCII })
+        {
+            throw ProtocolError(.badRequest, "method: \(method.prefix(40)) is not an HTTP method")
+        }
+        for (name, value) in request.headers ?? [:] {
+            let token = !name.isEmpty && name.utf8.allSatisfy { $0 > 32 && $0 < 127 && $0 != UInt8(ascii: ":") }
+            if !token || value.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) {
+                throw ProtocolError(.badRequest, "headers: \(name.prefix(60)) is not a valid header")
+            }
+        }
+        switch request.kind {
+        case .download where request.file != nil:
+            throw ProtocolError(.badRequest, "file: a download has no file to send")
+        case .upload where request.file == nil:
+            throw ProtocolError(.badRequest, "file: an upload needs the file to send")
+        default:
+            break
+        }
     }
 
+    /// `TRANSFER_CANCEL`: the transfer ends as cancelled (a finished one stays as it is).
+    func cancel(_ identifier: String, _ id: Int, in apps: isolated AppManager) throws(ProtocolError) -> Done {
+        let transfer = try own(identifier, id)
+        guard !transfer.info.state.isFinished else {
+            return Done(detail: "transfer \(id) had already \(transfer.info.state.rawValue)")
+        }
+        end(id, state: .cancelled, error: TransferError(.cancelled, "cancelled by the app"), in: apps)
+        return Done(detail: "transfer \(id) cancelled")
+    }
+
+    /// `TRANSFER_SESSION`: this process hears the session's transfers from now on; the reply
+    /// lists them, finished ones included until acknowledged.
     func attach(_ identifier: String, session: String, in apps: isolated AppManager) throws(ProtocolError)
         -> TransferList
     {
-        throw ProtocolError(.unavailable, "background transfers are not built yet")
+        if session.isEmpty || session.count > 200 {
+            throw ProtocolError(.badRequest, "session: must be 1 to 200 characters")
+        }
+        attached[identifier, default: []].insert(session)
+        signalled.remove(SessionKey(app: identifier, session: session))
+        return TransferList(
+            transfers: transfers.values.filter { $0.info.bundle == identifier && $0.info.request.session == session }
+                .map(\.info).sorted { $0.id < $1.id })
     }
 
-    func acknowledge(_ identifier: String, _ transfer: Int, in apps: isolated AppManager) throws(ProtocolError)
-        -> Done
-    {
-        throw ProtocolError(.unavailable, "background transfers are not built yet")
+    /// `TRANSFER_ACK`: the app heard a finished transfer; its file, if the app left it, is
+    /// removed, and the transfer forgotten.
+    func acknowledge(_ identifier: String, _ id: Int, in apps: isolated AppManager) throws(ProtocolError) -> Done {
+        let transfer = try own(identifier, id)
+        guard transfer.info.state.isFinished else {
+            throw ProtocolError(.invalidState, "transfer \(id) is still \(transfer.info.state.rawValue)")
+        }
+        if transfer.info.location != nil { files.removeDelivered(id, from: identifier) }
+        transfers[id] = nil
+        do {
+            try store.removeTransfer(id: id)
+        } catch {
+            logger.error("cannot forget transfer \(id): \(error)")
+        }
+        return Done(detail: "transfer \(id) acknowledged")
     }
 
+    /// `TRANSFERS`: a person's view of every transfer, one app's, or one.
     func list(_ query: TransferQuery, in apps: isolated AppManager) throws(ProtocolError) -> TransferList {
-        TransferList(transfers: [])
+        if let bundle = query.bundle, apps.manifest(of: bundle) == nil {
+            throw ProtocolError(.notFound, "no loaded bundle \(bundle)")
+        }
+        if let id = query.transfer, transfers[id] == nil {
+            throw ProtocolError(.notFound, "no transfer \(id)")
+        }
+        return TransferList(
+            transfers: transfers.values.map(\.info).filter { info in
+                (query.bundle == nil || info.bundle == query.bundle)
+                    && (query.transfer == nil || info.id == query.transfer)
+            }.sorted { $0.id < $1.id })
+    }
+
+    /// One of the app's own transfers; another app's is answered as unknown.
+    private func own(_ identifier: String, _ id: Int) throws(ProtocolError) -> Transfer {
+        guard let transfer = transfers[id], transfer.info.bundle == identifier else {
+            throw ProtocolError(.notFound, "no transfer \(id) of \(identifier)")
+        }
+        return transfer
     }
 }
 

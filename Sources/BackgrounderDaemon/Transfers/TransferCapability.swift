@@ -1,15 +1,408 @@
 import BackgrounderCore
 import BackgrounderProtocol
+import Foundation
 import Logging
 
-/// Background transfers (background `URLSession`): downloads and uploads the daemon carries
+/// Background transfers (a background `URLSession`): downloads and uploads the daemon carries
 /// out for apps, which may be suspended or not running meanwhile.
+///
+/// Transfers are stored (StateStore+Transfers.swift) and resume after a dropped connection,
+/// a daemon killed or a reboot. One timer starts waiting transfers when their conditions,
+/// date, backoff or the app's share of connections allow; attempts run off the manager's
+/// actor (HTTPTransferClient.swift) and report back here. When every transfer of a session
+/// is finished and the app is not there to hear it, the app is woken or launched into
+/// `handleEventsForBackgroundURLSession` (an `EVENT` of reason `download` naming the
+/// session). Requests are in TransferCapability+Requests.swift.
 final class TransferCapability: AppCapability {
-    let logger: Logger
-
-    init(logger: Logger) {
-        self.logger = logger
+    /// One transfer and what the daemon keeps beside its description.
+    struct Transfer {
+        var info: TransferInfo
+        /// `ETag` or `Last-Modified` of the partial file's bytes.
+        var validator: String?
+        /// The attempt under way.
+        var attempt: Task<Void, Never>?
+        /// When the app last heard of its progress.
+        var toldAt: ContinuousClock.Instant?
+        /// The last progress sample, for the rate.
+        var sample: (bytes: Int64, at: ContinuousClock.Instant)?
     }
 
-    func app(_ identifier: String, changed change: LifecycleChange, in apps: isolated AppManager) {}
+    let store: StateStore
+    let files: TransferFiles
+    let client: HTTPTransferClient
+    let logger: Logger
+    let clock: @Sendable () -> Date
+
+    var transfers: [Int: Transfer] = [:]
+    var nextID: Int
+    /// Sessions the running process of each app has (re)created: it hears their updates.
+    var attached: [String: Set<String>] = [:]
+    /// Sessions whose finished transfers the app was already woken or launched for.
+    var signalled: Set<SessionKey> = []
+    /// Network as the condition monitor last said.
+    var network = true
+    /// Set while the daemon stops: attempts cut short stay waiting, to resume next run.
+    var stopping = false
+    private var timer: Task<Void, Never>?
+    private var timerDue: Date?
+
+    /// An app's session.
+    struct SessionKey: Hashable {
+        var app: String
+        var session: String
+    }
+
+    /// Loads what was stored; transfers that were running when the daemon stopped wait to
+    /// resume from their partial files.
+    init(
+        store: StateStore, files: TransferFiles, client: HTTPTransferClient,
+        clock: @escaping @Sendable () -> Date = {
+            Date()
+        }, logger: Logger
+    ) {
+        self.store = store
+        self.files = files
+        self.client = client
+        self.clock = clock
+        self.logger = logger
+        var last = 0
+        do {
+            last = try store.lastTransferID()
+            for stored in try store.loadTransfers() {
+                var info = stored.info
+                if info.state == .running { info.state = .waiting }
+                info.rate = nil
+                if info.request.kind == .download, !info.state.isFinished {
+                    info.bytesReceived = files.partialLength(info.id)
+                }
+                transfers[info.id] = Transfer(info: info, validator: stored.validator)
+            }
+        } catch {
+            logger.error("cannot load background transfers from \(store.path): \(error); starting with none")
+        }
+        nextID = last + 1
+        if !transfers.isEmpty { logger.info("\(transfers.count) background transfers loaded") }
+    }
+
+    // MARK: The life cycle
+
+    func app(_ identifier: String, changed change: LifecycleChange, in apps: isolated AppManager) {
+        switch change {
+        case .launched, .exited:
+            attached[identifier] = nil
+        case .forceQuit:
+            // iOS cancels a force-quit app's transfers; the app hears so when it next attaches.
+            for (id, transfer) in transfers where transfer.info.bundle == identifier && !transfer.info.state.isFinished
+            {
+                end(id, state: .cancelled, error: TransferError(.cancelled, "the app was force-quit"), in: apps)
+            }
+        case .moved(from: _, to: .active):
+            // The app in front goes first.
+            reschedule(in: apps)
+        case .moved(from: _, to: .suspended):
+            break
+        case .checkedIn, .moved, .windowsClosed:
+            break
+        }
+    }
+
+    /// The condition monitor saw power or network change.
+    func conditionsChanged(network: Bool, in apps: isolated AppManager) {
+        self.network = network
+        reschedule(in: apps)
+    }
+
+    // MARK: Starting
+
+    /// Starts what may start now, records why the rest waits, and sets the timer for the
+    /// next moment something may start.
+    func reschedule(in apps: isolated AppManager) {
+        guard !stopping else { return }
+        let now = clock()
+        var running: [String: Int] = [:]
+        for transfer in transfers.values where transfer.info.state == .running {
+            running[transfer.info.bundle, default: 0] += 1
+        }
+        var next: Date?
+        // The foreground app's first, then oldest first.
+        let waiting = transfers.values.filter { $0.info.state == .waiting }.sorted {
+            let front0 = apps.isInFront($0.info.bundle)
+            let front1 = apps.isInFront($1.info.bundle)
+            return front0 != front1 ? front0 : $0.info.id < $1.info.id
+        }
+        for transfer in waiting {
+            let id = transfer.info.id
+            guard let manifest = apps.manifest(of: transfer.info.bundle) else { continue }
+            let policy = apps.schedulingPolicy(for: manifest)
+            if now.timeIntervalSince1970 - transfer.info.created > policy.transferResourceTimeout.seconds {
+                end(
+                    id, state: .failed,
+                    error: TransferError(
+                        .timedOut, "\(transfer.info.request.url) was not done within \(policy.transferResourceTimeout)"),
+                    in: apps)
+                continue
+            }
+            var wait: TransferWait?
+            var until: Date?
+            if !network {
+                wait = .network
+            } else if transfer.info.request.discretionary == true && !apps.externalPower {
+                wait = .externalPower
+            } else if let begin = transfer.info.request.earliestBeginDate, begin > now.timeIntervalSince1970 {
+                wait = .earliestBeginDate
+                until = Date(timeIntervalSince1970: begin)
+            } else if let retryAt = transfer.info.retryAt, retryAt > now.timeIntervalSince1970 {
+                wait = .retry
+                until = Date(timeIntervalSince1970: retryAt)
+            } else if running[transfer.info.bundle, default: 0] >= policy.transferConcurrency {
+                wait = .concurrency
+            }
+            if let until { next = min(next ?? until, until) }
+            if let wait {
+                transfers[id]?.info.waitingFor = wait
+                continue
+            }
+            running[transfer.info.bundle, default: 0] += 1
+            start(id, in: apps)
+        }
+        arm(next, in: apps)
+    }
+
+    private func arm(_ due: Date?, in apps: isolated AppManager) {
+        guard due != timerDue else { return }
+        timer?.cancel()
+        timerDue = due
+        guard let due else { return }
+        let delay = max(0, due.timeIntervalSince(clock()))
+        timer = Task { [weak apps] in
+            try? await Task.sleep(for: .seconds(delay))
+            guard !Task.isCancelled, let apps else { return }
+            try? await apps.transfers { transfers, apps in
+                transfers.timerDue = nil
+                transfers.reschedule(in: apps)
+            }
+        }
+    }
+
+    /// Starts one attempt.
+    private func start(_ id: Int, in apps: isolated AppManager) {
+        guard var transfer = transfers[id] else { return }
+        transfer.info.state = .running
+        transfer.info.waitingFor = nil
+        transfer.info.retryAt = nil
+        transfer.sample = nil
+        let request = transfer.info.request
+        let validator = transfer.validator
+        let client = client
+        let files = files
+        let bundle = transfer.info.bundle
+        let allowed = [apps.supervisor.dataPath(for: bundle), apps.supervisor.temporaryPath(for: bundle)]
+        apps.appLogger(bundle).info(
+            "transfer \(id) \(transfer.info.retries == 0 ? "starting" : "retrying"): \(request.kind.rawValue) \(request.url)"
+        )
+        // The manager lives as long as the daemon: the attempt holds it strongly.
+        let manager: AppManager = apps
+        transfer.attempt = Task {
+            let outcome: TransferAttemptOutcome
+            switch request.kind {
+            case .download:
+                outcome = await client.download(
+                    request, id: id, files: files, validator: validator,
+                    started: { start in
+                        try? await manager.transfers { $0.responseStarted(id, start, in: $1) }
+                    },
+                    progress: { progress in
+                        try? await manager.transfers { $0.progressed(id, progress, in: $1) }
+                    })
+            case .upload:
+                do {
+                    let file = try UploadFile.open(request.file ?? "", allowedIn: allowed)
+                    defer { file.close() }
+                    outcome = await client.upload(request, file: file) { progress in
+                        Task { try? await manager.transfers { $0.progressed(id, progress, in: $1) } }
+                    }
+                } catch {
+                    outcome = .failed(TransferError(.noPermissionsToReadFile, "\(error)"))
+                }
+            }
+            try? await manager.transfers { $0.attemptEnded(id, outcome, in: $1) }
+        }
+        transfers[id] = transfer
+        save(id)
+        tell(id, in: apps)
+    }
+
+    // MARK: Attempts reporting back
+
+    /// A download's response head arrived: keep its validator for a later resume.
+    func responseStarted(_ id: Int, _ start: TransferResponseStart, in apps: isolated AppManager) {
+        guard transfers[id]?.info.state == .running else { return }
+        transfers[id]?.validator = start.validator
+        transfers[id]?.info.bytesExpectedToReceive = start.expected
+        if start.discarded > 0 {
+            transfers[id]?.info.bytesRefetched += start.discarded
+            apps.appLogger(transfers[id]!.info.bundle).info(
+                "transfer \(id): the server would not resume; \(start.discarded) bytes fetched again")
+        }
+        save(id)
+    }
+
+    /// Bytes moved: the rate, and a notice to the app at most four times a second.
+    func progressed(_ id: Int, _ progress: TransferProgress, in apps: isolated AppManager) {
+        guard var transfer = transfers[id], transfer.info.state == .running else { return }
+        let now = ContinuousClock.now
+        switch transfer.info.request.kind {
+        case .download:
+            transfer.info.bytesReceived = progress.bytes
+            transfer.info.bytesExpectedToReceive = progress.expected
+        case .upload:
+            transfer.info.bytesSent = progress.bytes
+            transfer.info.bytesExpectedToSend = progress.expected
+        }
+        if let sample = transfer.sample, now - sample.at >= .milliseconds(500) {
+            let rate = Double(progress.bytes - sample.bytes) / (now - sample.at).seconds
+            transfer.info.rate = transfer.info.rate.map { $0 * 0.5 + rate * 0.5 } ?? rate
+            transfer.sample = (progress.bytes, now)
+        } else if transfer.sample == nil {
+            transfer.sample = (progress.bytes, now)
+        }
+        let due = transfer.toldAt.map { now - $0 >= .milliseconds(250) } ?? true
+        if due { transfer.toldAt = now }
+        transfers[id] = transfer
+        if due { tell(id, in: apps) }
+    }
+
+    /// An attempt ended: finished, to be retried, or failed.
+    func attemptEnded(_ id: Int, _ outcome: TransferAttemptOutcome, in apps: isolated AppManager) {
+        guard let transfer = transfers[id], transfer.info.state == .running, !stopping else { return }
+        transfers[id]?.attempt = nil
+        transfers[id]?.info.rate = nil
+        let bundle = transfer.info.bundle
+        let logger = apps.appLogger(bundle)
+        switch outcome {
+        case .finished(let response):
+            transfers[id]?.info.response = response
+            if transfer.info.request.kind == .download {
+                transfers[id]?.info.bytesReceived = files.partialLength(id)
+                do {
+                    transfers[id]?.info.location = try files.deliver(id, to: bundle)
+                } catch {
+                    files.removePartial(id)
+                    end(id, state: .failed, error: TransferError(.cannotMoveFile, "\(error)"), in: apps)
+                    return
+                }
+            }
+            logger.info("transfer \(id) completed: \(response.status) from \(response.url)")
+            end(id, state: .completed, error: nil, in: apps)
+        case .retry(let reason, let retryAfter):
+            transfers[id]?.info.state = .waiting
+            transfers[id]?.info.lastError = reason
+            if !network {
+                // Lost network: wait for it without spending a retry.
+                transfers[id]?.info.waitingFor = .network
+                logger.info("transfer \(id) waits for the network: \(reason)")
+            } else {
+                let retries = transfer.info.retries + 1
+                let policy = apps.manifest(of: bundle).map { apps.schedulingPolicy(for: $0) } ?? SchedulingPolicy()
+                let delay = TransferBackoffDelay.delay(
+                    retry: retries, base: policy.transferRetryDelay, cap: policy.transferRetryCap,
+                    retryAfter: retryAfter)
+                transfers[id]?.info.retries = retries
+                transfers[id]?.info.retryAt = clock().addingTimeInterval(delay.seconds).timeIntervalSince1970
+                transfers[id]?.info.waitingFor = .retry
+                logger.notice("transfer \(id): \(reason); retry \(retries) in \(delay)")
+            }
+            save(id)
+            tell(id, in: apps)
+            reschedule(in: apps)
+        case .failed(let error):
+            logger.notice("transfer \(id) failed: \(error)")
+            files.removePartial(id)
+            end(id, state: error.code == .cancelled ? .cancelled : .failed, error: error, in: apps)
+        }
+    }
+
+    // MARK: Ending
+
+    /// A transfer is over: stored, told to the app if it listens, and, when its session has
+    /// nothing left running, the app woken or launched to hear it.
+    func end(_ id: Int, state: TransferState, error: TransferError?, in apps: isolated AppManager) {
+        guard var transfer = transfers[id] else { return }
+        transfer.attempt?.cancel()
+        transfer.attempt = nil
+        transfer.info.state = state
+        transfer.info.error = error
+        transfer.info.waitingFor = nil
+        transfer.info.retryAt = nil
+        transfer.info.rate = nil
+        if state != .completed { files.removePartial(id) }
+        transfers[id] = transfer
+        save(id)
+        tell(id, in: apps)
+        signalIfSessionDone(SessionKey(app: transfer.info.bundle, session: transfer.info.request.session), in: apps)
+        reschedule(in: apps)
+    }
+
+    /// When every transfer of the session is finished and the app cannot hear it now
+    /// (not running, suspended, or running without the session), it is woken or launched
+    /// with the session's identifier, once per batch.
+    private func signalIfSessionDone(_ key: SessionKey, in apps: isolated AppManager) {
+        let session = transfers.values.filter { $0.info.bundle == key.app && $0.info.request.session == key.session }
+        guard !session.isEmpty, session.allSatisfy({ $0.info.state.isFinished }), !signalled.contains(key) else {
+            return
+        }
+        let state = apps.state(of: key.app)
+        let listening = attached[key.app]?.contains(key.session) == true && state != .suspended && state != .notRunning
+        guard !listening else { return }
+        if session.contains(where: { $0.info.request.sendsLaunchEvents == false }) && state == .notRunning {
+            apps.appLogger(key.app).info(
+                "session \(key.session)'s transfers are done; it does not send launch events, so they wait for the app")
+            return
+        }
+        signalled.insert(key)
+        do {
+            _ = try apps.deliverEvent(key.app, .download, window: .urlSession, session: key.session)
+        } catch {
+            apps.appLogger(key.app).info(
+                "session \(key.session)'s transfers are done; the app hears them when it next runs (\(error.message))")
+        }
+    }
+
+    // MARK: Telling
+
+    /// Sends the transfer's description to its app when the running process has attached its
+    /// session and is not frozen (a frozen app hears the finished ones when it attaches).
+    func tell(_ id: Int, in apps: isolated AppManager) {
+        guard let info = transfers[id]?.info, attached[info.bundle]?.contains(info.request.session) == true,
+            apps.state(of: info.bundle) != .suspended
+        else { return }
+        apps.notify(info.bundle, .transferUpdate(info))
+    }
+
+    func save(_ id: Int) {
+        guard let transfer = transfers[id] else { return }
+        do {
+            try store.saveTransfer(StateStore.StoredTransfer(info: transfer.info, validator: transfer.validator))
+        } catch {
+            logger.error("cannot store transfer \(id): \(error)")
+        }
+    }
+
+    /// The daemon is stopping: attempts are cut, and stay waiting to resume next run.
+    func stop() {
+        stopping = true
+        timer?.cancel()
+        for transfer in transfers.values { transfer.attempt?.cancel() }
+    }
+}
+
+/// How long a transfer waits before retry `n`: doubling from the policy's delay up to its cap,
+/// with "equal jitter" (half fixed, half random) so many clients failing together do not
+/// return together; a server's `Retry-After` is honoured up to the cap.
+enum TransferBackoffDelay {
+    static func delay(retry: Int, base: Duration, cap: Duration, retryAfter: Duration?) -> Duration {
+        if let retryAfter { return min(retryAfter, cap) }
+        let exponential = min(base.seconds * pow(2, Double(max(0, retry - 1))), cap.seconds)
+        return .seconds(exponential / 2 + Double.random(in: 0...(exponential / 2)))
+    }
 }
