@@ -35,6 +35,13 @@ extension SchedulingCapability {
         throws(ProtocolError) -> Done
     {
         guard let purpose = windows[identifier]?[completion.window] else {
+            // A window no scheduled work opened (a background session's events) ends the same
+            // way, with nothing to record.
+            if apps.completeWindow(identifier, completion.window) {
+                return Done(
+                    detail: "window \(completion.window) completed", state: apps.state(of: identifier),
+                    backgroundTimeRemaining: apps.remaining(identifier))
+            }
             // Gone, like a region that was stopped: completed already, ran out, or never this app's.
             throw ProtocolError(
                 .notFound,

@@ -11,7 +11,8 @@ import GRDB
 extension StateStore {
     static func createTransferTable(_ db: Database) throws {
         try db.create(table: "transfer") { table in
-            table.primaryKey("id", .integer)
+            // AUTOINCREMENT: an identifier is never used twice, even after its row is gone.
+            table.autoIncrementedPrimaryKey("id")
             table.column("bundleIdentifier", .text).notNull().indexed()
             table.column("info", .text).notNull()
             table.column("validator", .text)
@@ -39,7 +40,9 @@ extension StateStore {
 
     /// The largest transfer identifier ever stored, so identifiers are never reused.
     func lastTransferID() throws -> Int {
-        try database.read { db in try Int.fetchOne(db, sql: "SELECT MAX(id) FROM transfer") ?? 0 }
+        try database.read { db in
+            try Int.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'transfer'") ?? 0
+        }
     }
 
     /// Stores a transfer, replacing its earlier row.

@@ -124,12 +124,14 @@ final class HTTPTransferClient: Sendable {
     /// One attempt at an upload: the whole file as the body (an upload starts again from the
     /// beginning after a failure; HTTP has no common way to resume one).
     func upload(
-        _ request: TransferSubmission, file: UploadFile, progress: @escaping @Sendable (TransferProgress) -> Void
+        _ request: TransferSubmission, file: UploadFile,
+        progress: @escaping @Sendable (TransferProgress) async -> Void
     ) async -> TransferAttemptOutcome {
         var outgoing = Self.request(request, defaultMethod: "POST")
         let length = file.length
         outgoing.body = .stream(
-            file.chunks { sent in progress(TransferProgress(bytes: sent, expected: length)) }, length: .known(length))
+            file.chunks { sent in await progress(TransferProgress(bytes: sent, expected: length)) },
+            length: .known(length))
         do {
             let response = try await client.execute(outgoing, deadline: .distantFuture)
             if let transient = Self.transientStatus(response) { return transient }

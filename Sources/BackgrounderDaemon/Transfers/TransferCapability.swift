@@ -132,6 +132,8 @@ final class TransferCapability: AppCapability {
         }
         for transfer in waiting {
             let id = transfer.info.id
+            // Ending one (below) reschedules too: skip what that already started.
+            guard transfers[id]?.info.state == .waiting else { continue }
             guard let manifest = apps.manifest(of: transfer.info.bundle) else { continue }
             let policy = apps.schedulingPolicy(for: manifest)
             if now.timeIntervalSince1970 - transfer.info.created > policy.transferResourceTimeout.seconds {
@@ -186,7 +188,7 @@ final class TransferCapability: AppCapability {
 
     /// Starts one attempt.
     private func start(_ id: Int, in apps: isolated AppManager) {
-        guard var transfer = transfers[id] else { return }
+        guard var transfer = transfers[id], transfer.info.state == .waiting else { return }
         transfer.info.state = .running
         transfer.info.waitingFor = nil
         transfer.info.retryAt = nil
@@ -219,7 +221,7 @@ final class TransferCapability: AppCapability {
                     let file = try UploadFile.open(request.file ?? "", allowedIn: allowed)
                     defer { file.close() }
                     outcome = await client.upload(request, file: file) { progress in
-                        Task { try? await manager.transfers { $0.progressed(id, progress, in: $1) } }
+                        try? await manager.transfers { $0.progressed(id, progress, in: $1) }
                     }
                 } catch {
                     outcome = .failed(TransferError(.noPermissionsToReadFile, "\(error)"))
@@ -282,7 +284,9 @@ final class TransferCapability: AppCapability {
         switch outcome {
         case .finished(let response):
             transfers[id]?.info.response = response
-            if transfer.info.request.kind == .download {
+            if transfer.info.request.kind == .upload {
+                transfers[id]?.info.bytesSent = transfer.info.bytesExpectedToSend
+            } else {
                 transfers[id]?.info.bytesReceived = files.partialLength(id)
                 do {
                     transfers[id]?.info.location = try files.deliver(id, to: bundle)
@@ -351,6 +355,8 @@ final class TransferCapability: AppCapability {
         guard !session.isEmpty, session.allSatisfy({ $0.info.state.isFinished }), !signalled.contains(key) else {
             return
         }
+        // A force-quit app hears nothing until a person opens it (it lists them then).
+        guard !apps.forceQuit.contains(key.app) else { return }
         let state = apps.state(of: key.app)
         let listening = attached[key.app]?.contains(key.session) == true && state != .suspended && state != .notRunning
         guard !listening else { return }

@@ -52,7 +52,7 @@ struct UploadFile: Sendable {
     }
 
     /// The file's bytes as a sequence of buffers, counting what was read into `sent`.
-    func chunks(onRead: @escaping @Sendable (Int64) -> Void) -> Chunks {
+    func chunks(onRead: @escaping @Sendable (Int64) async -> Void) -> Chunks {
         Chunks(descriptor: descriptor, onRead: onRead)
     }
 
@@ -64,7 +64,7 @@ struct UploadFile: Sendable {
     struct Chunks: AsyncSequence, Sendable {
         typealias Element = ByteBuffer
         let descriptor: Int32
-        let onRead: @Sendable (Int64) -> Void
+        let onRead: @Sendable (Int64) async -> Void
 
         func makeAsyncIterator() -> Iterator {
             Iterator(descriptor: descriptor, onRead: onRead)
@@ -72,8 +72,9 @@ struct UploadFile: Sendable {
 
         struct Iterator: AsyncIteratorProtocol {
             let descriptor: Int32
-            let onRead: @Sendable (Int64) -> Void
+            let onRead: @Sendable (Int64) async -> Void
             var offset: Int64 = 0
+            var reported = ContinuousClock.now
 
             mutating func next() async throws -> ByteBuffer? {
                 var buffer = ByteBufferAllocator().buffer(capacity: 256 << 10)
@@ -84,7 +85,11 @@ struct UploadFile: Sendable {
                 }
                 guard count > 0 else { return nil }
                 self.offset += Int64(count)
-                onRead(self.offset)
+                // A few reports a second, and the last one.
+                if ContinuousClock.now - reported >= .milliseconds(250) || count < 256 << 10 {
+                    reported = .now
+                    await onRead(self.offset)
+                }
                 return buffer
             }
         }

@@ -1,0 +1,188 @@
+import BackgrounderProtocol
+import BackgrounderTestSupport
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A daemon, a real HTTP server (TransferServer) and Python apps that speak the transfer
+/// requests, for tests of background transfers judged by what ends up on disk and in the
+/// daemon, not by what an app was told.
+final class TransferFixture: @unchecked Sendable {
+    let directory: TemporaryDirectory
+    let bundles: String
+    let server: TransferServer
+    private(set) var daemon: DaemonProcess
+    private let arguments: [String]
+
+    /// What the transfer apps add to the Python prelude: `create(...)`, `finished(t)`
+    /// (moves a download to `DATA/downloads/ID`, reports it, acknowledges it), `drain(session)`
+    /// (attaches and hears every finished transfer), `handle_launch_events(checkin)` and
+    /// `serve()` (hears updates and events until the connection closes). Notices that arrive
+    /// while waiting for a reply are kept for `serve()`, never dropped.
+    static let prelude = #"""
+        import shutil
+        FINAL = ("completed", "failed", "cancelled")
+        _queued = []
+        _heard = set()
+
+        def request(message):
+            global _next_id
+            _next_id += 1
+            message = dict(message, id=_next_id)
+            _stream.write((json.dumps(message) + "\n").encode())
+            _stream.flush()
+            while True:
+                line = _stream.readline()
+                if not line:
+                    raise SystemExit("the daemon closed the connection")
+                reply = json.loads(line)
+                if reply.get("id") == _next_id:
+                    return reply
+                _queued.append(reply)
+
+        def create(url, kind="download", session="s1", **fields):
+            reply = request(dict({"class": "TRANSFER_CREATE", "session": session, "kind": kind, "url": url}, **fields))
+            report("created", reply)
+            return reply
+
+        def finished(t):
+            if t["transfer"] in _heard:
+                return
+            _heard.add(t["transfer"])
+            if t.get("location"):
+                os.makedirs(os.path.join(DATA, "downloads"), exist_ok=True)
+                shutil.move(t["location"], os.path.join(DATA, "downloads", str(t["transfer"])))
+            report("finished", t)
+            request({"class": "TRANSFER_ACK", "transfer": t["transfer"]})
+
+        def drain(session):
+            for t in request({"class": "TRANSFER_SESSION", "session": session})["transfers"]:
+                if t["state"] in FINAL:
+                    finished(t)
+
+        def on_event(event):
+            if event.get("reason") != "download":
+                return
+            report("event", event)
+            drain(event["session"])
+            if event.get("window"):
+                report("complete", request({"class": "COMPLETE", "window": event["window"]}))
+
+        def handle_launch_events(checkin):
+            for event in checkin.get("events") or []:
+                on_event(event)
+
+        def serve():
+            while True:
+                if _queued:
+                    message = _queued.pop(0)
+                else:
+                    line = _stream.readline()
+                    if not line:
+                        return
+                    message = json.loads(line)
+                if message.get("class") == "TRANSFER_UPDATE" and message["state"] in FINAL:
+                    finished(message)
+                elif message.get("class") == "EVENT":
+                    on_event(message)
+
+        CHECKIN = request({"class": "CHECKIN", "bundle": BUNDLE})
+        report("checkin", CHECKIN)
+        """#
+
+    init(prefix: String, extraArguments: [String] = [], tls: Bool = false, setUp: (String) throws -> Void) async throws
+    {
+        directory = try TemporaryDirectory(prefix: prefix)
+        bundles = directory.appending("bundles")
+        try FileManager.default.createDirectory(atPath: bundles, withIntermediateDirectories: true)
+        let authority = tls ? try TestCertificateAuthority.make(in: directory.appending("ca")) : nil
+        server = try TransferServer(uploadDirectory: directory.appending("uploads"), tls: authority)
+        try setUp(bundles)
+        arguments =
+            LifecycleTests.fastPolicy + ["--scheduling", "transferRetryDelay=0.2,transferRetryCap=2"]
+            + (authority.map { ["--trust-ca-file", $0.caFile] } ?? []) + extraArguments
+        daemon = try await DaemonProcess(directory: directory, bundleDirectories: [bundles], extraArguments: arguments)
+    }
+
+    /// A Python app whose script follows the transfer prelude.
+    @discardableResult
+    func app(_ name: String, script: String, modes: [String] = []) throws -> String {
+        try PythonAppBundles.make(name, script: Self.prelude + "\n" + script, modes: modes, into: bundles)
+    }
+
+    /// Serves `bytes` pseudo-random bytes at `path`.
+    /// - Returns: The file's SHA-256.
+    func serveFile(_ path: String, bytes: Int64, seed: UInt64 = 7) async throws -> String {
+        let file = directory.appending("served" + path.replacingOccurrences(of: "/", with: "_"))
+        try TransferServer.makeFile(at: file, bytes: bytes, seed: seed)
+        try server.serve(path: path, file: file)
+        return try await TransferServer.sha256(ofFile: file)
+    }
+
+    func request(_ body: ClientMessage.Body) throws -> DaemonMessage.Body {
+        try daemon.client().request(body).body
+    }
+
+    /// Every transfer the daemon keeps, as a person sees them.
+    func transfers() -> [TransferInfo] {
+        guard case .transferList(let list)? = try? request(.transfers(TransferQuery())) else { return [] }
+        return list.transfers
+    }
+
+    /// Waits until the daemon's transfers satisfy `condition`.
+    @discardableResult
+    func waitForTransfers(timeout: Duration = .seconds(60), _ condition: @escaping ([TransferInfo]) -> Bool) async
+        -> [TransferInfo]
+    {
+        var last: [TransferInfo] = []
+        await waitUntil(timeout: timeout) {
+            last = self.transfers()
+            return condition(last)
+        }
+        return last
+    }
+
+    func state(_ id: String) -> ApplicationState? {
+        guard case .apps(let list)? = try? request(.ps) else { return nil }
+        return list.apps.first { $0.id == id }?.state
+    }
+
+    func dataDirectory(_ id: String) -> String { daemon.stateDirectory + "/data/" + id }
+
+    /// The app's report lines with this key, as JSON objects.
+    func reports(_ id: String, _ key: String) -> [[String: Any]] {
+        let text = (try? String(contentsOfFile: dataDirectory(id) + "/report.jsonl", encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").compactMap { line in
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                object["key"] as? String == key
+            else { return nil }
+            return object["value"] as? [String: Any]
+        }
+    }
+
+    /// The SHA-256 of a download the app moved into `DATA/downloads/ID`.
+    func downloaded(_ id: String, transfer: Int) async -> String? {
+        let path = dataDirectory(id) + "/downloads/\(transfer)"
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        return try? await TransferServer.sha256(ofFile: path)
+    }
+
+    func appLog(_ id: String) -> String {
+        (try? String(contentsOfFile: daemon.stateDirectory + "/logs/\(id).log", encoding: .utf8)) ?? ""
+    }
+
+    /// SIGKILLs the daemon and starts it again on the same state.
+    func killAndRestart() async throws {
+        daemon.signal(SIGKILL)
+        _ = await daemon.waitForExit(timeout: .seconds(10))
+        daemon = try await DaemonProcess(directory: directory, bundleDirectories: [bundles], extraArguments: arguments)
+    }
+
+    func tearDown() async {
+        await daemon.stop()
+        await server.shutdown()
+        directory.remove()
+    }
+}

@@ -1,0 +1,139 @@
+import BackgrounderProtocol
+import BackgrounderTestSupport
+import Foundation
+import Testing
+
+/// Background transfers with real processes: a real daemon, a real HTTP server on loopback,
+/// apps that hand a download over and are suspended or end. Judged by the bytes that reach
+/// the app's data directory (SHA-256 against the served file), what the server was asked,
+/// and what the daemon keeps.
+@Suite("Background transfers", .serialized)
+struct TransferTests {
+    /// An app that hands `urls` over at a person's launch, then exits (`exit`) or stays to
+    /// hear them (`serve`); launched or woken for its session, it hears them and completes.
+    static func handOff(_ urls: [String], then: String) -> String {
+        """
+        if CHECKIN["launchReason"] == "user":
+            for url in \(urls.map { "\"\($0)\"" }):
+                create(url)
+            \(then == "exit" ? "sys.exit(0)" : "serve()")
+        else:
+            handle_launch_events(CHECKIN)
+            serve()
+        """
+    }
+
+    @Test("an app that ends after handing a download over is launched into its session's events with the file")
+    func terminatedAppIsRelaunched() async throws {
+        var id = ""
+        var sha = ""
+        let fixture = try await TransferFixture(prefix: "xfer-relaunch") { _ in }
+        defer { Task { await fixture.tearDown() } }
+        sha = try await fixture.serveFile("/episode.bin", bytes: 3 << 20)
+        fixture.server.inject(.drip(bytesPerSecond: 2 << 20), at: "/episode.bin")
+        id = try fixture.app("Ender", script: Self.handOff([fixture.server.url("/episode.bin")], then: "exit"))
+        _ = try fixture.request(.reload)
+        _ = try fixture.request(.open(AppReference(bundle: id)))
+
+        await waitUntil(timeout: .seconds(60)) { !fixture.reports(id, "finished").isEmpty }
+        let finished = try #require(fixture.reports(id, "finished").first, "\(fixture.appLog(id))")
+        let transfer = try #require(finished["transfer"] as? Int)
+        #expect(finished["state"] as? String == "completed")
+        #expect(await fixture.downloaded(id, transfer: transfer) == sha)
+        let launches = fixture.reports(id, "checkin").compactMap { $0["launchReason"] as? String }
+        #expect(launches == ["user", "download"])
+        let event = try #require(fixture.reports(id, "event").first)
+        #expect(event["session"] as? String == "s1")
+        #expect(fixture.reports(id, "complete").first?["class"] as? String == "OK")
+        // Acknowledged: the daemon keeps nothing, and no file is left at the old location.
+        await fixture.waitForTransfers { $0.isEmpty }
+        #expect(fixture.transfers().isEmpty)
+    }
+
+    @Test("a suspended app is woken into its session's events, hears the file, and is suspended again")
+    func suspendedAppIsWoken() async throws {
+        let fixture = try await TransferFixture(prefix: "xfer-wake") { _ in }
+        defer { Task { await fixture.tearDown() } }
+        let sha = try await fixture.serveFile("/big.bin", bytes: 4 << 20)
+        fixture.server.inject(.drip(bytesPerSecond: 1 << 20), at: "/big.bin")
+        let id = try fixture.app("Sleeper", script: Self.handOff([fixture.server.url("/big.bin")], then: "serve"))
+        _ = try fixture.request(.reload)
+        _ = try fixture.request(.open(AppReference(bundle: id)))
+        await fixture.waitForTransfers { $0.first?.state == .running }
+        _ = try fixture.request(.home)
+        await waitUntil { fixture.state(id) == .suspended }
+        #expect(fixture.state(id) == .suspended)
+        #expect(fixture.transfers().first?.state == .running, "the transfer goes on while the app is frozen")
+
+        await waitUntil(timeout: .seconds(60)) { !fixture.reports(id, "finished").isEmpty }
+        let finished = try #require(fixture.reports(id, "finished").first, "\(fixture.appLog(id))")
+        #expect(await fixture.downloaded(id, transfer: try #require(finished["transfer"] as? Int)) == sha)
+        #expect(fixture.reports(id, "checkin").count == 1, "woken, not relaunched")
+        #expect(fixture.reports(id, "event").count == 1)
+        await waitUntil { fixture.state(id) == .suspended }
+        #expect(fixture.state(id) == .suspended)
+    }
+
+    @Test("a 200 MiB download survives a daemon SIGKILL and resumes from where it was, nothing fetched twice")
+    func survivesDaemonKill() async throws {
+        let fixture = try await TransferFixture(prefix: "xfer-kill") { _ in }
+        defer { Task { await fixture.tearDown() } }
+        let size: Int64 = 200 << 20
+        let sha = try await fixture.serveFile("/huge.bin", bytes: size)
+        fixture.server.inject(.drip(bytesPerSecond: 40 << 20), at: "/huge.bin")
+        let id = try fixture.app("Keeper", script: Self.handOff([fixture.server.url("/huge.bin")], then: "exit"))
+        _ = try fixture.request(.reload)
+        _ = try fixture.request(.open(AppReference(bundle: id)))
+        let before = await fixture.waitForTransfers { ($0.first?.bytesReceived ?? 0) > 40 << 20 }
+        let received = try #require(before.first?.bytesReceived)
+        #expect(received < size, "the kill must come mid-transfer")
+        try await fixture.killAndRestart()
+        fixture.server.clearFaults(at: "/huge.bin")
+
+        await waitUntil(timeout: .seconds(120)) { !fixture.reports(id, "finished").isEmpty }
+        let finished = try #require(fixture.reports(id, "finished").first, "\(fixture.daemon.log)")
+        #expect(finished["state"] as? String == "completed")
+        #expect(finished["bytesRefetched"] as? Int == 0)
+        #expect(await fixture.downloaded(id, transfer: try #require(finished["transfer"] as? Int)) == sha)
+        let asked = fixture.server.requests(for: "/huge.bin")
+        let resumed = try #require(asked.last?.range, "the restarted daemon asked for a range: \(asked)")
+        let offset = try #require(Int64(resumed.dropFirst("bytes=".count).prefix { $0.isNumber }))
+        #expect(offset >= received, "resumed from \(offset), had \(received) before the kill")
+        #expect(asked.last?.ifRange == fixture.server.etag(for: "/huge.bin"))
+    }
+
+    @Test("a force quit cancels the app's transfers; a jetsam termination does not")
+    func forceQuitCancelsJetsamDoesNot() async throws {
+        let fixture = try await TransferFixture(prefix: "xfer-quit") { _ in }
+        defer { Task { await fixture.tearDown() } }
+        _ = try await fixture.serveFile("/slow.bin", bytes: 2 << 20)
+        fixture.server.inject(.drip(bytesPerSecond: 64 << 10), at: "/slow.bin")
+        let sha = try await fixture.serveFile("/other.bin", bytes: 2 << 20, seed: 9)
+        fixture.server.inject(.drip(bytesPerSecond: 512 << 10), at: "/other.bin")
+        let quitter = try fixture.app("Quitter", script: Self.handOff([fixture.server.url("/slow.bin")], then: "serve"))
+        let survivor = try fixture.app(
+            "Survivor", script: Self.handOff([fixture.server.url("/other.bin")], then: "serve"))
+        _ = try fixture.request(.reload)
+
+        _ = try fixture.request(.open(AppReference(bundle: quitter)))
+        await fixture.waitForTransfers { $0.first { $0.bundle == quitter }?.state == .running }
+        _ = try fixture.request(.quit(AppReference(bundle: quitter)))
+        let cancelled = await fixture.waitForTransfers { $0.first { $0.bundle == quitter }?.state == .cancelled }
+        #expect(cancelled.first { $0.bundle == quitter }?.error?.code == .cancelled)
+        let partials = try FileManager.default.contentsOfDirectory(atPath: fixture.daemon.stateDirectory + "/transfers")
+        #expect(partials.isEmpty, "a cancelled transfer leaves no partial file: \(partials)")
+
+        _ = try fixture.request(.open(AppReference(bundle: survivor)))
+        await fixture.waitForTransfers { $0.first { $0.bundle == survivor }?.state == .running }
+        _ = try fixture.request(.home)
+        await waitUntil { fixture.state(survivor) == .suspended }
+        _ = try fixture.request(.memoryPressure(MemoryPressure(critical: false)))
+        await waitUntil { fixture.state(survivor) == .notRunning }
+        #expect(fixture.state(survivor) == .notRunning, "jetsam ended the suspended app")
+        await waitUntil(timeout: .seconds(60)) { !fixture.reports(survivor, "finished").isEmpty }
+        let finished = try #require(fixture.reports(survivor, "finished").first, "\(fixture.appLog(survivor))")
+        #expect(finished["state"] as? String == "completed")
+        #expect(await fixture.downloaded(survivor, transfer: try #require(finished["transfer"] as? Int)) == sha)
+        #expect(fixture.reports(survivor, "checkin").compactMap { $0["launchReason"] as? String } == ["user", "download"])
+    }
+}
