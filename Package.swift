@@ -155,6 +155,7 @@ let package = Package(
             dependencies: [
                 "BackgrounderProtocol",
                 "BackgrounderDaemon",
+                "BackgrounderTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Benchmarks/bgbench",

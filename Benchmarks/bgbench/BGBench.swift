@@ -9,13 +9,13 @@ import Foundation
 
 /// Benchmarks that run Backgrounder beside a plain peer in the same run and print the ratio.
 @main
-struct BGBench: ParsableCommand {
+struct BGBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bgbench",
         abstract: "Backgrounder benchmarks, each beside a baseline measured in the same run.",
         subcommands: [
             IPCRoundTrip.self, FreezeThaw.self, Relaunch.self, Filters.self, StoreWrites.self, Schedule.self,
-            EchoServer.self,
+            EchoServer.self, Transfer.self,
         ]
     )
 }
