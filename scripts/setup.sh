@@ -14,8 +14,10 @@ cd "$(dirname "$0")/.."
 # libnotify-bin: notify-send, RegionAlerts' desktop notification.
 # libsndfile1-dev: BackgroundKit decodes WAV, FLAC, Ogg and MP3 files with libsndfile.
 # iproute2: `ip netns`, so the tests run a daemon in a network namespace (the network condition).
+# openssl: the transfer tests' throwaway certificate authority; curl: the client that checks
+# their HTTP server, and the peer the transfer benchmark compares the daemon with.
 PACKAGES=(gpsd gpsd-clients libgps-dev pulseaudio pulseaudio-utils libpulse-dev libsqlite3-dev socat python3
-    gpsbabel libxml2-utils libnotify-bin libsndfile1-dev iproute2)
+    gpsbabel libxml2-utils libnotify-bin libsndfile1-dev iproute2 openssl curl)
 
 as_root() {
     if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
