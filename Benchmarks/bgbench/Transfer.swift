@@ -65,7 +65,10 @@ struct Transfer: AsyncParsableCommand {
                     format: "%-14@ %8.1f MiB/s   %6.2f s   CPU %6.2f s (%.2f s per GiB)", name as NSString,
                     run.throughput(mib), run.seconds, run.cpu, run.cpu / (mib / 1024)))
         }
-        print(String(format: "throughput ratio (daemon / curl): %.2fx (goal >= 0.9x)", bestOurs.throughput(mib) / bestCurl.throughput(mib)))
+        print(
+            String(
+                format: "throughput ratio (daemon / curl): %.2fx (goal >= 0.9x)",
+                bestOurs.throughput(mib) / bestCurl.throughput(mib)))
         print(
             String(
                 format: "daemon RSS: idle %.1f MiB, after the downloads %.1f MiB; peak (VmHWM) %.1f MiB",
@@ -111,7 +114,8 @@ struct Transfer: AsyncParsableCommand {
                 throw BenchError("the download failed: \(failed.error?.description ?? "?")")
             }
             // Completed, or already acknowledged by the app (gone from the list).
-            done = list.transfers.contains { $0.state == .completed && $0.bytesReceived == bytes }
+            done =
+                list.transfers.contains { $0.state == .completed && $0.bytesReceived == bytes }
                 || (seen && list.transfers.isEmpty)
             seen = seen || !list.transfers.isEmpty
         }

@@ -84,12 +84,16 @@ struct TransferFaultTests {
         _ = try fixture.request(.open(AppReference(bundle: id)))
         await waitUntil(timeout: .seconds(60)) { fixture.reports(id, "finished").count == 2 }
         let reports = fixture.reports(id, "finished")
-        let upload = try #require(reports.first { ($0["request"] as? [String: Any])?["kind"] as? String == "upload" })
+        let upload = try #require(
+            reports.first { ($0["request"] as? [String: Any])?["kind"] as? String == "upload" },
+            "\(fixture.transfers()) \(fixture.appLog(id)) \((try? String(contentsOfFile: fixture.dataDirectory(id) + "/report.jsonl", encoding: .utf8)) ?? "")"
+        )
         #expect((upload["response"] as? [String: Any])?["status"] as? Int == 201)
         let sent = Data((0..<12288).flatMap { _ in (0..<256).map { UInt8($0) } })
         let received = try #require(fixture.server.uploads.first)
         #expect(try Data(contentsOf: URL(fileURLWithPath: received.file)) == sent)
-        let download = try #require(reports.first { ($0["request"] as? [String: Any])?["kind"] as? String == "download" })
+        let download = try #require(
+            reports.first { ($0["request"] as? [String: Any])?["kind"] as? String == "download" })
         #expect(await fixture.downloaded(id, transfer: try #require(download["transfer"] as? Int)) == sha)
 
         // The same server is not trusted by a daemon that was not told of its authority.
@@ -175,16 +179,8 @@ struct TransferFaultTests {
         "a disk that fills fails the download with a clear error and no partial file; the daemon serves on",
         .enabled(if: SmallTmpfs.canMount, "mounting a tmpfs needs root and mount(2)"))
     func diskFull() async throws {
-        var disk: SmallTmpfs?
-        let fixture = try await TransferFixture(prefix: "xfer-full") { bundles in
-            disk = try SmallTmpfs(at: (bundles as NSString).deletingLastPathComponent + "/state", size: "6m")
-        }
-        defer {
-            Task {
-                await fixture.tearDown()
-                disk?.unmount()
-            }
-        }
+        let fixture = try await TransferFixture(prefix: "xfer-full", stateDiskSize: "6m") { _ in }
+        defer { Task { await fixture.tearDown() } }
         _ = try await fixture.serveFile("/large.bin", bytes: 16 << 20)
         let id = try fixture.app(
             "Hoarder", script: TransferTests.handOff([fixture.server.url("/large.bin")], then: "serve"))
@@ -195,7 +191,8 @@ struct TransferFaultTests {
         #expect(failed["state"] as? String == "failed")
         let error = failed["error"] as? [String: Any]
         #expect(error?["code"] as? String == "cannotWriteToFile")
-        #expect((error?["message"] as? String ?? "").contains("no space left"))
+        let message = error?["message"] as? String ?? ""
+        #expect(message.contains("no space left"), "\(message)")
         let partials = try FileManager.default.contentsOfDirectory(atPath: fixture.daemon.stateDirectory + "/transfers")
         #expect(partials.isEmpty)
         #expect(throws: Never.self) { try fixture.daemon.status() }

@@ -1,3 +1,4 @@
+import BackgrounderCore
 import BackgrounderProtocol
 import BackgrounderTestSupport
 import Foundation
@@ -15,14 +16,25 @@ final class TransferFixture: @unchecked Sendable {
     let server: TransferServer
     private(set) var daemon: DaemonProcess
     private let arguments: [String]
+    /// A small tmpfs under the state directory, when asked for.
+    private let stateDisk: SmallTmpfs?
 
-
-    init(prefix: String, extraArguments: [String] = [], tls: Bool = false, setUp: (String) throws -> Void) async throws
-    {
-        directory = try TemporaryDirectory(prefix: prefix)
+    init(
+        prefix: String, extraArguments: [String] = [], tls: Bool = false, stateDiskSize: String? = nil,
+        setUp: (String) throws -> Void
+    ) async throws {
+        let directory = try TemporaryDirectory(prefix: prefix)
+        self.directory = directory
+        stateDisk = try stateDiskSize.map { try SmallTmpfs(at: directory.appending("state"), size: $0) }
         bundles = directory.appending("bundles")
         try FileManager.default.createDirectory(atPath: bundles, withIntermediateDirectories: true)
+        if tls {
+            try FileManager.default.createDirectory(
+                atPath: directory.appending("ca"), withIntermediateDirectories: true)
+        }
         let authority = tls ? try TestCertificateAuthority.make(in: directory.appending("ca")) : nil
+        try FileManager.default.createDirectory(
+            atPath: directory.appending("uploads"), withIntermediateDirectories: true)
         server = try TransferServer(uploadDirectory: directory.appending("uploads"), tls: authority)
         try setUp(bundles)
         arguments =
@@ -109,6 +121,7 @@ final class TransferFixture: @unchecked Sendable {
     func tearDown() async {
         await daemon.stop()
         await server.shutdown()
+        stateDisk?.unmount()
         directory.remove()
     }
 }

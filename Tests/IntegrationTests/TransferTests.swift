@@ -14,7 +14,7 @@ struct TransferTests {
     static func handOff(_ urls: [String], then: String) -> String {
         """
         if CHECKIN["launchReason"] == "user":
-            for url in \(urls.map { "\"\($0)\"" }):
+            for url in [\(urls.map { "\"\($0)\"" }.joined(separator: ", "))]:
                 create(url)
             \(then == "exit" ? "sys.exit(0)" : "serve()")
         else:
@@ -27,16 +27,21 @@ struct TransferTests {
     func terminatedAppIsRelaunched() async throws {
         var id = ""
         var sha = ""
-        let fixture = try await TransferFixture(prefix: "xfer-relaunch") { _ in }
+        let fixture = try await TransferFixture(
+            prefix: "xfer-relaunch", extraArguments: ["--scheduling", "urlSessionWindow=300"]
+        ) { _ in }
         defer { Task { await fixture.tearDown() } }
         sha = try await fixture.serveFile("/episode.bin", bytes: 3 << 20)
         fixture.server.inject(.drip(bytesPerSecond: 2 << 20), at: "/episode.bin")
         id = try fixture.app("Ender", script: Self.handOff([fixture.server.url("/episode.bin")], then: "exit"))
         _ = try fixture.request(.reload)
-        _ = try fixture.request(.open(AppReference(bundle: id)))
+        let opened = try fixture.request(.open(AppReference(bundle: id)))
 
         await waitUntil(timeout: .seconds(60)) { !fixture.reports(id, "finished").isEmpty }
-        let finished = try #require(fixture.reports(id, "finished").first, "\(fixture.appLog(id))")
+        let finished = try #require(
+            fixture.reports(id, "finished").first,
+            "\(opened) \(fixture.transfers()) \(String(describing: fixture.state(id))) \(fixture.appLog(id)) \((try? String(contentsOfFile: fixture.dataDirectory(id) + "/report.jsonl", encoding: .utf8)) ?? "no report") \(fixture.daemon.log.split(separator: "\n").filter { !$0.contains("gpsd") }.suffix(30).joined(separator: "\n"))"
+        )
         let transfer = try #require(finished["transfer"] as? Int)
         #expect(finished["state"] as? String == "completed")
         #expect(await fixture.downloaded(id, transfer: transfer) == sha)
@@ -44,7 +49,10 @@ struct TransferTests {
         #expect(launches == ["user", "download"])
         let event = try #require(fixture.reports(id, "event").first)
         #expect(event["session"] as? String == "s1")
-        #expect(fixture.reports(id, "complete").first?["class"] as? String == "OK")
+        // The completion handler ends the window and the app is suspended at once (before it
+        // reads the reply); the window is long here, so nothing else could have suspended it.
+        await waitUntil { fixture.state(id) == .suspended }
+        #expect(fixture.state(id) == .suspended, "the session's window ended with the completion handler")
         // Acknowledged: the daemon keeps nothing, and no file is left at the old location.
         await fixture.waitForTransfers { $0.isEmpty }
         #expect(fixture.transfers().isEmpty)
@@ -134,6 +142,7 @@ struct TransferTests {
         let finished = try #require(fixture.reports(survivor, "finished").first, "\(fixture.appLog(survivor))")
         #expect(finished["state"] as? String == "completed")
         #expect(await fixture.downloaded(survivor, transfer: try #require(finished["transfer"] as? Int)) == sha)
-        #expect(fixture.reports(survivor, "checkin").compactMap { $0["launchReason"] as? String } == ["user", "download"])
+        #expect(
+            fixture.reports(survivor, "checkin").compactMap { $0["launchReason"] as? String } == ["user", "download"])
     }
 }

@@ -83,7 +83,8 @@ extension TransferCapability {
         }
         for (name, value) in request.headers ?? [:] {
             let token = !name.isEmpty && name.utf8.allSatisfy { $0 > 32 && $0 < 127 && $0 != UInt8(ascii: ":") }
-            if !token || value.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) {
+            // By scalar: "\r\n" is one Character, equal to neither "\r" nor "\n".
+            if !token || value.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) {
                 throw ProtocolError(.badRequest, "headers: \(name.prefix(60)) is not a valid header")
             }
         }
