@@ -1,4 +1,5 @@
 import BackgrounderCore
+import BackgrounderTestSupport
 import Foundation
 import Testing
 
@@ -45,5 +46,27 @@ struct TransferRetryAfterTests {
         ])
     func garbage(text: String) {
         #expect(RetryAfter.delay(text, now: example) == nil)
+    }
+
+    @Test("random moments from 1970 to 2100, written by DateFormatter in IMF-fixdate and asctime, read back exactly")
+    func roundTrip() {
+        func formatter(_ format: String) -> DateFormatter {
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            formatter.dateFormat = format
+            return formatter
+        }
+        let imf = formatter("EEE, dd MMM yyyy HH:mm:ss 'GMT'")
+        let asctime = formatter("EEE MMM d HH:mm:ss yyyy")
+        var generator = SeededGenerator(seed: 2026)
+        for _ in 0..<500 {
+            let date = Date(timeIntervalSince1970: Double(Int64.random(in: 0..<4_102_444_800, using: &generator)))
+            #expect(HTTPDate.parse(imf.string(from: date)) == date, "\(imf.string(from: date))")
+            // asctime pads a one-digit day with a space.
+            let text = asctime.string(from: date).replacingOccurrences(
+                of: #" (\d) "#, with: "  $1 ", options: .regularExpression)
+            #expect(HTTPDate.parse(text) == date, "\(text)")
+        }
     }
 }
