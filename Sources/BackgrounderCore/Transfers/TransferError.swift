@@ -1,5 +1,5 @@
 // Kept in Core (not Protocol) so the pure failure rules (``TransferFailure``) can produce it;
-// BackgrounderProtocol re-exports Core, so the wire type is unchanged.
+// Protocol's types name it through their public import of Core, so the wire is unchanged.
 
 /// Why a transfer failed, as an `NSURLError` code and a sentence for people.
 public struct TransferError: Sendable, Hashable, Codable, Error, CustomStringConvertible {
