@@ -70,30 +70,6 @@ public struct TransferResponse: Sendable, Hashable, Codable {
     }
 }
 
-/// Why a transfer failed, as an `NSURLError` code and a sentence for people.
-public struct TransferError: Sendable, Hashable, Codable, Error, CustomStringConvertible {
-    /// What went wrong, named as `URLError.Code`.
-    public enum Code: String, Sendable, Hashable, Codable, CaseIterable {
-        case cancelled, badURL, unsupportedURL, timedOut, cannotConnectToHost, networkConnectionLost
-        case httpTooManyRedirects, badServerResponse, cannotCreateFile, cannotWriteToFile, cannotOpenFile,
-            cannotMoveFile
-        case noPermissionsToReadFile, dataLengthExceedsMaximum, secureConnectionFailed, unknown
-    }
-
-    /// The code.
-    public var code: Code
-    /// What happened, naming the URL or file.
-    public var message: String
-
-    /// Creates an error.
-    public init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    public var description: String { "\(code.rawValue): \(message)" }
-}
-
 /// One transfer as the daemon keeps it: `TRANSFER`, an element of `TRANSFER_LIST`, and the
 /// `TRANSFER_UPDATE` notice an app hears as it moves.
 public struct TransferInfo: Sendable, Hashable, Codable {

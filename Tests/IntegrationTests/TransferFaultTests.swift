@@ -192,7 +192,7 @@ struct TransferFaultTests {
         let error = failed["error"] as? [String: Any]
         #expect(error?["code"] as? String == "cannotWriteToFile")
         let message = error?["message"] as? String ?? ""
-        #expect(message.contains("no space left"), "\(message)")
+        #expect(message.contains("No space left on device"), "\(message)")
         let partials = try FileManager.default.contentsOfDirectory(atPath: fixture.daemon.stateDirectory + "/transfers")
         #expect(partials.isEmpty)
         #expect(throws: Never.self) { try fixture.daemon.status() }

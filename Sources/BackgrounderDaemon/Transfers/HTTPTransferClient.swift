@@ -4,6 +4,7 @@ import BackgrounderProtocol
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 import NIOSSL
 
 #if canImport(Glibc)
@@ -26,7 +27,7 @@ final class HTTPTransferClient: Sendable {
         var configuration = HTTPClient.Configuration(
             tlsConfiguration: tls,
             redirectConfiguration: .follow(max: Self.maximumRedirects, allowCycles: false),
-            timeout: .init(connect: .seconds(30), read: .seconds(60))
+            timeout: .init(connect: .seconds(10), read: .seconds(60))
         )
         configuration.decompression = .disabled
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
@@ -38,59 +39,58 @@ final class HTTPTransferClient: Sendable {
     }
 
     /// One attempt at a download into the transfer's partial file, resuming from what is on
-    /// disk when the server allows it.
+    /// disk when the server allows it (``ResumePlan`` decides what each response means).
     func download(
         _ request: TransferSubmission, id: Int, files: TransferFiles, validator: String?,
         started: @Sendable (TransferResponseStart) async -> Void,
         progress: @Sendable (TransferProgress) async -> Void
     ) async -> TransferAttemptOutcome {
-        let onDisk = files.partialLength(id)
+        let partial = ResumePlan.Partial(bytes: files.partialLength(id), validator: validator)
         var outgoing = Self.request(request, defaultMethod: "GET")
-        if onDisk > 0, let validator {
-            outgoing.headers.replaceOrAdd(name: "Range", value: "bytes=\(onDisk)-")
-            outgoing.headers.replaceOrAdd(name: "If-Range", value: validator)
+        for (name, value) in ResumePlan.requestHeaders(for: partial) {
+            outgoing.headers.replaceOrAdd(name: name, value: value)
         }
         let response: HTTPClientResponse
         do {
             response = try await client.execute(outgoing, deadline: .distantFuture)
         } catch {
-            return Self.outcome(of: error, url: request.url)
+            return Self.outcome(of: error)
         }
         let head = Self.response(response, url: request.url)
-        if let transient = Self.transientStatus(response) { return transient }
-        // Where the body goes: appended after what is on disk (206 at our offset), or from 0.
+        if let transient = Self.transientStatus(head) { return transient }
+        // Where the body goes: appended after what is on disk, or from 0.
         var offset: Int64 = 0
-        var expected = response.headers.first(name: "Content-Length").flatMap { Int64($0) } ?? -1
-        switch response.status.code {
-        case 206:
-            guard let range = ContentRange(response.headers.first(name: "Content-Range")), range.start == onDisk,
-                onDisk > 0
-            else {
-                return .retry(
-                    reason:
-                        "the server answered a resume at byte \(onDisk) with Content-Range \(response.headers.first(name: "Content-Range") ?? "(none)")",
-                    retryAfter: nil)
-            }
-            offset = onDisk
-            expected = range.total ?? -1
-        case 416 where onDisk > 0:
-            // Our offset is past the server's end: the file changed. Start again from zero.
+        var discarded: Int64 = 0
+        var expected = head.headers["content-length"].flatMap { Int64($0) } ?? -1
+        switch ResumePlan.decide(partial: partial, status: head.status, headers: head.headers) {
+        case .append(let at, let total):
+            offset = at
+            expected = total ?? (at == 0 ? expected : -1)
+        case .restart(let thrownAway):
+            discarded = thrownAway
+        case .restartWithoutRange(let thrownAway):
             files.removePartial(id)
-            return .retry(
-                reason: "the server refused the range from byte \(onDisk) (416); starting again", retryAfter: .zero)
-        default:
-            break
+            await started(TransferResponseStart(validator: nil, discarded: thrownAway, expected: -1))
+            return .startAgain("the server would not resume at byte \(partial.bytes) (\(head.status)); starting again")
+        case .alreadyComplete(let total):
+            var whole = head
+            whole.status = 200
+            whole.headers["content-length"] = String(total)
+            return .finished(whole)
+        case .notAResume:
+            // An error status the app hears: its body is the download, what was held is gone.
+            discarded = 0
+        case .fail(let reason):
+            return .failed(.badResponse(reason))
         }
-        let validator =
-            response.headers.first(name: "ETag").flatMap { $0.hasPrefix("W/") ? nil : $0 }
-            ?? response.headers.first(name: "Last-Modified")
-        await started(
-            TransferResponseStart(validator: validator, discarded: offset == 0 ? onDisk : 0, expected: expected))
+        let newValidator =
+            head.headers["etag"].flatMap { $0.hasPrefix("W/") ? nil : $0 } ?? head.headers["last-modified"]
+        await started(TransferResponseStart(validator: newValidator, discarded: discarded, expected: expected))
         let descriptor: Int32
         do {
             descriptor = try files.openPartial(id, at: offset)
         } catch {
-            return .failed(TransferError(error.isNoSpace ? .cannotWriteToFile : .cannotCreateFile, "\(error)"))
+            return .failed(.file(.create, path: error.path, errno: error.code))
         }
         defer { close(descriptor) }
         var written = offset
@@ -106,19 +106,19 @@ final class HTTPTransferClient: Sendable {
             }
         } catch let error as TransferFileError {
             files.removePartial(id)
-            return .failed(
-                TransferError(
-                    .cannotWriteToFile,
-                    error.isNoSpace ? "no space left on the device for \(request.url) (\(error))" : "\(error)"))
+            return .failed(.file(.write, path: error.path, errno: error.code))
         } catch {
             await progress(TransferProgress(bytes: written, expected: expected))
-            return Self.outcome(of: error, url: request.url, at: written)
+            return Self.outcome(of: error)
         }
         await progress(TransferProgress(bytes: written, expected: expected))
-        if expected >= 0 && written != expected {
-            return .retry(reason: "the body ended at byte \(written) of \(expected)", retryAfter: nil)
+        switch ResumePlan.verify(bytesOnDisk: written, expectedTotal: expected >= 0 ? expected : nil) {
+        case .complete: return .finished(head)
+        case .short: return .failed(.bodyShort(received: written, expected: expected))
+        case .long(let extra):
+            files.removePartial(id)
+            return .failed(.badResponse("the body is \(extra) bytes longer than the server announced"))
         }
-        return .finished(head)
     }
 
     /// One attempt at an upload: the whole file as the body (an upload starts again from the
@@ -134,12 +134,13 @@ final class HTTPTransferClient: Sendable {
             length: .known(length))
         do {
             let response = try await client.execute(outgoing, deadline: .distantFuture)
-            if let transient = Self.transientStatus(response) { return transient }
+            let head = Self.response(response, url: request.url)
+            if let transient = Self.transientStatus(head) { return transient }
             // The app hears the status and headers; the response body is read and dropped.
             for try await _ in response.body {}
-            return .finished(Self.response(response, url: request.url))
+            return .finished(head)
         } catch {
-            return Self.outcome(of: error, url: request.url)
+            return Self.outcome(of: error)
         }
     }
 
@@ -162,12 +163,14 @@ final class HTTPTransferClient: Sendable {
             status: Int(response.status.code), headers: headers, url: response.url?.absoluteString ?? url)
     }
 
-    /// 429 and 503 (and the gateway errors) are worth another try, after `Retry-After`.
-    private static func transientStatus(_ response: HTTPClientResponse) -> TransferAttemptOutcome? {
-        let code = Int(response.status.code)
-        guard [429, 500, 502, 503, 504].contains(code) else { return nil }
-        let after = response.headers.first(name: "Retry-After").flatMap { RetryAfter.parse($0, now: Date()) }
-        return .retry(reason: "the server answered \(code)", retryAfter: after)
+    /// A status Core retries (a failing server or gateway; 429 and 503 that say when) is a
+    /// failure of the attempt; any other response is the app's to hear.
+    private static func transientStatus(_ head: TransferResponse) -> TransferAttemptOutcome? {
+        let retried =
+            TransferFailure.retriedStatuses.contains(head.status)
+            || (TransferFailure.retriedWithRetryAfter.contains(head.status)
+                && head.headers["retry-after"].flatMap { RetryAfter.delay($0, now: Date()) } != nil)
+        return retried ? .failed(.response(status: head.status, headers: head.headers)) : nil
     }
 
     private static func write(_ buffer: ByteBuffer, to descriptor: Int32, at offset: Int64, path: String) throws {
@@ -184,71 +187,32 @@ final class HTTPTransferClient: Sendable {
         }
     }
 
-    /// What a thrown error means for the transfer: most network failures are worth another
-    /// try; a bad URL, a redirect loop or a TLS failure is not.
-    private static func outcome(of error: any Error, url: String, at bytes: Int64? = nil) -> TransferAttemptOutcome {
-        let at = bytes.map { " after \($0) bytes" } ?? ""
-        if error is CancellationError {
-            return .failed(TransferError(.cancelled, "cancelled"))
-        }
+    /// A thrown error, named as Core names failures.
+    private static func outcome(of error: any Error) -> TransferAttemptOutcome {
+        if error is CancellationError { return .cancelled }
         if let error = error as? HTTPClientError {
             switch error {
-            case .cancelled: return .failed(TransferError(.cancelled, "cancelled"))
-            case .redirectCycleDetected:
-                return .failed(TransferError(.httpTooManyRedirects, "\(url): the redirects go round in a cycle"))
-            case .redirectLimitReached:
-                return .failed(
-                    TransferError(.httpTooManyRedirects, "\(url): more than \(maximumRedirects) redirects"))
-            case .invalidURL, .emptyHost, .emptyScheme:
-                return .failed(TransferError(.badURL, "\(url) is not a URL the daemon can fetch"))
-            case .readTimeout, .connectTimeout, .writeTimeout:
-                return .retry(reason: "timed out\(at)", retryAfter: nil)
-            case .remoteConnectionClosed:
-                return .retry(reason: "the server closed the connection\(at)", retryAfter: nil)
+            case .cancelled: return .cancelled
+            case .redirectCycleDetected, .redirectLimitReached: return .failed(.tooManyRedirects(maximumRedirects))
+            case .readTimeout, .connectTimeout, .writeTimeout, .tlsHandshakeTimeout: return .failed(.timedOut)
+            case .remoteConnectionClosed: return .failed(.closedEarly)
+            case .invalidURL, .emptyHost, .emptyScheme: return .failed(.badResponse("not a URL the daemon can fetch"))
             default:
-                if "\(error)".contains("unsupportedScheme") {
-                    return .failed(TransferError(.unsupportedURL, "\(url): only http and https are supported"))
-                }
-                return .retry(reason: "\(error)\(at)", retryAfter: nil)
+                if "\(error)".contains("unsupportedScheme") { return .failed(.unsupportedScheme("\(error)")) }
+                return .failed(.badResponse("\(error)"))
             }
         }
-        if error is NIOSSLError || String(describing: type(of: error)).contains("SSL") {
-            return .failed(TransferError(.secureConnectionFailed, "\(url): TLS failed: \(error)"))
+        if error is NIOSSLError || error is BoringSSLError { return .failed(.tlsFailure("\(error)")) }
+        if let error = error as? NIOConnectionError {
+            // Every address refused or unreachable; a name that did not resolve is a DNS failure.
+            let resolved = error.dnsAError == nil || error.dnsAAAAError == nil
+            return resolved ? .failed(.connectionRefused) : .failed(.dnsFailure(temporary: false))
         }
-        if let error = error as? TransferFileError {
-            return .failed(TransferError(.cannotWriteToFile, "\(error)"))
+        if let error = error as? IOError {
+            return error.errnoCode == ECONNRESET || error.errnoCode == EPIPE
+                ? .failed(.connectionReset) : .failed(.connectionRefused)
         }
-        return .retry(reason: "\(error)\(at)", retryAfter: nil)
-    }
-}
-
-/// `Content-Range: bytes START-END/TOTAL` (TOTAL may be `*`).
-struct ContentRange {
-    let start: Int64
-    let end: Int64
-    let total: Int64?
-
-    init?(_ text: String?) {
-        guard let text, text.hasPrefix("bytes ") else { return nil }
-        let parts = text.dropFirst(6).split(separator: "/", maxSplits: 1)
-        let span = parts.first?.split(separator: "-", maxSplits: 1) ?? []
-        guard parts.count == 2, span.count == 2, let start = Int64(span[0]), let end = Int64(span[1]), end >= start
-        else { return nil }
-        self.start = start
-        self.end = end
-        total = Int64(parts[1])
-    }
-}
-
-/// `Retry-After`: seconds, or an HTTP date.
-enum RetryAfter {
-    static func parse(_ text: String, now: Date) -> Duration? {
-        if let seconds = Int(text.trimmingCharacters(in: .whitespaces)), seconds >= 0 { return .seconds(seconds) }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        guard let date = formatter.date(from: text) else { return nil }
-        return .seconds(max(0, date.timeIntervalSince(now)))
+        if error is HTTPParserError { return .failed(.closedEarly) }
+        return .failed(.connectionReset)
     }
 }

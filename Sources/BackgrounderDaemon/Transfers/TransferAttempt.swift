@@ -1,14 +1,18 @@
 import BackgrounderCore
 import BackgrounderProtocol
 
-/// What one attempt at a transfer came to.
+/// What one attempt at a transfer came to. What a failure means (retry when, or fail) is
+/// Core's rule (``TransferFailure/outcome(url:retry:backoff:now:using:)``); the attempt only
+/// says what happened.
 enum TransferAttemptOutcome: Sendable {
     /// A response arrived and (for a download) its whole body is in the partial file.
     case finished(TransferResponse)
-    /// A transient failure: try again, after the server's `Retry-After` when it gave one.
-    case retry(reason: String, retryAfter: Duration?)
-    /// A failure trying again will not mend.
-    case failed(TransferError)
+    /// It failed, as Core names failures.
+    case failed(TransferFailure)
+    /// The server would not resume what is on disk: it was discarded; start again now.
+    case startAgain(String)
+    /// The attempt was cancelled.
+    case cancelled
 }
 
 /// What an attempt reports as it goes, for progress notices and for the store.

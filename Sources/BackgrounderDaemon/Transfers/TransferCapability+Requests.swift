@@ -28,20 +28,14 @@ extension TransferCapability {
             }
         }
         let mine = transfers.values.filter { $0.info.bundle == identifier }
-        if mine.count >= policy.transferPending {
-            throw ProtocolError(
-                .limitReached,
-                "\(identifier) has \(mine.count) transfers not yet acknowledged, the most the policy allows")
-        }
         let onDisk = mine.reduce(Int64(0)) { total, transfer in
             total + (transfer.info.request.kind == .download ? max(transfer.info.bytesReceived, 0) : 0)
         }
-        let expected = max(request.expectedBytesToReceive ?? 0, 0)
-        if onDisk + expected > Int64(policy.transferDiskBytes) {
-            throw ProtocolError(
-                .limitReached,
-                "\(identifier)'s transfers hold \(onDisk) bytes and this one expects \(expected); the policy allows \(policy.transferDiskBytes)"
-            )
+        if let refusal = TransferQueue.admit(
+            bundle: identifier, pendingCount: mine.count, diskBytes: onDisk, expected: request.expectedBytesToReceive,
+            policy: policy)
+        {
+            throw ProtocolError(.limitReached, refusal)
         }
         if let begin = request.earliestBeginDate,
             begin - clock().timeIntervalSince1970 > policy.maximumEarliestBeginDelay.seconds

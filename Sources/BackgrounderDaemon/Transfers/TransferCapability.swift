@@ -119,55 +119,43 @@ final class TransferCapability: AppCapability {
     func reschedule(in apps: isolated AppManager) {
         guard !stopping else { return }
         let now = clock()
+        // Transfers of apps gone from the bundle directories wait until they come back.
+        let loaded = transfers.values.filter { apps.manifest(of: $0.info.bundle) != nil }
+        for transfer in loaded where transfer.info.state == .waiting {
+            let policy = policy(for: transfer.info.bundle, in: apps)
+            if now.timeIntervalSince1970 - transfer.info.created > policy.transferResourceTimeout.seconds {
+                let url = transfer.info.request.url
+                let error = TransferError(.timedOut, "\(url) was not done within \(policy.transferResourceTimeout)")
+                end(transfer.info.id, state: .failed, error: error, in: apps)
+            }
+        }
         var running: [String: Int] = [:]
         for transfer in transfers.values where transfer.info.state == .running {
             running[transfer.info.bundle, default: 0] += 1
         }
-        var next: Date?
-        // The foreground app's first, then oldest first.
-        let waiting = transfers.values.filter { $0.info.state == .waiting }.sorted {
-            let front0 = apps.isInFront($0.info.bundle)
-            let front1 = apps.isInFront($1.info.bundle)
-            return front0 != front1 ? front0 : $0.info.id < $1.info.id
+        let waiting = loaded.compactMap { transfer -> TransferQueue.Waiting? in
+            guard transfers[transfer.info.id]?.info.state == .waiting else { return nil }
+            let info = transfer.info
+            return TransferQueue.Waiting(
+                id: info.id, bundle: info.bundle, created: Date(timeIntervalSince1970: info.created),
+                discretionary: info.request.discretionary == true,
+                earliestBeginDate: info.request.earliestBeginDate.map(Date.init(timeIntervalSince1970:)),
+                retryAt: info.retryAt.map(Date.init(timeIntervalSince1970:)))
         }
-        for transfer in waiting {
-            let id = transfer.info.id
-            // Ending one (below) reschedules too: skip what that already started.
-            guard transfers[id]?.info.state == .waiting else { continue }
-            guard let manifest = apps.manifest(of: transfer.info.bundle) else { continue }
-            let policy = apps.schedulingPolicy(for: manifest)
-            if now.timeIntervalSince1970 - transfer.info.created > policy.transferResourceTimeout.seconds {
-                end(
-                    id, state: .failed,
-                    error: TransferError(
-                        .timedOut, "\(transfer.info.request.url) was not done within \(policy.transferResourceTimeout)"),
-                    in: apps)
-                continue
-            }
-            var wait: TransferWait?
-            var until: Date?
-            if !network {
-                wait = .network
-            } else if transfer.info.request.discretionary == true && !apps.externalPower {
-                wait = .externalPower
-            } else if let begin = transfer.info.request.earliestBeginDate, begin > now.timeIntervalSince1970 {
-                wait = .earliestBeginDate
-                until = Date(timeIntervalSince1970: begin)
-            } else if let retryAt = transfer.info.retryAt, retryAt > now.timeIntervalSince1970 {
-                wait = .retry
-                until = Date(timeIntervalSince1970: retryAt)
-            } else if running[transfer.info.bundle, default: 0] >= policy.transferConcurrency {
-                wait = .concurrency
-            }
-            if let until { next = min(next ?? until, until) }
-            if let wait {
-                transfers[id]?.info.waitingFor = wait
-                continue
-            }
-            running[transfer.info.bundle, default: 0] += 1
-            start(id, in: apps)
-        }
-        arm(next, in: apps)
+        // Transfer numbers are the standard policy's for every app (plug-ins do not set them).
+        let numbers = waiting.first.map { policy(for: $0.bundle, in: apps) } ?? SchedulingPolicy()
+        let plan = TransferQueue.plan(
+            waiting: waiting, running: running, foreground: apps.foreground,
+            conditions: DeviceConditions(externalPower: apps.externalPower, network: network, idleSince: nil),
+            policy: numbers, now: now)
+        for (id, wait) in plan.waits { transfers[id]?.info.waitingFor = wait }
+        for id in plan.start { start(id, in: apps) }
+        arm(plan.nextCheck, in: apps)
+    }
+
+    /// The policy's numbers for an app's transfers.
+    func policy(for bundle: String, in apps: isolated AppManager) -> SchedulingPolicy {
+        apps.manifest(of: bundle).map { apps.schedulingPolicy(for: $0) } ?? SchedulingPolicy()
     }
 
     private func arm(_ due: Date?, in apps: isolated AppManager) {
@@ -224,7 +212,8 @@ final class TransferCapability: AppCapability {
                         try? await manager.transfers { $0.progressed(id, progress, in: $1) }
                     }
                 } catch {
-                    outcome = .failed(TransferError(.noPermissionsToReadFile, "\(error)"))
+                    // The file was the app's own when it was handed over; now it is not.
+                    outcome = .failed(.file(.open, path: request.file ?? "", errno: EACCES))
                 }
             }
             try? await manager.transfers { $0.attemptEnded(id, outcome, in: $1) }
@@ -298,32 +287,48 @@ final class TransferCapability: AppCapability {
             }
             logger.info("transfer \(id) completed: \(response.status) from \(response.url)")
             end(id, state: .completed, error: nil, in: apps)
-        case .retry(let reason, let retryAfter):
-            transfers[id]?.info.state = .waiting
-            transfers[id]?.info.lastError = reason
-            if !network {
-                // Lost network: wait for it without spending a retry.
-                transfers[id]?.info.waitingFor = .network
-                logger.info("transfer \(id) waits for the network: \(reason)")
-            } else {
-                let retries = transfer.info.retries + 1
-                let policy = apps.manifest(of: bundle).map { apps.schedulingPolicy(for: $0) } ?? SchedulingPolicy()
-                let delay = TransferBackoffDelay.delay(
-                    retry: retries, base: policy.transferRetryDelay, cap: policy.transferRetryCap,
-                    retryAfter: retryAfter)
-                transfers[id]?.info.retries = retries
-                transfers[id]?.info.retryAt = clock().addingTimeInterval(delay.seconds).timeIntervalSince1970
-                transfers[id]?.info.waitingFor = .retry
-                logger.notice("transfer \(id): \(reason); retry \(retries) in \(delay)")
+        case .failed(let failure):
+            var generator = SystemRandomNumberGenerator()
+            let retries = transfer.info.retries + 1
+            let outcome = failure.outcome(
+                url: transfer.info.request.url, retry: retries,
+                backoff: TransferBackoff(policy: policy(for: bundle, in: apps)), now: clock(), using: &generator)
+            switch outcome {
+            case .retry(let delay, let reason):
+                wait(id, retries: retries, after: delay, reason: reason, in: apps)
+            case .fail(let error):
+                logger.notice("transfer \(id) failed: \(error)")
+                end(id, state: .failed, error: error, in: apps)
+            case .complete:
+                // A status the app hears (the client returned it as a failure only to ask).
+                end(id, state: .failed, error: TransferError(.badServerResponse, "\(failure)"), in: apps)
             }
-            save(id)
-            tell(id, in: apps)
-            reschedule(in: apps)
-        case .failed(let error):
-            logger.notice("transfer \(id) failed: \(error)")
-            files.removePartial(id)
-            end(id, state: error.code == .cancelled ? .cancelled : .failed, error: error, in: apps)
+        case .startAgain(let reason):
+            wait(id, retries: transfer.info.retries + 1, after: .zero, reason: reason, in: apps)
+        case .cancelled:
+            end(id, state: .cancelled, error: TransferError(.cancelled, "cancelled"), in: apps)
         }
+    }
+
+    /// A transient failure: the transfer waits for its retry, or for the network without
+    /// spending one.
+    private func wait(_ id: Int, retries: Int, after delay: Duration, reason: String, in apps: isolated AppManager) {
+        guard let bundle = transfers[id]?.info.bundle else { return }
+        let logger = apps.appLogger(bundle)
+        transfers[id]?.info.state = .waiting
+        transfers[id]?.info.lastError = reason
+        if !network {
+            transfers[id]?.info.waitingFor = .network
+            logger.info("transfer \(id) waits for the network: \(reason)")
+        } else {
+            transfers[id]?.info.retries = retries
+            transfers[id]?.info.retryAt = clock().addingTimeInterval(delay.seconds).timeIntervalSince1970
+            transfers[id]?.info.waitingFor = .retry
+            logger.notice("transfer \(id): \(reason); retry \(retries) in \(delay)")
+        }
+        save(id)
+        tell(id, in: apps)
+        reschedule(in: apps)
     }
 
     // MARK: Ending
@@ -399,16 +404,5 @@ final class TransferCapability: AppCapability {
         stopping = true
         timer?.cancel()
         for transfer in transfers.values { transfer.attempt?.cancel() }
-    }
-}
-
-/// How long a transfer waits before retry `n`: doubling from the policy's delay up to its cap,
-/// with "equal jitter" (half fixed, half random) so many clients failing together do not
-/// return together; a server's `Retry-After` is honoured up to the cap.
-enum TransferBackoffDelay {
-    static func delay(retry: Int, base: Duration, cap: Duration, retryAfter: Duration?) -> Duration {
-        if let retryAfter { return min(retryAfter, cap) }
-        let exponential = min(base.seconds * pow(2, Double(max(0, retry - 1))), cap.seconds)
-        return .seconds(exponential / 2 + Double.random(in: 0...(exponential / 2)))
     }
 }
