@@ -76,7 +76,7 @@ final class TransferBehavior: URLSessionDownloadDelegate {
     private func report(_ task: URLSessionTask) {
         task.resume()
         if task.taskIdentifier == 0 {
-            say("transfer refused: \(task.error.map { "\($0)" } ?? "no reason")")
+            say("transfer refused: \(task.error?.localizedDescription ?? "no reason")")
         } else {
             say("transfer \(task.taskIdentifier) created")
         }
