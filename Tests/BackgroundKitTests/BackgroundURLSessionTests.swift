@@ -135,6 +135,21 @@ struct BackgroundURLSessionTests {
         #expect(daemon.acknowledged == [1, 2])
     }
 
+    @Test(
+        "an event for a session this process has asks for its transfers again and ends with urlSessionDidFinishEvents")
+    func eventForExistingSession() async {
+        let session = session()
+        await settle(session)
+        #expect(delegate.events.isEmpty)
+        // Suspended meanwhile, the transfer finished; the daemon wakes the app with the event.
+        daemon.setList([FakeTransferDaemon.info(4, state: .completed, status: 200, location: "/d/4")])
+        Application.shared.handleEvents(forBackgroundURLSession: "s", window: 12)
+        await settle(session)
+        #expect(delegate.events == ["file 4 /d/4", "complete 4 status 200 error -", "finished events s"])
+        let attaches = daemon.requests.filter { if case .transferSession = $0 { true } else { false } }
+        #expect(attaches.count == 2)
+    }
+
     @Test("without a background event, no urlSessionDidFinishEvents")
     func noFinishEventsWithoutEvent() async {
         daemon.setList([FakeTransferDaemon.info(3, state: .completed, status: 200, location: "/d/3")])
