@@ -219,6 +219,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        .executableTarget(
+            name: "Podcasts",
+            dependencies: ["BackgroundKit"],
+            path: "Samples/Podcasts",
+            exclude: ["Info.plist"],
+            swiftSettings: swiftSettings
+        ),
+
         .target(
             name: "LowPowerPolicy",
             dependencies: ["CBackgrounderPolicy"],
@@ -259,7 +267,8 @@ let package = Package(
         .testTarget(
             name: "SamplesTests",
             dependencies: [
-                "HikeRecorder", "RegionAlerts", "BackgroundPlayer", "FeedReader", "Compactor", "BackgroundKit",
+                "HikeRecorder", "RegionAlerts", "BackgroundPlayer", "FeedReader", "Compactor", "Podcasts",
+                "BackgroundKit",
                 "CSndFile", "BackgrounderTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
@@ -291,6 +300,7 @@ let package = Package(
                 "BackgroundPlayer",
                 "FeedReader",
                 "Compactor",
+                "Podcasts",
                 "TestApp",
                 "LowPowerPolicy",
                 .product(name: "GRDB", package: "GRDB.swift"),

@@ -311,6 +311,44 @@ tail -n 2 "$COMPACTORLOG"
 echo "journal.sqlite: $(stat -c %s "$JOURNAL") bytes"
 "$BIN/bgctl" ps --socket "$SOCKET" | grep -E "^ID|$COMPACTOR"
 
+PODCASTS=org.backgrounder.samples.podcasts
+PODCASTSLOG=$RUN/state/logs/$PODCASTS.log
+echo
+echo "== background transfers: Podcasts downloads a podcast's episodes while it is not running"
+# Three short WAV episodes and an RSS feed announcing them, on the same local HTTP server.
+mkdir -p "$RUN/www/episodes"
+python3 - "$RUN/www" <<'PY'
+import math, struct, sys, wave
+root = sys.argv[1]
+items = []
+for number, (title, note) in enumerate([("Ice on the lake", 0), ("Rowing regatta", 4), ("Swans are back", 7)], 1):
+    rate, frequency = 22050, 261.63 * 2 ** (note / 12)
+    frames = b"".join(struct.pack("<h", int(8000 * math.sin(2 * math.pi * frequency * i / rate))) for i in range(rate * 2))
+    name = f"episodes/episode{number}.wav"
+    with wave.open(f"{root}/{name}", "wb") as out:
+        out.setnchannels(1); out.setsampwidth(2); out.setframerate(rate); out.writeframes(frames)
+    items.append(f'<item><title>{title}</title><enclosure url="{name}" type="audio/wav" length="{44 + len(frames)}"/></item>')
+open(f"{root}/podcast.xml", "w").write(
+    '<rss version="2.0"><channel><title>Lake Bled podcast</title>' + "".join(items) + "</channel></rss>")
+PY
+echo "\$ Podcasts subscribe http://127.0.0.1:$HTTP_PORT/podcast.xml     # writes feed.url in its data directory"
+"$BIN/Podcasts" subscribe "http://127.0.0.1:$HTTP_PORT/podcast.xml" --state-dir "$RUN/state"
+echo "\$ bgctl open $PODCASTS     # fetches the feed, hands each episode to a background download, exits"
+"$BIN/bgctl" open "$PODCASTS" --socket "$SOCKET"
+for _ in $(seq 1 100); do grep -q "^exiting" "$PODCASTSLOG" 2>/dev/null && break; sleep 0.1; done
+cat "$PODCASTSLOG" 2>/dev/null || true
+if grep -q "^downloading" "$PODCASTSLOG" 2>/dev/null; then
+    echo "# the daemon downloads them, then launches the app into handleEventsForBackgroundURLSession"
+    for _ in $(seq 1 300); do grep -q "^all finished downloads filed" "$PODCASTSLOG" && break; sleep 0.1; done
+    grep -E "^(launched|background session|episode|all finished)" "$PODCASTSLOG" | tail -n +2 || true
+    echo "\$ Podcasts list"
+    "$BIN/Podcasts" list --state-dir "$RUN/state"
+    echo "# to hear them: cp -r $RUN/state/data/$PODCASTS/Episodes $RUN/state/data/$PLAYER/ &&"
+    echo "#   BackgroundPlayer play $RUN/state/data/$PLAYER/Episodes"
+else
+    echo "# this daemon has no background transfers (its answer is in the log above)"
+fi
+
 if [ "$KEEP" = "--keep" ]; then
     echo
     echo "Running. Try: $BIN/bgctl status --socket $SOCKET    (logs in $RUN; Ctrl-C stops everything)"

@@ -59,6 +59,8 @@ extension Application {
                 self, didReceiveRemoteNotification: userInfo, fetchCompletionHandler: completion(for: window))
         case .appRefresh, .processing:
             if let task = event.task { BGTaskScheduler.shared.launch(task, window: window, reason: event.reason) }
+        case .download:
+            if let session = event.session { handleEvents(forBackgroundURLSession: session, window: window) }
         default:
             break
         }

@@ -43,6 +43,13 @@ public protocol ApplicationDelegate: AnyObject {
     func application(_ application: Application, didRegisterForRemoteNotificationsWithDeviceToken deviceToken: String)
     /// Why no device token came.
     func application(_ application: Application, didFailToRegisterForRemoteNotificationsWithError error: any Error)
+    /// Every transfer of the background session `identifier` is finished: recreate the
+    /// session with that identifier to hear of them, keep the handler, and call it when the
+    /// session's delegate hears `urlSessionDidFinishEvents` (the app is suspended then). The
+    /// default calls it at once.
+    func application(
+        _ application: Application, handleEventsForBackgroundURLSession identifier: String,
+        completionHandler: @escaping @MainActor () -> Void)
 }
 
 extension ApplicationDelegate {
@@ -180,6 +187,8 @@ public final class Application {
             AudioSession.shared.receive(interruption)
         case .remoteCommand(let command):
             RemoteCommandCenter.shared.receive(command)
+        case .transferUpdate(let transfer):
+            URLSessionRegistry.shared.receive(transfer)
         case .expire(let expire):
             for task in expire.tasks {
                 expirationHandlers.removeValue(forKey: task)?()

@@ -2,7 +2,8 @@ import BackgrounderBundles
 import Foundation
 
 /// Bundles of the `TestApp` fixture executable, each with its own identifier and behaviour
-/// (`idle`, `never-end-task`, `ignore-sigterm`, `fork-children`, `crash`).
+/// (`idle`, `never-end-task`, `ignore-sigterm`, `fork-children`, `crash`, and the others
+/// Tests/Fixtures/TestApp reads).
 public enum TestAppBundles {
     /// Assembles `directory/NAME.bundle` around the TestApp executable.
     /// - Parameters:
@@ -11,6 +12,7 @@ public enum TestAppBundles {
     ///   - exitsOnSuspend: `UIApplicationExitsOnSuspend`.
     ///   - modes: `UIBackgroundModes`.
     ///   - taskIdentifiers: `BGTaskSchedulerPermittedIdentifiers`.
+    ///   - extraKeys: More keys for the behaviour to read (`TestAppTransferURLs`, `TestAppUploadBytes`).
     ///   - directory: The bundles directory.
     /// - Returns: The bundle identifier.
     @discardableResult
@@ -21,6 +23,7 @@ public enum TestAppBundles {
         modes: [String] = [],
         microphoneUsage: Bool = false,
         taskIdentifiers: [String] = [],
+        extraKeys: [String: InfoPlistValue] = [:],
         into directory: String
     ) throws -> String {
         let identifier = "org.backgrounder.tests.\(name.lowercased())"
@@ -32,6 +35,7 @@ public enum TestAppBundles {
                 \(microphoneUsage ? "<key>NSMicrophoneUsageDescription</key><string>Tests recording.</string>" : "")
                 \(taskIdentifiers.isEmpty ? "" : "<key>BGTaskSchedulerPermittedIdentifiers</key>")
                 \(taskIdentifiers.isEmpty ? "" : "<array>\(taskIdentifiers.map { "<string>\($0)</string>" }.joined())</array>")
+                \(InfoPlistValue.entries(extraKeys))
                 """)
         let source = directory + "/.\(name).Info.plist"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

@@ -100,6 +100,7 @@ final class LocatingDelegate: LocationManagerDelegate {
 final class TestAppDelegate: ApplicationDelegate {
     var locating: LocatingDelegate?
     var audio: AudioBehavior?
+    var transfers: TransferBehavior?
 
     func application(_ application: Application, didFinishLaunchingWith reason: LaunchReason) {
         say("launched \(reason.rawValue) t=\(nanosecondsNow())")
@@ -110,6 +111,10 @@ final class TestAppDelegate: ApplicationDelegate {
             audio = AudioBehavior(behavior)
         }
         SchedulingBehavior.launched(application, behavior: behavior, identifier: bundleIdentifier)
+        if behavior.hasPrefix("transfer-") {
+            transfers = TransferBehavior(behavior)
+            transfers?.launched(application)
+        }
         if behavior == "never-end-task" {
             let task = application.beginBackgroundTask(withName: "stubborn") {
                 say("expiration handler ignored")
@@ -141,6 +146,17 @@ final class TestAppDelegate: ApplicationDelegate {
     func application(_ application: Application, didFailToRegisterForRemoteNotificationsWithError error: any Error) {
         say("no device token: \(error)")
     }
+    func application(
+        _ application: Application, handleEventsForBackgroundURLSession identifier: String,
+        completionHandler: @escaping @MainActor () -> Void
+    ) {
+        guard let transfers else {
+            say("handle events \(identifier) without a transfer behavior")
+            return completionHandler()
+        }
+        transfers.handleEvents(forBackgroundURLSession: identifier, completionHandler: completionHandler)
+    }
+
     func applicationDidBecomeActive(_ application: Application) { say("didBecomeActive") }
     func applicationWillTerminate(_ application: Application) { say("willTerminate") }
     func application(_ application: Application, didReceive event: LaunchReason) { say("received \(event.rawValue)") }

@@ -1,0 +1,115 @@
+import Foundation
+
+/// What a person can do from a shell: choose the feed, and see what the app downloaded. Both
+/// only touch the files; the app reads them when it is opened.
+enum PodcastCommand {
+    /// `EX_USAGE`.
+    static let usageExit: Int32 = 64
+    /// `EX_DATAERR`.
+    static let dataExit: Int32 = 65
+    /// `EX_IOERR`.
+    static let ioExit: Int32 = 74
+
+    static let usage = """
+        usage: Podcasts subscribe URL [--state-dir DIR]
+                   the podcast's RSS feed (http or https), replacing the last one
+               Podcasts list [--state-dir DIR]
+                   the episodes downloaded so far, and where their files are
+        Without arguments it is the app, which backgrounderd launches (bgctl open \(PodcastFiles.bundleIdentifier)):
+        it downloads the new episodes in the background.
+        """
+
+    /// Runs the command line.
+    /// - Parameter arguments: The arguments after the program's name.
+    /// - Returns: The exit status.
+    static func run(_ arguments: [String]) -> Int32 {
+        var words: [String] = []
+        var stateDirectory: String?
+        var remaining = arguments[...]
+        while let argument = remaining.popFirst() {
+            if argument == "--state-dir" {
+                guard let value = remaining.popFirst(), !value.isEmpty else {
+                    return usageError("--state-dir needs a value")
+                }
+                stateDirectory = value
+            } else if argument == "-h" || argument == "--help" {
+                words.append("help")
+            } else if argument.hasPrefix("-") {
+                return usageError("unknown option \(argument)")
+            } else {
+                words.append(argument)
+            }
+        }
+        let files = PodcastFiles.forApp(stateDirectory: stateDirectory)
+        switch (words.first, words.count) {
+        case ("subscribe", 2):
+            return subscribe(words[1], files: files)
+        case ("list", 1):
+            return list(files)
+        case ("help", 1):
+            say(usage)
+            return 0
+        default:
+            return usageError(words.isEmpty ? "no command" : "cannot understand '\(words.joined(separator: " "))'")
+        }
+    }
+
+    /// The feed's URL, checked.
+    /// - Throws: ``PodcastError`` naming the URL and why it is not usable.
+    static func feedURL(_ address: String) throws(PodcastError) -> URL {
+        guard let url = URL(string: address), let scheme = url.scheme?.lowercased() else {
+            throw PodcastError("URL '\(address)' is not a URL")
+        }
+        guard scheme == "http" || scheme == "https" else {
+            throw PodcastError("URL '\(address)' is \(scheme), not http or https")
+        }
+        guard url.host?.isEmpty == false else { throw PodcastError("URL '\(address)' has no host") }
+        return url
+    }
+
+    private static func usageError(_ message: String) -> Int32 {
+        complain("Podcasts: \(message)\n\(usage)")
+        return usageExit
+    }
+
+    private static func subscribe(_ address: String, files: PodcastFiles) -> Int32 {
+        let url: URL
+        do {
+            url = try feedURL(address)
+        } catch {
+            complain("Podcasts: \(error)")
+            return dataExit
+        }
+        do {
+            try FileManager.default.createDirectory(
+                atPath: files.directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try Data((url.absoluteString + "\n").utf8).write(to: URL(fileURLWithPath: files.feed), options: .atomic)
+            // World-readable: under a root daemon the app has its own uid, and this file keeps ours.
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: files.feed)
+        } catch {
+            complain("Podcasts: cannot write \(files.feed): \(error.localizedDescription)")
+            return ioExit
+        }
+        say("subscribed to \(url.absoluteString); open the app to download new episodes")
+        return 0
+    }
+
+    private static func list(_ files: PodcastFiles) -> Int32 {
+        let index: EpisodeIndex
+        do {
+            index = try EpisodeIndex.load(files.index)
+        } catch {
+            complain("Podcasts: \(error)")
+            return dataExit
+        }
+        guard !index.episodes.isEmpty else {
+            say("no episodes yet (\(files.index))")
+            return 0
+        }
+        say("\(index.episodes.count) episodes in \(files.episodes):")
+        for episode in index.episodes {
+            say("  \(episode.file)  \(episode.bytes) bytes  \(episode.title)")
+        }
+        return 0
+    }
+}
