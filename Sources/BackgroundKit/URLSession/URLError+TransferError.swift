@@ -1,3 +1,4 @@
+import BackgrounderCore
 import BackgrounderProtocol
 import Foundation
 
@@ -24,6 +25,8 @@ extension URLError {
         case .cannotCreateFile: .cannotCreateFile
         case .cannotWriteToFile: .cannotWriteToFile
         case .cannotOpenFile: .cannotOpenFile
+        case .cannotMoveFile: .cannotMoveFile
+        case .cannotFindHost: .cannotFindHost
         case .noPermissionsToReadFile: .noPermissionsToReadFile
         case .dataLengthExceedsMaximum: .dataLengthExceedsMaximum
         case .secureConnectionFailed: .secureConnectionFailed
