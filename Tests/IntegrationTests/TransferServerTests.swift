@@ -312,12 +312,13 @@ struct TransferServerTests {
     func slowAndChanging() async throws {
         let fixture = try Fixture()
         defer { Task { await fixture.tearDown() } }
-        let served = try fixture.document("/doc.bin", bytes: 300)
-        fixture.server.inject(.drip(bytesPerSecond: 200), at: "/doc.bin", times: 1)
+        let served = try fixture.document("/doc.bin", bytes: 1000)
+        // About 4 s of dripping: long enough to be seen part-way on a loaded machine.
+        fixture.server.inject(.drip(bytesPerSecond: 250), at: "/doc.bin", times: 1)
         let out = fixture.directory.appending("out")
         async let dripped = fixture.curl(["-o", out, fixture.server.url("/doc.bin")])
         let seenPartWay = await waitUntil(interval: .milliseconds(10)) {
-            fixture.server.requests.first.map { $0.bodyBytesSent > 0 && $0.bodyBytesSent < 300 } ?? false
+            fixture.server.requests.first.map { $0.bodyBytesSent > 0 && $0.bodyBytesSent < 1000 } ?? false
         }
         #expect(seenPartWay)
         #expect(try await dripped.status == 0)
