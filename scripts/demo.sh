@@ -339,6 +339,8 @@ for _ in $(seq 1 100); do grep -q "^exiting" "$PODCASTSLOG" 2>/dev/null && break
 cat "$PODCASTSLOG" 2>/dev/null || true
 if grep -q "^downloading" "$PODCASTSLOG" 2>/dev/null; then
     echo "# the daemon downloads them, then launches the app into handleEventsForBackgroundURLSession"
+    echo "\$ bgctl transfers"
+    "$BIN/bgctl" transfers --socket "$SOCKET" || true
     for _ in $(seq 1 300); do grep -q "^all finished downloads filed" "$PODCASTSLOG" && break; sleep 0.1; done
     grep -E "^(launched|background session|episode|all finished)" "$PODCASTSLOG" | tail -n +2 || true
     echo "\$ Podcasts list"
@@ -346,7 +348,7 @@ if grep -q "^downloading" "$PODCASTSLOG" 2>/dev/null; then
     echo "# to hear them: cp -r $RUN/state/data/$PODCASTS/Episodes $RUN/state/data/$PLAYER/ &&"
     echo "#   BackgroundPlayer play $RUN/state/data/$PLAYER/Episodes"
 else
-    echo "# this daemon has no background transfers (its answer is in the log above)"
+    echo "# Podcasts handed nothing over: its log above says why"
 fi
 
 if [ "$KEEP" = "--keep" ]; then
