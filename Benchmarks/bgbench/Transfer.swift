@@ -97,16 +97,17 @@ struct Transfer: AsyncParsableCommand {
         return Run(seconds: seconds, cpu: usage.ru_utime.seconds + usage.ru_stime.seconds)
     }
 
-    /// The daemon downloads the file for the app: from `open` (the app creates the transfer
-    /// at launch) until the daemon reports it completed; the daemon's CPU over that time.
+    /// The daemon downloads the file for the app: from the moment the daemon lists the
+    /// transfer (the app hands it over at launch; the launch is not the download's) until it
+    /// reports it completed, polled every 5 ms; the daemon's CPU over that time.
     static func daemon(_ client: ControlClient, daemon: DaemonProcess, app: String, bytes: Int64) async throws -> Run {
-        let cpuBefore = ProcessCPU.seconds(daemon.pid)
-        let start = ContinuousClock.now
         _ = try client.request(.open(AppReference(bundle: app)))
+        var cpuBefore = ProcessCPU.seconds(daemon.pid)
+        var start = ContinuousClock.now
         var done = false
         var seen = false
         while !done {
-            try await Task.sleep(for: .milliseconds(20))
+            try await Task.sleep(for: .milliseconds(5))
             guard case .transferList(let list) = try client.request(.transfers(TransferQuery(bundle: app))).body else {
                 continue
             }
@@ -117,7 +118,11 @@ struct Transfer: AsyncParsableCommand {
             done =
                 list.transfers.contains { $0.state == .completed && $0.bytesReceived == bytes }
                 || (seen && list.transfers.isEmpty)
-            seen = seen || !list.transfers.isEmpty
+            if !seen && !list.transfers.isEmpty {
+                seen = true
+                start = .now
+                cpuBefore = ProcessCPU.seconds(daemon.pid)
+            }
         }
         let seconds = (ContinuousClock.now - start).seconds
         let cpu = ProcessCPU.seconds(daemon.pid) - cpuBefore

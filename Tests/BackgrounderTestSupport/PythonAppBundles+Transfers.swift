@@ -2,28 +2,12 @@ extension PythonAppBundles {
     /// What the transfer apps add to the Python prelude: `create(...)`, `finished(t)`
     /// (moves a download to `DATA/downloads/ID`, reports it, acknowledges it), `drain(session)`
     /// (attaches and hears every finished transfer), `handle_launch_events(checkin)` and
-    /// `serve()` (hears updates and events until the connection closes). Notices that arrive
-    /// while waiting for a reply are kept for `serve()`, never dropped.
+    /// `serve()` (hears updates and events until the connection closes, starting with the
+    /// notices the prelude's `request` kept while it waited for replies).
     public static let transferPrelude = #"""
         import shutil
         FINAL = ("completed", "failed", "cancelled")
-        _queued = []
         _heard = set()
-
-        def request(message):
-            global _next_id
-            _next_id += 1
-            message = dict(message, id=_next_id)
-            _stream.write((json.dumps(message) + "\n").encode())
-            _stream.flush()
-            while True:
-                line = _stream.readline()
-                if not line:
-                    raise SystemExit("the daemon closed the connection")
-                reply = json.loads(line)
-                if reply.get("id") == _next_id:
-                    return reply
-                _queued.append(reply)
 
         def create(url, kind="download", session="s1", **fields):
             reply = request(dict({"class": "TRANSFER_CREATE", "session": session, "kind": kind, "url": url}, **fields))

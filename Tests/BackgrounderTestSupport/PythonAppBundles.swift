@@ -8,7 +8,8 @@ import Foundation
 /// say in a few lines what an app does on the wire, including what BackgroundKit never would.
 public enum PythonAppBundles {
     /// What every script starts with: `request(dict)` sends one message on the app's own
-    /// connection and returns the reply with the same id (notices in between are skipped),
+    /// connection and returns the reply with the same id (notices in between are kept, the
+    /// last thousand, in `_queued`),
     /// `say(text)` prints a line to the app's log, `public(dict)` sends one message on a fresh
     /// connection to the public control socket, `exchange(sock, reader, dict)` on any socket,
     /// `report(key, value)` appends to `report.jsonl` in the app's data directory (what the
@@ -35,6 +36,7 @@ public enum PythonAppBundles {
         _connection = connect()
         _stream = _connection.makefile("rwb")
         _next_id = 0
+        _queued = []
 
         def request(message):
             global _next_id
@@ -49,6 +51,8 @@ public enum PythonAppBundles {
                 reply = json.loads(line)
                 if reply.get("id") == _next_id:
                     return reply
+                _queued.append(reply)
+                del _queued[:-1000]
 
         BUNDLE = os.environ["BACKGROUNDER_BUNDLE_ID"]
         DATA = os.environ.get("BACKGROUNDER_DATA_DIR", "/nonexistent")
