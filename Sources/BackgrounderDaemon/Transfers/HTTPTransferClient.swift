@@ -11,10 +11,17 @@ import NIOSSL
     import Glibc
 #endif
 
+/// What a download's delegate reports, in order.
+enum DownloadReport: Sendable {
+    case started(TransferResponseStart)
+    case progress(TransferProgress)
+}
+
 /// Carries out transfer attempts over HTTP and HTTPS with async-http-client: redirects
 /// followed up to a limit, cycles refused, bodies streamed between the socket and a file.
 final class HTTPTransferClient: Sendable {
     private let client: HTTPClient
+    private let group: MultiThreadedEventLoopGroup
     /// Redirects followed before an attempt fails.
     static let maximumRedirects = 10
 
@@ -30,95 +37,64 @@ final class HTTPTransferClient: Sendable {
             timeout: .init(connect: .seconds(10), read: .seconds(60))
         )
         configuration.decompression = .disabled
-        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        // An event loop of its own: downloads write to disk on it (DownloadDelegate.swift), and
+        // the control socket's loops must never wait behind a write.
+        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        client = HTTPClient(eventLoopGroupProvider: .shared(group), configuration: configuration)
     }
 
     /// Closes every connection.
     func shutdown() async {
         try? await client.shutdown()
+        try? await group.shutdownGracefully()
     }
 
     /// One attempt at a download into the transfer's partial file, resuming from what is on
-    /// disk when the server allows it (``ResumePlan`` decides what each response means).
+    /// disk when the server allows it (``DownloadDelegate`` takes the response).
     func download(
         _ request: TransferSubmission, id: Int, files: TransferFiles, validator: String?,
-        started: @Sendable (TransferResponseStart) async -> Void,
-        progress: @Sendable (TransferProgress) async -> Void
+        started: @escaping @Sendable (TransferResponseStart) async -> Void,
+        progress: @escaping @Sendable (TransferProgress) async -> Void
     ) async -> TransferAttemptOutcome {
         let partial = ResumePlan.Partial(bytes: files.partialLength(id), validator: validator)
-        var outgoing = Self.request(request, defaultMethod: "GET")
-        for (name, value) in ResumePlan.requestHeaders(for: partial) {
-            outgoing.headers.replaceOrAdd(name: name, value: value)
-        }
-        let response: HTTPClientResponse
+        var headers = HTTPHeaders()
+        for (name, value) in request.headers ?? [:] { headers.add(name: name, value: value) }
+        for (name, value) in ResumePlan.requestHeaders(for: partial) { headers.replaceOrAdd(name: name, value: value) }
+        let outgoing: HTTPClient.Request
         do {
-            response = try await client.execute(outgoing, deadline: .distantFuture)
+            outgoing = try HTTPClient.Request(
+                url: request.url, method: HTTPMethod(rawValue: request.method ?? "GET"), headers: headers)
         } catch {
             return Self.outcome(of: error)
         }
-        let head = Self.response(response, url: request.url)
-        if let transient = Self.transientStatus(head) { return transient }
-        // Where the body goes: appended after what is on disk, or from 0.
-        var offset: Int64 = 0
-        var discarded: Int64 = 0
-        var expected = head.headers["content-length"].flatMap { Int64($0) } ?? -1
-        switch ResumePlan.decide(partial: partial, status: head.status, headers: head.headers) {
-        case .append(let at, let total):
-            offset = at
-            expected = total ?? (at == 0 ? expected : -1)
-        case .restart(let thrownAway):
-            discarded = thrownAway
-        case .restartWithoutRange(let thrownAway):
-            files.removePartial(id)
-            await started(TransferResponseStart(validator: nil, discarded: thrownAway, expected: -1))
-            return .startAgain("the server would not resume at byte \(partial.bytes) (\(head.status)); starting again")
-        case .alreadyComplete(let total):
-            var whole = head
-            whole.status = 200
-            whole.headers["content-length"] = String(total)
-            return .finished(whole)
-        case .notAResume:
-            // An error status the app hears: its body is the download, what was held is gone.
-            discarded = 0
-        case .fail(let reason):
-            return .failed(.badResponse(reason))
-        }
-        let newValidator =
-            head.headers["etag"].flatMap { $0.hasPrefix("W/") ? nil : $0 } ?? head.headers["last-modified"]
-        await started(TransferResponseStart(validator: newValidator, discarded: discarded, expected: expected))
-        let descriptor: Int32
-        do {
-            descriptor = try files.openPartial(id, at: offset)
-        } catch {
-            return .failed(.file(.create, path: error.path, errno: error.code))
-        }
-        defer { close(descriptor) }
-        var written = offset
-        var lastReport = ContinuousClock.now
-        do {
-            for try await buffer in response.body {
-                try Self.write(buffer, to: descriptor, at: written, path: files.partialPath(id))
-                written += Int64(buffer.readableBytes)
-                if ContinuousClock.now - lastReport >= .milliseconds(250) {
-                    lastReport = .now
-                    await progress(TransferProgress(bytes: written, expected: expected))
+        // The delegate reports from the event loop; the capability hears it on its actor, in order.
+        let (reports, continuation) = AsyncStream<DownloadReport>.makeStream()
+        let delegate = DownloadDelegate(
+            id: id, files: files, partial: partial, url: request.url,
+            started: { continuation.yield(.started($0)) }, progress: { continuation.yield(.progress($0)) })
+        let relay = Task {
+            for await report in reports {
+                switch report {
+                case .started(let start): await started(start)
+                case .progress(let moved): await progress(moved)
                 }
             }
-        } catch let error as TransferFileError {
-            files.removePartial(id)
-            return .failed(.file(.write, path: error.path, errno: error.code))
-        } catch {
-            await progress(TransferProgress(bytes: written, expected: expected))
-            return Self.outcome(of: error)
         }
-        await progress(TransferProgress(bytes: written, expected: expected))
-        switch ResumePlan.verify(bytesOnDisk: written, expectedTotal: expected >= 0 ? expected : nil) {
-        case .complete: return .finished(head)
-        case .short: return .failed(.bodyShort(received: written, expected: expected))
-        case .long(let extra):
-            files.removePartial(id)
-            return .failed(.badResponse("the body is \(extra) bytes longer than the server announced"))
+        let task = client.execute(request: outgoing, delegate: delegate, deadline: nil)
+        let error: (any Error)? = await withTaskCancellationHandler {
+            do {
+                try await task.futureResult.get()
+                return nil
+            } catch {
+                return error
+            }
+        } onCancel: {
+            task.cancel()
         }
+        let outcome = try? await task.futureResult.eventLoop.submit { delegate.outcome(error: error) }.get()
+        continuation.finish()
+        await relay.value
+        return outcome ?? .cancelled
     }
 
     /// One attempt at an upload: the whole file as the body (an upload starts again from the
@@ -163,32 +139,20 @@ final class HTTPTransferClient: Sendable {
             status: Int(response.status.code), headers: headers, url: response.url?.absoluteString ?? url)
     }
 
-    /// A status Core retries (a failing server or gateway; 429 and 503 that say when) is a
-    /// failure of the attempt; any other response is the app's to hear.
-    private static func transientStatus(_ head: TransferResponse) -> TransferAttemptOutcome? {
-        let retried =
-            TransferFailure.retriedStatuses.contains(head.status)
+    /// Whether Core retries a status: a failing server or gateway, and 429 and 503 that say
+    /// when; any other response is the app's to hear.
+    static func isRetried(_ head: TransferResponse) -> Bool {
+        TransferFailure.retriedStatuses.contains(head.status)
             || (TransferFailure.retriedWithRetryAfter.contains(head.status)
                 && head.headers["retry-after"].flatMap { RetryAfter.delay($0, now: Date()) } != nil)
-        return retried ? .failed(.response(status: head.status, headers: head.headers)) : nil
     }
 
-    private static func write(_ buffer: ByteBuffer, to descriptor: Int32, at offset: Int64, path: String) throws {
-        try buffer.withUnsafeReadableBytes { raw in
-            var done = 0
-            while done < raw.count {
-                let count = pwrite(descriptor, raw.baseAddress! + done, raw.count - done, off_t(offset) + off_t(done))
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    throw TransferFileError(path: path, "cannot write", errno)
-                }
-                done += count
-            }
-        }
+    private static func transientStatus(_ head: TransferResponse) -> TransferAttemptOutcome? {
+        isRetried(head) ? .failed(.response(status: head.status, headers: head.headers)) : nil
     }
 
     /// A thrown error, named as Core names failures.
-    private static func outcome(of error: any Error) -> TransferAttemptOutcome {
+    static func outcome(of error: any Error) -> TransferAttemptOutcome {
         if error is CancellationError { return .cancelled }
         if let error = error as? HTTPClientError {
             switch error {
