@@ -72,6 +72,15 @@ struct TransferTests {
         await waitUntil { fixture.state(id) == .suspended }
         #expect(fixture.state(id) == .suspended)
         #expect(fixture.transfers().first?.state == .running, "the transfer goes on while the app is frozen")
+        // A person sees it with bgctl, as a row and as JSON.
+        let table = try await BGCtlTests.bgctl(
+            ["transfers", "--socket", fixture.daemon.socketPath], in: fixture.directory)
+        #expect(table.status == 0)
+        #expect(table.output.contains(id) && table.output.contains("running"), "\(table.output)")
+        let json = try await BGCtlTests.bgctl(
+            ["transfers", "--json", "--socket", fixture.daemon.socketPath], in: fixture.directory)
+        let listed = try JSONDecoder().decode(TransferList.self, from: Data(json.output.utf8))
+        #expect(listed.transfers.map(\.bundle) == [id])
 
         await waitUntil(timeout: .seconds(60)) { !fixture.reports(id, "finished").isEmpty }
         let finished = try #require(fixture.reports(id, "finished").first, "\(fixture.appLog(id))")
