@@ -16,8 +16,10 @@ cd "$(dirname "$0")/.."
 # iproute2: `ip netns`, so the tests run a daemon in a network namespace (the network condition).
 # openssl: the transfer tests' throwaway certificate authority; curl: the client that checks
 # their HTTP server, and the peer the transfer benchmark compares the daemon with.
+# systemd: systemd-analyze and systemd-socket-activate, which check the units and socket
+# activation (installing it starts nothing in a container).
 PACKAGES=(gpsd gpsd-clients libgps-dev pulseaudio pulseaudio-utils libpulse-dev libsqlite3-dev socat python3
-    gpsbabel libxml2-utils libnotify-bin libsndfile1-dev iproute2 openssl curl)
+    gpsbabel libxml2-utils libnotify-bin libsndfile1-dev iproute2 openssl curl systemd)
 
 as_root() {
     if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi

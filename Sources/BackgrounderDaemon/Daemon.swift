@@ -162,9 +162,17 @@ public struct Daemon: Sendable {
             apps: apps,
             conditions: conditions
         )
+        let (listening, listeningContinuation) = AsyncStream<Void>.makeStream()
         let server = ControlServer(
-            context: context, personCheck: PersonCheck(supervisor: supervisor), appChannels: appChannels, logger: logger
+            context: context, personCheck: PersonCheck(supervisor: supervisor), appChannels: appChannels,
+            logger: logger,
+            onListening: {
+                listeningContinuation.yield()
+                listeningContinuation.finish()
+            }
         )
+        let notifier = SystemdNotifier()
+        let systemd = SystemdService(notifier: notifier, context: context, listening: listening, logger: logger)
         let watcher = try BundleWatcher(
             directories: configuration.bundleDirectories,
             registry: registry,
@@ -180,6 +188,8 @@ public struct Daemon: Sendable {
                     .init(service: AudioEventFeed(engine: audio.engine, apps: apps)),
                     .init(service: watcher),
                     .init(service: conditions),
+                    .init(service: systemd),
+                    .init(service: HangupReload(registry: registry, logger: logger)),
                 ] + (configuration.watchesMemoryPressure ? [.init(service: memoryPressure)] : []),
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger
@@ -190,6 +200,8 @@ public struct Daemon: Sendable {
         try await group.run()
         try? await apps.transfers { transfers, _ in transfers.stop() }
         await transfers.client.shutdown()
+        // Ending apps takes their grace period: systemd is told to wait that long more.
+        notifier.notify(["EXTEND_TIMEOUT_USEC=\((AppManager.terminationGrace + .seconds(5)).wholeMicroseconds)"])
         await apps.terminateAll()
         (mechanism as? CgroupFreezer)?.removeBase()
         try store.endRun(id: run.id, at: Date())

@@ -158,8 +158,11 @@ struct Backgrounderd: AsyncParsableCommand {
 
     func run() async throws {
         let level = logLevel
+        let journal = JournalLogHandler.isJournal(environment: ProcessInfo.processInfo.environment)
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
+            // Under systemd, lines carry their priority for journald; otherwise plain lines.
+            var handler: any LogHandler =
+                journal ? JournalLogHandler(label: label, level: level) : StreamLogHandler.standardError(label: label)
             handler.logLevel = level
             // Apps control some of what is logged; no control sequence reaches the log.
             return EscapingLogHandler(handler)

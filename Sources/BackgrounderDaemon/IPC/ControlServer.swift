@@ -36,10 +36,15 @@ final class ControlServer: Service, Sendable {
     /// Connections that may wait for room at once; past this, one over a limit is refused at once.
     static let maximumWaitingForRoom = 16
 
+    /// Told once the socket is bound and serving.
+    private let onListening: @Sendable () -> Void
+
     init(
         context: DaemonContext, personCheck: PersonCheck, appChannels: AppChannels, logger: Logger,
-        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        onListening: @escaping @Sendable () -> Void = {}
     ) {
+        self.onListening = onListening
         self.context = context
         self.router = RequestRouter(context: context)
         self.personCheck = personCheck
@@ -50,7 +55,7 @@ final class ControlServer: Service, Sendable {
 
     func run() async throws {
         let path = context.configuration.socketPath
-        let server = try await ServerBootstrap(group: group)
+        let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             // A script that writes a request and closes its side (`echo ... | socat`) still
             // gets its reply: end of input ends the requests, not the connection.
@@ -63,14 +68,22 @@ final class ControlServer: Service, Sendable {
                     self.configure(channel, principal: self.personCheck.principal(of: peer))
                 }
             }
-            .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: false)
-            .get()
-        guard chmod(path, 0o600) == 0 else {
-            server.close(promise: nil)
-            throw DaemonError(.socket, path: path, "cannot restrict the socket to its owner (chmod 0600)")
+        let server: any Channel
+        let activated = SocketActivation.passedDescriptor
+        if let descriptor = activated {
+            // systemd made the socket (backgrounderd.socket) with its mode, and removes it.
+            server = try await bootstrap.withBoundSocket(descriptor).get()
+            logger.info("listening on the socket systemd passed (descriptor \(descriptor))")
+        } else {
+            server = try await bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: false).get()
+            guard chmod(path, 0o600) == 0 else {
+                server.close(promise: nil)
+                throw DaemonError(.socket, path: path, "cannot restrict the socket to its owner (chmod 0600)")
+            }
+            logger.info("listening on \(path)")
         }
-        logger.info("listening on \(path)")
-        defer { unlink(path) }
+        onListening()
+        defer { if activated == nil { unlink(path) } }
 
         try await withGracefulShutdownHandler {
             try await server.closeFuture.get()

@@ -15,6 +15,8 @@ enum ControlSocket {
         let parent = (path as NSString).deletingLastPathComponent
         let directory = parent.isEmpty ? "." : parent
         try PrivateDirectory.prepare(directory, purpose: "socket", mode: directoryMode)
+        // systemd made and holds the socket (socket activation): it is ours, not stale.
+        if SocketActivation.passedDescriptor != nil { return directory }
         var info = stat()
         guard lstat(path, &info) == 0 else { return directory }
         guard info.st_mode & S_IFMT == S_IFSOCK else {

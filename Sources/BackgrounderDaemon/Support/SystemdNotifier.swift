@@ -1,0 +1,60 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// systemd's notification protocol (sd_notify(3)) without libsystemd: one datagram of
+/// `KEY=VALUE` lines to the socket named by `$NOTIFY_SOCKET` (a path, or `@name` for an
+/// abstract socket). Absent the variable (not started by systemd), every call does nothing.
+struct SystemdNotifier: Sendable {
+    private let address: String?
+
+    /// The notifier `$NOTIFY_SOCKET` names, if any.
+    init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+        address = environment["NOTIFY_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// Whether systemd listens.
+    var isActive: Bool { address != nil }
+
+    /// Sends `KEY=VALUE` lines in one datagram.
+    /// - Returns: Whether it was sent.
+    @discardableResult
+    func notify(_ fields: [String]) -> Bool {
+        guard let address else { return false }
+        let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var socketAddress = sockaddr_un()
+        socketAddress.sun_family = sa_family_t(AF_UNIX)
+        var path = Array(address.utf8)
+        // An abstract socket's name starts with a NUL where the path has its '@'.
+        if path.first == UInt8(ascii: "@") { path[0] = 0 }
+        let capacity = MemoryLayout.size(ofValue: socketAddress.sun_path)
+        guard path.count < capacity else { return false }
+        withUnsafeMutableBytes(of: &socketAddress.sun_path) { raw in
+            for (index, byte) in path.enumerated() { raw[index] = byte }
+        }
+        let length = socklen_t(MemoryLayout<sa_family_t>.size + path.count)
+        let message = Array(fields.joined(separator: "\n").utf8)
+        let sent = withUnsafePointer(to: &socketAddress) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                sendto(descriptor, message, message.count, Int32(MSG_NOSIGNAL), address, length)
+            }
+        }
+        return sent == message.count
+    }
+
+    /// The watchdog interval systemd asked for (`$WATCHDOG_USEC`, for this process when
+    /// `$WATCHDOG_PID` says so), or `nil`.
+    static func watchdogInterval(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> Duration? {
+        guard let text = environment["WATCHDOG_USEC"], let microseconds = Int64(text), microseconds > 0 else {
+            return nil
+        }
+        if let pid = environment["WATCHDOG_PID"].flatMap(Int32.init), pid != getpid() { return nil }
+        return .microseconds(microseconds)
+    }
+}
