@@ -16,4 +16,38 @@ struct BGCtl: ParsableCommand {
             Validate.self,
         ]
     )
+
+    /// Runs with the global options a person may put before the subcommand
+    /// (`bgctl --socket PATH status`) moved to its end, where every subcommand reads them.
+    static func main() {
+        main(GlobalOptions.movedAfterSubcommand(Array(CommandLine.arguments.dropFirst())))
+    }
+}
+
+/// `--socket PATH` (or `--socket=PATH`) and `--json` are every subcommand's options; written
+/// before the subcommand, as with most tools, they are moved after it.
+enum GlobalOptions {
+    static func movedAfterSubcommand(_ arguments: [String]) -> [String] {
+        var leading: [String] = []
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            if argument == "--socket", index + 1 < arguments.count {
+                leading += [argument, arguments[index + 1]]
+                index += 2
+            } else if argument.hasPrefix("--socket=") || argument == "--json" {
+                leading.append(argument)
+                index += 1
+            } else {
+                break
+            }
+        }
+        guard !leading.isEmpty, index < arguments.count else { return arguments }
+        let rest = Array(arguments[index...])
+        // After a `--`, everything is an argument: the options go before it.
+        if let separator = rest.firstIndex(of: "--") {
+            return Array(rest[..<separator]) + leading + Array(rest[separator...])
+        }
+        return rest + leading
+    }
 }

@@ -19,6 +19,25 @@ struct BGCtlTests {
         return (process.terminationStatus, process.output)
     }
 
+    @Test("--socket and --json work before the subcommand as after it, also for nested subcommands")
+    func globalOptionsFirst() async throws {
+        let fixture = try await DaemonFixture(prefix: "ctl-global")
+        defer { Task { await fixture.tearDown() } }
+        let socket = fixture.daemon.socketPath
+        let before = try await Self.bgctl(["--socket", socket, "status"], in: fixture.directory)
+        #expect(before.status == 0, "\(before.output)")
+        #expect(before.output.contains("backgrounderd 0.1.0"))
+        let json = try await Self.bgctl(["--json", "--socket=\(socket)", "bundles"], in: fixture.directory)
+        #expect(json.status == 0)
+        #expect(json.output.contains("\"org.backgrounder.samples.hello\""))
+        let nested = try await Self.bgctl(
+            ["--socket", socket, "simulate", "memory-pressure"], in: fixture.directory)
+        #expect(nested.status == 0, "\(nested.output)")
+        let wrong = try await Self.bgctl(
+            ["--socket", fixture.directory.appending("nothing.sock"), "ps"], in: fixture.directory)
+        #expect(wrong.status == 3, "the socket given first is the one used: \(wrong.output)")
+    }
+
     @Test("status and bundles, as text and as JSON, through --socket and BACKGROUNDER_SOCKET")
     func statusAndBundles() async throws {
         let fixture = try await DaemonFixture(prefix: "ctl")
