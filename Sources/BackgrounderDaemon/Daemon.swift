@@ -107,6 +107,17 @@ public struct Daemon: Sendable {
             logLimit: configuration.limits.appLogBytes,
             logger: logger
         )
+        let controllers: CgroupControllers
+        if let freezer = mechanism as? CgroupFreezer, let mount = CgroupFreezer.cgroup2Mount(),
+            let own = CgroupFreezer.ownCgroup()
+        {
+            controllers = CgroupControllers.enable(
+                base: freezer.base, own: (mount + own).replacingOccurrences(of: "//", with: "/"))
+        } else {
+            controllers = .none
+        }
+        let resources = "\(controllers.summary); oom_score_adj by state"
+        logger.info("resources: \(resources)")
         let policy = choosePolicy(registry.catalog)
         let audio = try AudioService(
             server: configuration.pulseServer,
@@ -141,6 +152,7 @@ public struct Daemon: Sendable {
                 AudioCapability(service: audio, store: store),
                 SchedulingCapability(store: store, logger: logger),
                 transfers,
+                ResourceCapability(controllers: controllers),
             ],
             limits: configuration.limits,
             schedulingNumbers: schedulingNumbers,
@@ -160,7 +172,8 @@ public struct Daemon: Sendable {
             audio: audio,
             store: store,
             apps: apps,
-            conditions: conditions
+            conditions: conditions,
+            resources: resources
         )
         let (listening, listeningContinuation) = AsyncStream<Void>.makeStream()
         let server = ControlServer(

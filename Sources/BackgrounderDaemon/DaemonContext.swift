@@ -11,6 +11,8 @@ final class DaemonContext: Sendable {
     let store: StateStore
     let apps: AppManager
     let conditions: ConditionMonitor
+    /// What the kernel is told of apps' shares (cgroup controllers, oom_score_adj).
+    let resources: String
     let started = ContinuousClock.now
     let clientCount = Atomic<Int>(0)
 
@@ -21,8 +23,10 @@ final class DaemonContext: Sendable {
         audio: AudioService,
         store: StateStore,
         apps: AppManager,
-        conditions: ConditionMonitor
+        conditions: ConditionMonitor,
+        resources: String = "oom_score_adj by state"
     ) {
+        self.resources = resources
         self.apps = apps
         self.conditions = conditions
         self.configuration = configuration
@@ -51,7 +55,8 @@ final class DaemonContext: Sendable {
             policy: apps.policyName,
             storage: store.health.status,
             sandbox: apps.sandboxSummary,
-            conditions: conditions.status
+            conditions: conditions.status,
+            resources: resources
         )
     }
 }

@@ -37,6 +37,9 @@ public struct DaemonStatus: Sendable, Hashable, Codable {
     public var sandbox: String?
     /// External power and network as the daemon last read them from the kernel.
     public var conditions: ConditionsStatus?
+    /// What the kernel is told of each app's share: the cgroup controllers its cgroup has (or
+    /// why none), and `oom_score_adj` by state.
+    public var resources: String?
 
     /// Creates a status.
     public init(
@@ -56,8 +59,10 @@ public struct DaemonStatus: Sendable, Hashable, Codable {
         policy: String? = nil,
         storage: StorageStatus? = nil,
         sandbox: String? = nil,
-        conditions: ConditionsStatus? = nil
+        conditions: ConditionsStatus? = nil,
+        resources: String? = nil
     ) {
+        self.resources = resources
         self.conditions = conditions
         self.storage = storage
         self.sandbox = sandbox

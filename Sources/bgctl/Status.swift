@@ -45,6 +45,7 @@ struct Status: ParsableCommand {
                 ["policy", status.policy ?? "-"],
                 ["storage", status.storage.map(describe) ?? "-"],
                 ["sandbox", status.sandbox ?? "-"],
+                ["resources", status.resources ?? "-"],
                 [
                     "power",
                     status.conditions.map { "\($0.externalPower ? "external" : "battery")  (\($0.powerSource))" }

@@ -1,0 +1,21 @@
+/// How much of the machine an app gets in each state, as Android's oom_adj bands: the app in
+/// front is the last the kernel's OOM killer picks and gets the full CPU and I/O share; a
+/// running background app less; a suspended app is the first to go and needs no share at all
+/// while frozen.
+public struct ResourceBand: Sendable, Hashable {
+    /// `/proc/PID/oom_score_adj` (-1000 to 1000; higher is killed first).
+    public var oomScoreAdjustment: Int
+    /// `cpu.weight` (1 to 10000; 100 is the kernel's default).
+    public var cpuWeight: Int
+    /// `io.weight` (1 to 10000; 100 is the kernel's default).
+    public var ioWeight: Int
+
+    /// The band for an app in `state`.
+    public static func forState(_ state: ApplicationState) -> ResourceBand {
+        switch state {
+        case .active, .inactive: ResourceBand(oomScoreAdjustment: 0, cpuWeight: 100, ioWeight: 100)
+        case .background: ResourceBand(oomScoreAdjustment: 300, cpuWeight: 25, ioWeight: 25)
+        case .suspended, .notRunning: ResourceBand(oomScoreAdjustment: 900, cpuWeight: 1, ioWeight: 1)
+        }
+    }
+}
