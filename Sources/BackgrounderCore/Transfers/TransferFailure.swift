@@ -54,6 +54,14 @@ public enum TransferFailure: Sendable, Hashable {
     /// gets the status and decides.
     public static let retriedWithRetryAfter: Set<Int> = [429, 503]
 
+    /// Whether a response is retried rather than heard by the app: a failing server or
+    /// gateway always; 429 and 503 when they say when (`Retry-After`).
+    public static func isRetried(status: Int, headers: [String: String], now: Date) -> Bool {
+        retriedStatuses.contains(status)
+            || (retriedWithRetryAfter.contains(status)
+                && headers["retry-after"].flatMap { RetryAfter.delay($0, now: now) } != nil)
+    }
+
     /// What to do about this attempt.
     ///
     /// - Parameters:
@@ -89,14 +97,10 @@ public enum TransferFailure: Sendable, Hashable {
         case .file(let operation, let path, let errno):
             return .fail(Self.fileError(operation, path: path, errno: errno, url: url))
         case .response(let status, let headers):
-            if Self.retriedStatuses.contains(status) {
+            if Self.isRetried(status: status, headers: headers, now: now) {
                 let retryAfter = headers["retry-after"].flatMap { RetryAfter.delay($0, now: now) }
-                return again("HTTP \(status)", retryAfter: retryAfter)
-            }
-            if Self.retriedWithRetryAfter.contains(status),
-                let retryAfter = headers["retry-after"].flatMap({ RetryAfter.delay($0, now: now) })
-            {
-                return again("HTTP \(status) with Retry-After", retryAfter: retryAfter)
+                let said = Self.retriedStatuses.contains(status) ? "" : " with Retry-After"
+                return again("HTTP \(status)\(said)", retryAfter: retryAfter)
             }
             return .complete
         }

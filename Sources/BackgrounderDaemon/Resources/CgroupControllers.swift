@@ -1,3 +1,4 @@
+import BackgrounderProtocol
 import Foundation
 
 #if canImport(Glibc)
@@ -61,7 +62,6 @@ struct CgroupControllers: Sendable {
         let descriptor = open(path, O_WRONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
-        let bytes = Array(text.utf8)
-        return Glibc.write(descriptor, bytes, bytes.count) == bytes.count
+        return (try? writeAll(descriptor, Array(text.utf8))) != nil
     }
 }

@@ -61,10 +61,11 @@ final class DownloadDelegate: HTTPClientResponseDelegate, @unchecked Sendable {
     }
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
-        let response = Self.response(head, url: finalURL ?? requestURL)
+        let response = TransferResponse(
+            status: Int(head.status.code), headers: head.headers, url: finalURL ?? requestURL)
         self.head = response
-        if HTTPTransferClient.isRetried(response) {
-            decided = .failed(.response(status: response.status, headers: response.headers))
+        if let transient = HTTPTransferClient.transientStatus(response) {
+            decided = transient
             return task.eventLoop.makeSucceededVoidFuture()
         }
         var offset: Int64 = 0
@@ -142,15 +143,6 @@ final class DownloadDelegate: HTTPClientResponseDelegate, @unchecked Sendable {
             files.removePartial(id)
             return .failed(.badResponse("the body is \(extra) bytes longer than the server announced"))
         }
-    }
-
-    private static func response(_ head: HTTPResponseHead, url: String) -> TransferResponse {
-        var headers: [String: String] = [:]
-        for (name, value) in head.headers {
-            let key = name.lowercased()
-            headers[key] = headers[key].map { $0 + ", " + value } ?? value
-        }
-        return TransferResponse(status: Int(head.status.code), headers: headers, url: url)
     }
 
     private static func write(_ buffer: ByteBuffer, to descriptor: Int32, at offset: Int64, path: String)

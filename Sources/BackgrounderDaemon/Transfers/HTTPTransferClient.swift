@@ -57,8 +57,7 @@ final class HTTPTransferClient: Sendable {
         progress: @escaping @Sendable (TransferProgress) async -> Void
     ) async -> TransferAttemptOutcome {
         let partial = ResumePlan.Partial(bytes: files.partialLength(id), validator: validator)
-        var headers = HTTPHeaders()
-        for (name, value) in request.headers ?? [:] { headers.add(name: name, value: value) }
+        var headers = Self.headers(of: request)
         for (name, value) in ResumePlan.requestHeaders(for: partial) { headers.replaceOrAdd(name: name, value: value) }
         let outgoing: HTTPClient.Request
         do {
@@ -110,7 +109,9 @@ final class HTTPTransferClient: Sendable {
             length: .known(length))
         do {
             let response = try await client.execute(outgoing, deadline: .distantFuture)
-            let head = Self.response(response, url: request.url)
+            let head = TransferResponse(
+                status: Int(response.status.code), headers: response.headers,
+                url: response.url?.absoluteString ?? request.url)
             if let transient = Self.transientStatus(head) { return transient }
             // The app hears the status and headers; the response body is read and dropped.
             for try await _ in response.body {}
@@ -125,30 +126,20 @@ final class HTTPTransferClient: Sendable {
     private static func request(_ submission: TransferSubmission, defaultMethod: String) -> HTTPClientRequest {
         var request = HTTPClientRequest(url: submission.url)
         request.method = HTTPMethod(rawValue: submission.method ?? defaultMethod)
-        for (name, value) in submission.headers ?? [:] { request.headers.add(name: name, value: value) }
+        request.headers = headers(of: submission)
         return request
     }
 
-    private static func response(_ response: HTTPClientResponse, url: String) -> TransferResponse {
-        var headers: [String: String] = [:]
-        for (name, value) in response.headers {
-            let key = name.lowercased()
-            headers[key] = headers[key].map { $0 + ", " + value } ?? value
-        }
-        return TransferResponse(
-            status: Int(response.status.code), headers: headers, url: response.url?.absoluteString ?? url)
+    /// The app's request headers.
+    private static func headers(of submission: TransferSubmission) -> HTTPHeaders {
+        HTTPHeaders((submission.headers ?? [:]).map { ($0.key, $0.value) })
     }
 
-    /// Whether Core retries a status: a failing server or gateway, and 429 and 503 that say
-    /// when; any other response is the app's to hear.
-    static func isRetried(_ head: TransferResponse) -> Bool {
-        TransferFailure.retriedStatuses.contains(head.status)
-            || (TransferFailure.retriedWithRetryAfter.contains(head.status)
-                && head.headers["retry-after"].flatMap { RetryAfter.delay($0, now: Date()) } != nil)
-    }
-
-    private static func transientStatus(_ head: TransferResponse) -> TransferAttemptOutcome? {
-        isRetried(head) ? .failed(.response(status: head.status, headers: head.headers)) : nil
+    /// A response Core retries (a failing server or gateway; 429 and 503 that say when) is a
+    /// failure of the attempt; any other response is the app's to hear.
+    static func transientStatus(_ head: TransferResponse) -> TransferAttemptOutcome? {
+        guard TransferFailure.isRetried(status: head.status, headers: head.headers, now: Date()) else { return nil }
+        return .failed(.response(status: head.status, headers: head.headers))
     }
 
     /// A thrown error, named as Core names failures.

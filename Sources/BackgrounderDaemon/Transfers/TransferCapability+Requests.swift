@@ -61,9 +61,7 @@ extension TransferCapability {
 
     /// The fields of a submission, each refused with its name and why.
     static func check(_ request: TransferSubmission) throws(ProtocolError) {
-        if request.session.isEmpty || request.session.count > 200 {
-            throw ProtocolError(.badRequest, "session: must be 1 to 200 characters")
-        }
+        try checkSession(request.session)
         guard let url = URL(string: request.url), let scheme = url.scheme?.lowercased(), url.host != nil else {
             throw ProtocolError(.badRequest, "url: \(request.url.prefix(200)) is not an absolute URL")
         }
@@ -92,6 +90,13 @@ extension TransferCapability {
         }
     }
 
+    /// A background session's identifier: 1 to 200 characters.
+    static func checkSession(_ session: String) throws(ProtocolError) {
+        if session.isEmpty || session.count > 200 {
+            throw ProtocolError(.badRequest, "session: must be 1 to 200 characters")
+        }
+    }
+
     /// `TRANSFER_CANCEL`: the transfer ends as cancelled (a finished one stays as it is).
     func cancel(_ identifier: String, _ id: Int, in apps: isolated AppManager) throws(ProtocolError) -> Done {
         let transfer = try own(identifier, id)
@@ -107,9 +112,7 @@ extension TransferCapability {
     func attach(_ identifier: String, session: String, in apps: isolated AppManager) throws(ProtocolError)
         -> TransferList
     {
-        if session.isEmpty || session.count > 200 {
-            throw ProtocolError(.badRequest, "session: must be 1 to 200 characters")
-        }
+        try Self.checkSession(session)
         attached[identifier, default: []].insert(session)
         signalled.remove(SessionKey(app: identifier, session: session))
         return TransferList(

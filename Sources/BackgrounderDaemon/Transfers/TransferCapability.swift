@@ -99,8 +99,6 @@ final class TransferCapability: AppCapability {
         case .moved(from: _, to: .active):
             // The app in front goes first.
             reschedule(in: apps)
-        case .moved(from: _, to: .suspended):
-            break
         case .checkedIn, .moved, .windowsClosed:
             break
         }
@@ -280,7 +278,6 @@ final class TransferCapability: AppCapability {
                 do {
                     transfers[id]?.info.location = try files.deliver(id, to: bundle)
                 } catch {
-                    files.removePartial(id)
                     end(id, state: .failed, error: TransferError(.cannotMoveFile, "\(error)"), in: apps)
                     return
                 }
@@ -300,7 +297,9 @@ final class TransferCapability: AppCapability {
                 logger.notice("transfer \(id) failed: \(error)")
                 end(id, state: .failed, error: error, in: apps)
             case .complete:
-                // A status the app hears (the client returned it as a failure only to ask).
+                // Not reached: the client reports a response as a failure only when Core
+                // retries it (HTTPTransferClient.transientStatus); were it reached, the app
+                // would rather hear a failure than wait forever.
                 end(id, state: .failed, error: TransferError(.badServerResponse, "\(failure)"), in: apps)
             }
         case .startAgain(let reason):

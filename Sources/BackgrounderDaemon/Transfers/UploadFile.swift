@@ -20,19 +20,11 @@ struct UploadFile: Sendable {
     /// - Throws: A sentence naming the file and why, for the app.
     static func open(_ path: String, allowedIn allowed: [String]) throws(UploadFileError) -> UploadFile {
         guard path.hasPrefix("/") else { throw UploadFileError("file \(path) is not an absolute path") }
-        let roots = allowed.compactMap {
-            realpath($0, nil).map { pointer in
-                defer { free(pointer) }; return String(cString: pointer)
-            }
-        }
+        let roots = allowed.compactMap(Self.resolved)
         func inside(_ resolved: String) -> Bool {
             roots.contains { resolved == $0 || resolved.hasPrefix($0 + "/") }
         }
-        guard
-            let resolved = realpath(path, nil).map({ pointer in
-                defer { free(pointer) }; return String(cString: pointer)
-            })
-        else {
+        guard let resolved = Self.resolved(path) else {
             throw UploadFileError("cannot read file \(path): \(String(cString: strerror(errno)))")
         }
         guard inside(resolved) else {
@@ -49,6 +41,13 @@ struct UploadFile: Sendable {
             throw UploadFileError("file \(path) is not a regular file in the app's own directories")
         }
         return UploadFile(descriptor: descriptor, length: Int64(info.st_size))
+    }
+
+    /// `path` with every link and `..` resolved, or `nil` when it does not exist.
+    private static func resolved(_ path: String) -> String? {
+        guard let pointer = realpath(path, nil) else { return nil }
+        defer { free(pointer) }
+        return String(cString: pointer)
     }
 
     /// The file's bytes as a sequence of buffers, counting what was read into `sent`.
