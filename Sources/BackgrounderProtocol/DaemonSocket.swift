@@ -16,20 +16,12 @@ public enum DaemonSocket {
         guard descriptor >= 0 else { throw .system("socket", errno) }
         // An app the daemon launched may itself launch helpers; they must not inherit this.
         _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        guard path.utf8.count < MemoryLayout.size(ofValue: address.sun_path) else {
+        guard case (var address, let length)? = unixSocketAddress(path) else {
             close(descriptor)
             throw .socketPathTooLong(path)
         }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: path.utf8)
-            raw[path.utf8.count] = 0
-        }
         let result = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, length) }
         }
         guard result == 0 else {
             let code = errno

@@ -55,3 +55,20 @@ package func startThread(named name: String, _ body: @escaping @Sendable () -> V
     thread.name = name
     thread.start()
 }
+
+/// The Unix-domain socket address of `path` and the length to pass with it, or `nil` when
+/// the path does not fit in `sun_path`.
+/// - Parameter abstract: Read a leading `@` as Linux's abstract namespace (as systemd writes
+///   `$NOTIFY_SOCKET`): the name starts with a NUL and the length counts only its bytes.
+package func unixSocketAddress(_ path: String, abstract: Bool = false) -> (address: sockaddr_un, length: socklen_t)? {
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    var bytes = Array(path.utf8)
+    let isAbstract = abstract && bytes.first == UInt8(ascii: "@")
+    if isAbstract { bytes[0] = 0 }
+    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return nil }
+    // The rest of sun_path stays zero: a path's terminating NUL.
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in raw.copyBytes(from: bytes) }
+    let length = isAbstract ? MemoryLayout<sa_family_t>.size + bytes.count : MemoryLayout<sockaddr_un>.size
+    return (address, socklen_t(length))
+}

@@ -113,14 +113,12 @@ final class NotifyListener: @unchecked Sendable {
         self.path = path
         let socketDescriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         descriptor = socketDescriptor
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+        guard case (var address, let length)? = unixSocketAddress(path) else {
+            throw HarnessError("\(path) is too long")
         }
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(socketDescriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                bind(socketDescriptor, $0, length)
             }
         }
         guard socketDescriptor >= 0, bound == 0 else { throw HarnessError("cannot bind \(path)") }

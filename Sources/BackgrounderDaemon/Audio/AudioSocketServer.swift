@@ -41,22 +41,15 @@ final class AudioSocketServer: Sendable {
         wakeup = try WakeupPipe()
         let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard listener >= 0 else { throw DaemonError(.socket, path: path, String(cString: strerror(errno))) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+        guard case (var address, let length)? = unixSocketAddress(path) else {
             Glibc.close(listener)
             throw DaemonError(.socket, path: path, "path too long for a Unix socket")
-        }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
         }
         // The control socket's check already proved no other daemon owns this directory.
         unlink(path)
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                bind(listener, $0, length)
             }
         }
         guard bound == 0, listen(listener, 16) == 0 else {

@@ -1,3 +1,4 @@
+import BackgrounderProtocol
 import Foundation
 
 #if canImport(Glibc)
@@ -26,17 +27,7 @@ struct SystemdNotifier: Sendable {
         let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
-        var socketAddress = sockaddr_un()
-        socketAddress.sun_family = sa_family_t(AF_UNIX)
-        var path = Array(address.utf8)
-        // An abstract socket's name starts with a NUL where the path has its '@'.
-        if path.first == UInt8(ascii: "@") { path[0] = 0 }
-        let capacity = MemoryLayout.size(ofValue: socketAddress.sun_path)
-        guard path.count < capacity else { return false }
-        withUnsafeMutableBytes(of: &socketAddress.sun_path) { raw in
-            for (index, byte) in path.enumerated() { raw[index] = byte }
-        }
-        let length = socklen_t(MemoryLayout<sa_family_t>.size + path.count)
+        guard case (var socketAddress, let length)? = unixSocketAddress(address, abstract: true) else { return false }
         let message = Array(fields.joined(separator: "\n").utf8)
         let sent = withUnsafePointer(to: &socketAddress) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
