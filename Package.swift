@@ -180,9 +180,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // What the samples share: their console, their command-line reading.
+        .target(
+            name: "SampleSupport",
+            path: "Samples/SampleSupport",
+            swiftSettings: swiftSettings
+        ),
+
         .executableTarget(
             name: "HikeRecorder",
-            dependencies: ["BackgroundKit"],
+            dependencies: ["BackgroundKit", "SampleSupport"],
             path: "Samples/HikeRecorder",
             exclude: ["Info.plist"],
             swiftSettings: swiftSettings
@@ -190,7 +197,7 @@ let package = Package(
 
         .executableTarget(
             name: "RegionAlerts",
-            dependencies: ["BackgroundKit"],
+            dependencies: ["BackgroundKit", "SampleSupport"],
             path: "Samples/RegionAlerts",
             exclude: ["Info.plist"],
             swiftSettings: swiftSettings
@@ -198,7 +205,7 @@ let package = Package(
 
         .executableTarget(
             name: "BackgroundPlayer",
-            dependencies: ["BackgroundKit"],
+            dependencies: ["BackgroundKit", "SampleSupport"],
             path: "Samples/BackgroundPlayer",
             exclude: ["Info.plist"],
             swiftSettings: swiftSettings
@@ -206,7 +213,7 @@ let package = Package(
 
         .executableTarget(
             name: "FeedReader",
-            dependencies: ["BackgroundKit"],
+            dependencies: ["BackgroundKit", "SampleSupport"],
             path: "Samples/FeedReader",
             exclude: ["Info.plist"],
             swiftSettings: swiftSettings
@@ -214,7 +221,7 @@ let package = Package(
 
         .executableTarget(
             name: "Compactor",
-            dependencies: ["BackgroundKit", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["BackgroundKit", "SampleSupport", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Samples/Compactor",
             exclude: ["Info.plist"],
             swiftSettings: swiftSettings
@@ -222,7 +229,7 @@ let package = Package(
 
         .executableTarget(
             name: "Podcasts",
-            dependencies: ["BackgroundKit"],
+            dependencies: ["BackgroundKit", "SampleSupport"],
             path: "Samples/Podcasts",
             exclude: ["Info.plist"],
             swiftSettings: swiftSettings

@@ -1,5 +1,6 @@
 import BackgroundKit
 import Foundation
+import SampleSupport
 
 /// Runs what a person asked on the command line, through the daemon: commands are remote
 /// commands (the daemon wakes or launches the app for them), `status` reads what the app last

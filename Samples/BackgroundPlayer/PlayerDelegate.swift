@@ -1,5 +1,6 @@
 import BackgroundKit
 import Foundation
+import SampleSupport
 
 /// The app: an ``AudioQueuePlayer`` driven by remote commands, with the playback category so
 /// it plays on in the background; paused, it is suspended like any other app.

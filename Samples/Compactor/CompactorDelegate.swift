@@ -1,5 +1,6 @@
 import BackgroundKit
 import Foundation
+import SampleSupport
 
 /// The app under the daemon: a journal that grows and is pruned each time it is opened, and
 /// a processing task that compacts it only on external power, when the device is idle.

@@ -1,5 +1,6 @@
 import BackgroundKit
 import Foundation
+import SampleSupport
 
 /// The app under the daemon: keeps the feed fresh without running in between.
 ///

@@ -1,5 +1,6 @@
 import BackgroundKit
 import Foundation
+import SampleSupport
 
 /// Refreshes the feed, one refresh at a time: a fetch window that opens while the refresh of
 /// an app-refresh task (or of the person opening the app) is under way joins it rather than

@@ -1,3 +1,5 @@
+import SampleSupport
+
 #if canImport(Glibc)
     import Glibc
 #endif

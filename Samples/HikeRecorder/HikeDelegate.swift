@@ -1,5 +1,6 @@
 import BackgroundKit
 import Foundation
+import SampleSupport
 
 /// The app under the daemon: records every fix into the current track.
 ///

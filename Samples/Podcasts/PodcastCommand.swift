@@ -1,4 +1,5 @@
 import Foundation
+import SampleSupport
 
 /// What a person can do from a shell: choose the feed, and see what the app downloaded. Both
 /// only touch the files; the app reads them when it is opened.
@@ -23,24 +24,13 @@ enum PodcastCommand {
     /// - Parameter arguments: The arguments after the program's name.
     /// - Returns: The exit status.
     static func run(_ arguments: [String]) -> Int32 {
-        var words: [String] = []
-        var stateDirectory: String?
-        var remaining = arguments[...]
-        while let argument = remaining.popFirst() {
-            if argument == "--state-dir" {
-                guard let value = remaining.popFirst(), !value.isEmpty else {
-                    return usageError("--state-dir needs a value")
-                }
-                stateDirectory = value
-            } else if argument == "-h" || argument == "--help" {
-                words.append("help")
-            } else if argument.hasPrefix("-") {
-                return usageError("unknown option \(argument)")
-            } else {
-                words.append(argument)
-            }
+        let line: SampleCommandLine
+        switch SampleCommandLine.parse(arguments) {
+        case .success(let parsed): line = parsed
+        case .failure(let error): return usageError(error.message)
         }
-        let files = PodcastFiles.forApp(stateDirectory: stateDirectory)
+        let words = line.words
+        let files = PodcastFiles.forApp(stateDirectory: line.stateDirectory)
         switch (words.first, words.count) {
         case ("subscribe", 2):
             return subscribe(words[1], files: files)
@@ -50,7 +40,7 @@ enum PodcastCommand {
             say(usage)
             return 0
         default:
-            return usageError(words.isEmpty ? "no command" : "cannot understand '\(words.joined(separator: " "))'")
+            return usageError(line.notUnderstood)
         }
     }
 

@@ -1,5 +1,6 @@
 import BackgroundKit
 import Foundation
+import SampleSupport
 
 /// The app: opened by a person, it fetches the feed, hands each new episode to a background
 /// download and exits; launched again when they are all finished, it files them in Episodes/.

@@ -1,5 +1,6 @@
 import BackgroundKit
 import Foundation
+import SampleSupport
 
 /// Runs what a person asked on the command line. It changes only the files; the app tells the
 /// daemon when it next runs, which `bgctl open` makes happen.

@@ -1,5 +1,6 @@
 import BackgroundKit
 import Foundation
+import SampleSupport
 
 /// The app under the daemon: monitors the regions in `regions.geojson` and records an alert
 /// each time the device enters or leaves one.
