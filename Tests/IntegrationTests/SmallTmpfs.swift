@@ -44,7 +44,9 @@ struct SmallTmpfs {
     @discardableResult
     func fill() throws -> Int {
         let file = path + "/filler"
-        let descriptor = open(file, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+        // Close-on-exec: tests run in parallel in one process, and a child another test spawns
+        // meanwhile would keep the filler open, so removing it would free nothing.
+        let descriptor = open(file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw HarnessError("cannot create \(file): \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }
         let chunk = [UInt8](repeating: 0x55, count: 4096)
