@@ -1,3 +1,4 @@
+import BackgrounderCore
 import BackgrounderProtocol
 import Foundation
 import Synchronization
@@ -8,8 +9,24 @@ import Synchronization
 
 /// An app's connection to the daemon: requests answered synchronously (the reader thread
 /// hands each reply to the caller waiting for it), notices delivered to a handler.
+///
+/// When the daemon goes away (a restart, an upgrade, a crash) the connection can come back:
+/// with a ``Reconnection``, the reader thread connects to the daemon's socket again with
+/// backoff, and the same object carries on over the new socket, so whoever holds it keeps
+/// working. Requests made while it is away fail at once with `closedByDaemon`.
 final class AppConnection: Sendable {
-    private let descriptor: Int32
+    /// How a lost connection is made again.
+    struct Reconnection: Sendable {
+        /// Connects once; throws when no daemon answers.
+        var connect: @Sendable () throws -> Int32
+        /// The longest the app waits for a daemon before giving up.
+        var patience: Duration
+        /// Called on a thread of its own once connected again (requests work there).
+        var onReconnect: @Sendable () -> Void
+    }
+
+    private let descriptor: Atomic<Int32>
+    private let reconnection: Reconnection?
     private let codec = LineCodec()
     private let state = Mutex(State())
     private let writeLock = Mutex(())
@@ -55,13 +72,18 @@ final class AppConnection: Sendable {
     /// - Parameters:
     ///   - descriptor: The connection (see ``inherited()``).
     ///   - onNotice: Called on the reader thread for every message that answers no request.
-    ///   - onClose: Called on the reader thread when the daemon closes the connection.
+    ///   - onClose: Called on the reader thread when the daemon closes the connection for
+    ///     good (no reconnection, or none within its patience).
+    ///   - reconnection: How to come back when the daemon closes the connection; without it,
+    ///     the close is final.
     init(
         descriptor: Int32,
+        reconnection: Reconnection? = nil,
         onNotice: @escaping @Sendable (DaemonMessage) -> Void,
         onClose: @escaping @Sendable () -> Void
     ) {
-        self.descriptor = descriptor
+        self.descriptor = Atomic(descriptor)
+        self.reconnection = reconnection
         self.onNotice = onNotice
         self.onClose = onClose
         startThread(named: "backgroundkit-reader") { [self] in readLoop() }
@@ -92,7 +114,7 @@ final class AppConnection: Sendable {
         let data = try codec.encode(message)
         try writeLock.withLock { _ in
             do throws(WriteFailure) {
-                try writeAll(descriptor, data)
+                try writeAll(descriptor.load(ordering: .acquiring), data)
             } catch {
                 throw ControlClientError.system("write", error.code)
             }
@@ -100,11 +122,44 @@ final class AppConnection: Sendable {
     }
 
     private func readLoop() {
+        while true {
+            let current = descriptor.load(ordering: .acquiring)
+            read(from: current)
+            let waiters = state.withLock { state in
+                state.closed = true
+                defer { state.waiting.removeAll() }
+                return Array(state.waiting.values)
+            }
+            waiters.forEach { $0.semaphore.signal() }
+            close(current)
+            guard let reconnection, let next = Self.reconnect(reconnection) else { break }
+            descriptor.store(next, ordering: .releasing)
+            state.withLock { $0.closed = false }
+            startThread(named: "backgroundkit-reconnected") { reconnection.onReconnect() }
+        }
+        onClose()
+    }
+
+    /// Tries to connect until it works or the patience runs out: 50 ms apart at first,
+    /// doubling to at most 2 s, since a restarting daemon is back within a second or two.
+    private static func reconnect(_ reconnection: Reconnection) -> Int32? {
+        let deadline = ContinuousClock.now + reconnection.patience
+        var delay = Duration.milliseconds(50)
+        while ContinuousClock.now < deadline {
+            if let descriptor = try? reconnection.connect() { return descriptor }
+            Thread.sleep(forTimeInterval: delay.seconds)
+            delay = min(delay * 2, .seconds(2))
+        }
+        return nil
+    }
+
+    /// Reads lines until the daemon closes the connection.
+    private func read(from descriptor: Int32) {
         var buffer = LineBuffer()
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
-            let count = retryingInterrupted { read(descriptor, &chunk, chunk.count) }
-            guard count > 0 else { break }
+            let count = retryingInterrupted { Glibc.read(descriptor, &chunk, chunk.count) }
+            guard count > 0 else { return }
             buffer.append(chunk[..<count])
             while let line = try? buffer.nextLine() {
                 guard let message = try? codec.decode(DaemonMessage.self, from: line) else { continue }
@@ -118,13 +173,5 @@ final class AppConnection: Sendable {
                 }
             }
         }
-        let waiters = state.withLock { state in
-            state.closed = true
-            defer { state.waiting.removeAll() }
-            return Array(state.waiting.values)
-        }
-        waiters.forEach { $0.semaphore.signal() }
-        close(descriptor)
-        onClose()
     }
 }

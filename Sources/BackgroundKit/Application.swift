@@ -136,14 +136,22 @@ public final class Application {
             throw ControlClientError.unreadableReply(
                 "BACKGROUNDER_BUNDLE_ID is not set: apps are launched by backgrounderd (`bgctl open ID`)")
         }
+        let socketPath = ProcessInfo.processInfo.environment["BACKGROUNDER_SOCKET"] ?? DefaultPaths.socket
+        let identifier = bundleIdentifier
         let connection = AppConnection(
             descriptor: try AppConnection.inherited(),
+            reconnection: AppConnection.Reconnection(
+                connect: { try DaemonSocket.connect(to: DefaultPaths.appSocket(forControlSocket: socketPath)) },
+                patience: Self.reconnectionPatience,
+                onReconnect: { Application.checkInAgain(bundle: identifier) }
+            ),
             onNotice: { message in
                 Task { @MainActor in Application.shared.handle(message) }
             },
             onClose: {
                 // Without its daemon an app has no life cycle; end rather than run unsupervised.
-                FileHandle.standardError.write(Data("BackgroundKit: the daemon closed the connection; exiting\n".utf8))
+                FileHandle.standardError.write(
+                    Data("BackgroundKit: the daemon closed the connection and did not come back; exiting\n".utf8))
                 exit(0)
             }
         )
@@ -160,6 +168,54 @@ public final class Application {
         default:
             throw ControlClientError.unreadableReply("unexpected \(reply.className) to CHECKIN")
         }
+    }
+
+    /// How long an app waits for a daemon that went away (restarting, or killed and started
+    /// again by systemd) before it ends.
+    static let reconnectionPatience: Duration = .seconds(60)
+
+    /// The daemon came back (it restarted and adopted this process): check in on the new
+    /// connection, then bring back what the old daemon held only in memory.
+    private nonisolated static func checkInAgain(bundle: String) {
+        guard let connection = connectionForAudio else { return }
+        let reply: DaemonMessage
+        do {
+            reply = try connection.request(.checkIn(CheckIn(bundle: bundle)))
+        } catch {
+            FileHandle.standardError.write(Data("BackgroundKit: check-in after reconnecting failed: \(error)\n".utf8))
+            exit(0)
+        }
+        guard case .checkedIn(let checkedIn) = reply.body else {
+            // A daemon that did not adopt this process: it is not supervised, so it ends.
+            let why = if case .error(let error) = reply.body { error.message } else { reply.className }
+            FileHandle.standardError.write(Data("BackgroundKit: the new daemon refused the check-in: \(why)\n".utf8))
+            exit(0)
+        }
+        Task { @MainActor in Application.shared.reconnected(checkedIn, on: connection) }
+    }
+
+    /// After a reconnection: the delegate hears the transitions it missed while the daemon was
+    /// away, and each manager re-establishes its part (task registrations, queued fixes,
+    /// background sessions, the audio session and streams).
+    private func reconnected(_ checkedIn: CheckInReply, on connection: AppConnection) {
+        let before = applicationState
+        applicationState = checkedIn.state
+        if let delegate {
+            let wasInFront = before == .active || before == .inactive
+            let isInFront = checkedIn.state == .active
+            if wasInFront && !isInFront {
+                delegate.applicationWillResignActive(self)
+                delegate.applicationDidEnterBackground(self)
+            } else if !wasInFront && isInFront {
+                delegate.applicationWillEnterForeground(self)
+                delegate.applicationDidBecomeActive(self)
+            }
+        }
+        BGTaskScheduler.shared.checkedIn(on: connection)
+        LocationManager.reconnected()
+        URLSessionRegistry.shared.reattachAll()
+        AudioSession.shared.mediaServicesWereReset()
+        for event in checkedIn.events ?? [] { dispatch(event) }
     }
 
     private func handle(_ message: DaemonMessage) {

@@ -214,6 +214,14 @@ public final class LocationManager {
 
     private static var managers: [Weak] = []
 
+    /// The app reconnected to a restarted daemon: what it queued meanwhile (and anything sent
+    /// but not acknowledged) comes again once a manager has a delegate.
+    static func reconnected() {
+        managers.removeAll { $0.manager == nil }
+        guard let listening = managers.compactMap(\.manager).first(where: { $0.delegate != nil }) else { return }
+        listening.post(.locationReady)
+    }
+
     /// Hands a location message from the daemon to every manager with a delegate.
     static func receive(_ message: DaemonMessage) {
         managers.removeAll { $0.manager == nil }

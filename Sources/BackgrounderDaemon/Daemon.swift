@@ -45,10 +45,10 @@ public struct Daemon: Sendable {
         case .signals:
             return SignalFreezer()
         case .cgroup:
-            return clearingLeftovers(try CgroupFreezer.discover(stateDirectory: configuration.stateDirectory).get())
+            return try CgroupFreezer.discover(stateDirectory: configuration.stateDirectory).get()
         case .auto:
             switch CgroupFreezer.discover(stateDirectory: configuration.stateDirectory) {
-            case .success(let freezer): return clearingLeftovers(freezer)
+            case .success(let freezer): return freezer
             case .failure(let reason):
                 logger.warning("no usable cgroup v2 freezer (\(reason)); suspending apps with SIGSTOP")
                 return SignalFreezer()
@@ -56,11 +56,12 @@ public struct Daemon: Sendable {
         }
     }
 
-    private func clearingLeftovers(_ freezer: CgroupFreezer) -> CgroupFreezer {
-        for identifier in freezer.clearLeftovers() {
-            logger.warning("ended \(identifier), left running by a daemon that did not stop cleanly")
+    /// Ends what an earlier run left in app cgroups and this run did not adopt.
+    private func clearLeftovers(_ mechanism: any SuspensionMechanism, keeping adopted: Set<String>) {
+        guard let freezer = mechanism as? CgroupFreezer else { return }
+        for identifier in freezer.clearLeftovers(keeping: adopted) {
+            logger.warning("ended \(identifier), left running by an earlier run and not adopted")
         }
-        return freezer
     }
 
     /// Runs until SIGTERM or SIGINT.
@@ -156,8 +157,12 @@ public struct Daemon: Sendable {
             ],
             limits: configuration.limits,
             schedulingNumbers: schedulingNumbers,
+            bootID: BootID.read(configuration.bootIDPath),
             logger: logger
         )
+        // Apps an earlier run left running (a restart, an upgrade, a crash) are taken over
+        // before anyone can reach the daemon; whatever else it left is ended.
+        clearLeftovers(mechanism, keeping: await apps.adoptRecordedProcesses())
         logger.info("apps are suspended with \(mechanism.name); policy \(policy.name); sandbox \(sandbox.summary)")
         let memoryPressure = try MemoryPressureMonitor(apps: apps, logger: logger)
         let location = try LocationService(address: configuration.gpsdAddress, apps: apps, logger: logger)
@@ -213,10 +218,15 @@ public struct Daemon: Sendable {
         try await group.run()
         try? await apps.transfers { transfers, _ in transfers.stop() }
         await transfers.client.shutdown()
-        // Ending apps takes their grace period: systemd is told to wait that long more.
-        notifier.notify(["EXTEND_TIMEOUT_USEC=\((AppManager.terminationGrace + .seconds(5)).wholeMicroseconds)"])
-        await apps.terminateAll()
-        (mechanism as? CgroupFreezer)?.removeBase()
+        if configuration.liveRestore {
+            let left = await apps.runningCount
+            logger.notice("leaving \(left) app(s) running for the next daemon to adopt (--live-restore)")
+        } else {
+            // Ending apps takes their grace period: systemd is told to wait that long more.
+            notifier.notify(["EXTEND_TIMEOUT_USEC=\((AppManager.terminationGrace + .seconds(5)).wholeMicroseconds)"])
+            await apps.terminateAll()
+            (mechanism as? CgroupFreezer)?.removeBase()
+        }
         try store.endRun(id: run.id, at: Date())
         logger.info("stopped")
         withExtendedLifetime(lock) {}

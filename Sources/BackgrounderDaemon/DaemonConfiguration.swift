@@ -35,6 +35,9 @@ public struct DaemonConfiguration: Sendable {
     public var conditionsInterval: Duration = .seconds(5)
     /// PEM files of certificate authorities background transfers trust besides the system's.
     public var trustedCertificates: [String] = []
+    /// Whether a graceful shutdown leaves the apps running for the next daemon to adopt
+    /// (`--live-restore`) rather than ending them.
+    public var liveRestore = false
 
     /// How apps are suspended.
     public enum SuspensionChoice: String, Sendable, CaseIterable {

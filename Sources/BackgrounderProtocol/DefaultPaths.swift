@@ -25,6 +25,12 @@ public enum DefaultPaths {
         return "/tmp/backgrounder-\(getuid())/backgrounderd.sock"
     }
 
+    /// The socket an app's lead process reconnects on after the daemon restarted, beside the
+    /// control socket (which is its owner's alone, while apps may run under uids of their own).
+    public static func appSocket(forControlSocket control: String) -> String {
+        (control.hasSuffix(".sock") ? String(control.dropLast(5)) : control) + "-apps.sock"
+    }
+
     /// `$XDG_STATE_HOME/backgrounder`, else `~/.local/state/backgrounder`.
     public static var stateDirectory: String {
         xdg("XDG_STATE_HOME", fallback: ".local/state") + "/backgrounder"

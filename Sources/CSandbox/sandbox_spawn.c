@@ -14,6 +14,7 @@
 // The Landlock system calls have the same numbers on every architecture (added after the
 // tables were unified), and close_range too; glibc 2.36 has no wrappers for the former.
 #define BG_SYS_landlock_create_ruleset 444
+#define BG_SYS_pidfd_open 434
 #define BG_SYS_landlock_add_rule 445
 #define BG_SYS_landlock_restrict_self 446
 #define BG_SYS_close_range 436
@@ -190,4 +191,9 @@ pid_t bg_sandbox_spawn_process(const bg_sandbox_spawn *spec, bg_sandbox_failure 
         *failure = (bg_sandbox_failure){.step = BG_STEP_ERROR_PIPE, .error = got < 0 ? errno : EIO};
     }
     return -1;
+}
+
+int bg_pidfd_open(pid_t pid) {
+    long fd = syscall(BG_SYS_pidfd_open, pid, 0);
+    return fd < 0 ? -errno : (int)fd;
 }

@@ -119,6 +119,13 @@ struct Backgrounderd: AsyncParsableCommand {
             valueName: "FILE"))
     var trustedCertificates: [String] = []
 
+    @Flag(
+        name: .customLong("live-restore"),
+        help: ArgumentHelp(
+            "On SIGTERM, leave the apps running (suspended ones frozen) for the next daemon to adopt, as a restart or upgrade under systemd needs (the unit passes it); without it, apps are ended. Apps left by a daemon that was killed are adopted either way."
+        ))
+    var liveRestore = false
+
     @Option(name: .customLong("boot-id-file"), help: .hidden)
     var bootIDFile = "/proc/sys/kernel/random/boot_id"
 
@@ -198,6 +205,7 @@ struct Backgrounderd: AsyncParsableCommand {
         configuration.powerSupplyDirectory = absolute(powerSupplyDirectory)
         configuration.conditionsInterval = .seconds(conditionsInterval)
         configuration.trustedCertificates = trustedCertificates.map(absolute)
+        configuration.liveRestore = liveRestore
         do {
             try await Daemon(configuration: configuration, logger: logger).run()
         } catch let error as DaemonError {

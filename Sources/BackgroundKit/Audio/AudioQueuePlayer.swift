@@ -30,6 +30,9 @@ public final class AudioQueuePlayer {
     private var current: (title: String, artist: String?, duration: Double, rate: Int)?
     private let progress = Progress()
     private let bufferDuration: Double
+    /// Where playback stood when the daemon dropped the stream (it went away), to go on from
+    /// once media services are reset.
+    private var lost: (index: Int, frame: Int64, playing: Bool)?
 
     /// Frames handed to the stream since the item started, shared with the feeding task.
     private final class Progress: Sendable {
@@ -43,6 +46,9 @@ public final class AudioQueuePlayer {
         self.bufferDuration = bufferDuration
         AudioSession.shared.addInterruptionObserver { [weak self] interruption in
             self?.interrupted(interruption)
+        }
+        AudioSession.shared.addMediaServicesResetObserver { [weak self] in
+            self?.mediaServicesWereReset()
         }
     }
 
@@ -223,6 +229,11 @@ public final class AudioQueuePlayer {
                 }
             } catch is CancellationError {
                 return
+            } catch let error as AudioError where error.code == .streamClosed {
+                // The daemon went away (or dropped the stream): not the file's fault.
+                guard !Task.isCancelled else { return }
+                await self?.streamLost(generation: generation)
+                return
             } catch {
                 failure = "\(file.path): \(error)"
             }
@@ -243,6 +254,27 @@ public final class AudioQueuePlayer {
             } else {
                 await player.finish()
             }
+        }
+    }
+
+    /// The stream is gone with the daemon that served it: keep the place (what had left the
+    /// buffer), and go on from there when the daemon is back.
+    private func streamLost(generation: Int) {
+        guard generation == self.generation, let index = currentIndex, let rate = current?.rate else { return }
+        lost = (index, Int64(elapsed * Double(rate)), isPlaying)
+        feeder = nil
+        output = nil
+        isPlaying = false
+        onError?("the audio stream was lost (the daemon went away); playback resumes when it is back")
+        changed()
+    }
+
+    private func mediaServicesWereReset() {
+        enqueue { player in
+            guard let lost = player.lost else { return }
+            player.lost = nil
+            await player.start(at: lost.index, frame: lost.frame, flush: true)
+            if !lost.playing { player.pause() }
         }
     }
 

@@ -30,6 +30,7 @@ public final class AudioSession {
     /// Whether another session interrupts this one now.
     public private(set) var isInterrupted = false
     private var observers: [(Interruption) -> Void] = []
+    private var resetObservers: [() -> Void] = []
 
     private init() {}
 
@@ -51,6 +52,21 @@ public final class AudioSession {
     /// Calls `handler` for every interruption from now on (on the main actor).
     public func addInterruptionObserver(_ handler: @escaping (Interruption) -> Void) {
         observers.append(handler)
+    }
+
+    /// Calls `handler` after the daemon's media services were reset (it restarted): streams
+    /// it held are gone and must be opened again, as `mediaServicesWereResetNotification`.
+    public func addMediaServicesResetObserver(_ handler: @escaping () -> Void) {
+        resetObservers.append(handler)
+    }
+
+    /// The app reconnected to a restarted daemon: the session is set up again as the app
+    /// last set it, then observers re-open their streams.
+    func mediaServicesWereReset() {
+        if category != .soloAmbient || !options.isEmpty || isActive {
+            try? send(category: category, options: options, active: isActive)
+        }
+        resetObservers.forEach { $0() }
     }
 
     private func send(category: AudioSessionCategory, options: AudioSessionOptions, active: Bool) throws {

@@ -28,6 +28,12 @@ final class URLSessionRegistry {
         sessions[session.identifier] = session
     }
 
+    /// The app reconnected to a restarted daemon: every live session asks for its transfers
+    /// again, so nothing that finished meanwhile goes unheard.
+    func reattachAll() {
+        for session in sessions.values { session.attach() }
+    }
+
     /// Forgets an invalidated session.
     func unregister(_ session: URLSession) {
         if sessions[session.identifier] === session { sessions[session.identifier] = nil }

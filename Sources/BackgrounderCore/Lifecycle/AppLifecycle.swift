@@ -102,6 +102,25 @@ public struct AppLifecycle: Sendable {
         }
     }
 
+    /// A process an earlier run of the daemon started, taken over by this one (the daemon
+    /// restarted with apps running): it keeps running, or stays suspended, and is treated as
+    /// a fresh launch that has not checked in on this run yet. An app that was in front is
+    /// in front again once it reconnects; one in the background has the check-in deadline to
+    /// reconnect, then its grace and task budget start over.
+    /// - Parameters:
+    ///   - suspended: Whether it was frozen (and still is).
+    ///   - foreground: Whether the person had it in front.
+    public mutating func adopted(
+        suspended: Bool, foreground: Bool, now: Duration,
+        checkInDeadline: Duration = AppLifecycle.defaultCheckInDeadline
+    ) {
+        launched(foreground: foreground && !suspended, now: now, checkInDeadline: checkInDeadline)
+        if suspended {
+            state = .suspended
+            self.checkInDeadline = nil
+        }
+    }
+
     /// The moment a background launch that has not checked in yet is suspended (or, for an
     /// app that exits on suspend, ended); `nil` once it checked in or came to the foreground,
     /// and while it holds a task or an assertion (which the daemon grants only to an app that

@@ -59,6 +59,7 @@ extension AppManager {
         apps[identifier] = app
         // A background launch has a check-in deadline: its timer starts now.
         reschedule(identifier)
+        recordProcess(identifier)
         appLogger(identifier, pid: launched.pid).info(
             "launched (\(reason.rawValue)), output in \(supervisor.logPath(for: identifier))")
         tell(identifier, .launched(reason))
@@ -81,6 +82,7 @@ extension AppManager {
             logger.info("\(description)")
         }
         supervisor.kill(process)  // descendants it left behind go with it
+        forgetProcess(identifier, pid: process.pid)
         supervisor.mechanism.release(process.container)
         channels.close(for: AppLaunch(bundle: identifier, pid: process.pid, uid: process.uid))
         app.timer?.cancel()
@@ -90,6 +92,7 @@ extension AppManager {
         app.process = nil
         app.lastExit = description
         app.pendingEvents = []
+        app.recorded = nil
         app.lifecycle.exited()
         apps[identifier] = app
         if foreground == identifier { foreground = nil }

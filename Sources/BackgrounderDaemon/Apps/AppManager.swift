@@ -43,6 +43,9 @@ actor AppManager {
     var nextWindowID: EventWindowID = 1
     /// Since when the device has been idle (locked, no app in front), for processing tasks.
     var idleSince: ContinuousClock.Instant?
+    /// This boot's id, recorded with every app process so a later run knows whether it may
+    /// adopt it; `nil` (unreadable) records none.
+    let bootID: String?
 
     /// How long an app may take to exit after SIGTERM (or after `willTerminate`) before it is killed.
     static let terminationGrace: Duration = .seconds(3)
@@ -55,8 +58,10 @@ actor AppManager {
         schedulingNumbers: @escaping @Sendable (AppManifest, _ onExternalPower: Bool) -> SchedulingPolicy = {
             _, _ in SchedulingPolicy()
         },
+        bootID: String? = nil,
         logger: Logger
     ) {
+        self.bootID = bootID
         self.schedulingNumbers = schedulingNumbers
         self.limits = limits
         self.supervisor = supervisor
@@ -284,6 +289,7 @@ actor AppManager {
             }
         }
         reschedule(identifier)
+        recordProcess(identifier)
         if !closed.isEmpty { tell(identifier, .windowsClosed(closed)) }
         let after = apps[identifier]?.lifecycle.state ?? .notRunning
         if after != before { tell(identifier, .moved(from: before, to: after)) }
@@ -345,6 +351,9 @@ actor AppManager {
         apps[identifier]?.timer = nil
         apply(identifier) { $0.evaluate(now: $1) }
     }
+
+    /// How many apps have a process.
+    var runningCount: Int { apps.values.filter { $0.process != nil }.count }
 
     /// Ends every app, for daemon shutdown.
     func terminateAll() async {

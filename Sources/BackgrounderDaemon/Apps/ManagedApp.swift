@@ -28,6 +28,8 @@ struct ManagedApp: Sendable {
     /// The background deadline the app was last told of (``AppManager/tellBackgroundTimeIfChanged(_:)``).
     var toldBackgroundDeadline: Duration?
     var toldBackgroundTime = false
+    /// What the store last recorded of the process, for adoption by a later run.
+    var recorded: (pid: Int32, suspended: Bool, foreground: Bool)?
 
     init(bundle: ValidatedBundle, policy: any BackgroundPolicy) {
         self.bundle = bundle

@@ -55,19 +55,7 @@ final class ControlServer: Service, Sendable {
 
     func run() async throws {
         let path = context.configuration.socketPath
-        let bootstrap = ServerBootstrap(group: group)
-            .serverChannelOption(.backlog, value: 256)
-            // A script that writes a request and closes its side (`echo ... | socat`) still
-            // gets its reply: end of input ends the requests, not the connection.
-            .childChannelOption(.allowRemoteHalfClosure, value: true)
-            .childChannelOption(.writeBufferWaterMark, value: Self.writeBufferWaterMark)
-            .childChannelInitializer { [self] channel in
-                // Who the peer is, decided once, now: a process that connects and exits, or
-                // passes the socket on, leaves the connection what it was at connect time.
-                PeerProcess.of(channel).flatMap { peer in
-                    self.configure(channel, principal: self.personCheck.principal(of: peer))
-                }
-            }
+        let bootstrap = makeBootstrap { [self] peer in self.personCheck.principal(of: peer) }
         let server: any Channel
         let activated = SocketActivation.passedDescriptor
         if let descriptor = activated {
@@ -82,17 +70,63 @@ final class ControlServer: Service, Sendable {
             }
             logger.info("listening on \(path)")
         }
+        let appServer = await serveAppSocket(beside: path)
         onListening()
-        defer { if activated == nil { unlink(path) } }
+        defer {
+            if activated == nil { unlink(path) }
+            unlink(DefaultPaths.appSocket(forControlSocket: path))
+        }
 
         try await withGracefulShutdownHandler {
             try await server.closeFuture.get()
         } onGracefulShutdown: { [self] in
             server.close(promise: nil)
+            appServer?.close(promise: nil)
             // Clients may stay connected as long as they like; shutdown does not wait on them.
             for connection in self.connections.withLock({ Array($0.values) }) {
                 connection.channel.close(promise: nil)
             }
+        }
+    }
+
+    /// A server bootstrap whose connections speak as `principal` decides for the peer.
+    private func makeBootstrap(_ principal: @escaping @Sendable (PeerProcess?) -> Principal) -> ServerBootstrap {
+        ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 256)
+            // A script that writes a request and closes its side (`echo ... | socat`) still
+            // gets its reply: end of input ends the requests, not the connection.
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
+            .childChannelOption(.writeBufferWaterMark, value: Self.writeBufferWaterMark)
+            .childChannelInitializer { [self] channel in
+                // Who the peer is, decided once, now: a process that connects and exits, or
+                // passes the socket on, leaves the connection what it was at connect time.
+                PeerProcess.of(channel).flatMap { peer in
+                    self.configure(channel, principal: principal(peer))
+                }
+            }
+    }
+
+    /// Serves the app socket: open to every uid (apps may run under their own), but a peer
+    /// there speaks only as the app launch it is the lead process of (an app reconnecting
+    /// after a restart); anyone else is refused every request but `HELLO`.
+    /// - Returns: The socket, or `nil` (said in the log) when it cannot be made: apps then
+    ///   cannot come back after a restart, and everything else works.
+    private func serveAppSocket(beside control: String) async -> (any Channel)? {
+        let path = DefaultPaths.appSocket(forControlSocket: control)
+        unlink(path)
+        do {
+            let server = try await makeBootstrap { [self] peer in
+                guard let peer, let launch = self.personCheck.supervisor.launch(of: peer) else {
+                    return .untrusted("the app socket is only for an app's lead process reconnecting")
+                }
+                return .app(launch)
+            }
+            .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: false).get()
+            chmod(path, 0o666)
+            return server
+        } catch {
+            logger.warning("cannot serve the app socket \(path): \(error); apps cannot reconnect after a restart")
+            return nil
         }
     }
 

@@ -83,6 +83,7 @@ final class StateStore: Sendable {
         migrator.registerMigration("v3: app users", migrate: createAppUserTable)
         migrator.registerMigration("v4: scheduling", migrate: createSchedulingTables)
         migrator.registerMigration("v5: transfers", migrate: createTransferTable)
+        migrator.registerMigration("v6: app processes", migrate: createProcessTable)
         return migrator
     }
 

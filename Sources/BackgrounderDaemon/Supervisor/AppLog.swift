@@ -6,11 +6,17 @@ import Synchronization
     import Glibc
 #endif
 
-/// An app's standard output and error, capped: the app writes into a pipe, and a thread of
-/// the daemon copies what arrives into `ID.log`, rotating it to `ID.log.1` (replacing the
-/// previous one) whenever it would grow past the limit. An app therefore holds at most twice
-/// the limit on disk however much it writes; one that writes faster than the disk takes is
-/// slowed by the full pipe, not the daemon.
+/// An app's standard output and error, capped: the app writes into a named pipe (a FIFO in
+/// the daemon's log directory), and a thread of the daemon copies what arrives into
+/// `ID.log`, rotating it to `ID.log.1` (replacing the previous one) whenever it would grow
+/// past the limit. An app therefore holds at most twice the limit on disk however much it
+/// writes; one that writes faster than the disk takes is slowed by the full pipe, not the
+/// daemon.
+///
+/// The pipe is named, and the app's end is opened read-write, so that it outlives the
+/// daemon: while no daemon runs (a restart, a crash) the app's writes fill the pipe instead
+/// of killing it with SIGPIPE, and the next daemon opens the pipe by name and drains it on
+/// (``reattach(path:limit:)``).
 ///
 /// The child gets ``writeDescriptor`` as its descriptors 1 and 2 (however it is started);
 /// after the start the daemon calls ``startDraining()``, which closes the daemon's copy so
@@ -33,24 +39,70 @@ final class AppLog: Sendable {
     init(path: String, limit: Int) throws {
         self.path = path
         self.limit = max(1, limit)
-        var ends: [Int32] = [-1, -1]
-        // pipe2 is not visible to Swift here; close-on-exec is set at once, and launches (the
-        // only forks) are serialized on the app manager, so no child slips in between.
-        guard pipe(&ends) == 0 else {
+        let pipePath = Self.pipePath(forLog: path)
+        // A pipe left by an earlier process of the app (or an earlier run) is not reused:
+        // someone may still hold it.
+        unlink(pipePath)
+        guard mkfifo(pipePath, 0o600) == 0 else {
             throw DaemonError(
-                .directory, path: path, "cannot make the output pipe: \(String(cString: strerror(errno)))")
+                .directory, path: pipePath, "cannot make the output pipe: \(String(cString: strerror(errno)))")
         }
-        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        readDescriptor = ends[0]
-        writeDescriptor = ends[1]
+        // Read end first (non-blocking, so the open does not wait for a writer), then the
+        // app's end read-write: a FIFO opened so never blocks and never lacks a reader.
+        readDescriptor = Self.openReadEnd(pipePath)
+        writeDescriptor = open(pipePath, O_RDWR | O_CLOEXEC)
+        guard readDescriptor >= 0, writeDescriptor >= 0 else {
+            let reason = String(cString: strerror(errno))
+            if readDescriptor >= 0 { close(readDescriptor) }
+            if writeDescriptor >= 0 { close(writeDescriptor) }
+            throw DaemonError(.directory, path: pipePath, "cannot open the output pipe: \(reason)")
+        }
         let probe = Self.openLog(path)
         guard probe >= 0 else {
             let reason = String(cString: strerror(errno))
-            close(ends[0])
-            close(ends[1])
+            close(readDescriptor)
+            close(writeDescriptor)
             throw DaemonError(.directory, path: path, "cannot open the app's log: \(reason)")
         }
         close(probe)
+    }
+
+    private init(path: String, limit: Int, readDescriptor: Int32) {
+        self.path = path
+        self.limit = max(1, limit)
+        self.readDescriptor = readDescriptor
+        self.writeDescriptor = -1
+        writeClosed.store(true, ordering: .releasing)
+    }
+
+    /// Drains the pipe of a process an earlier run of the daemon started (see the type's
+    /// documentation), from where that run stopped.
+    /// - Returns: The log, draining, or `nil` when the pipe is gone.
+    static func reattach(path: String, limit: Int) -> AppLog? {
+        let descriptor = openReadEnd(pipePath(forLog: path))
+        guard descriptor >= 0 else { return nil }
+        let log = AppLog(path: path, limit: limit, readDescriptor: descriptor)
+        startThread(named: "applog") { [log] in log.drain() }
+        return log
+    }
+
+    /// The named pipe beside a log file.
+    static func pipePath(forLog path: String) -> String {
+        (path.hasSuffix(".log") ? String(path.dropLast(4)) : path) + ".output"
+    }
+
+    /// Opens a FIFO for reading without waiting for a writer, then makes reads block.
+    private static func openReadEnd(_ pipePath: String) -> Int32 {
+        let descriptor = open(pipePath, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else { return -1 }
+        var facts = stat()
+        guard fstat(descriptor, &facts) == 0, facts.st_mode & S_IFMT == S_IFIFO else {
+            close(descriptor)
+            errno = EINVAL
+            return -1
+        }
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
+        return descriptor
     }
 
     /// Closes the daemon's copy of the write end and copies the app's output to the log on a

@@ -67,14 +67,16 @@ public struct CgroupFreezer: SuspensionMechanism {
         return String(hash, radix: 16)
     }
 
-    /// App cgroups left by a daemon that did not stop cleanly: their processes are killed
-    /// (nobody supervises them) and the cgroups removed.
+    /// App cgroups left by an earlier run that this one did not adopt: their processes are
+    /// killed (nobody supervises them) and the cgroups removed.
+    /// - Parameter adopted: Cgroups of apps this run took over, left as they are.
     /// - Returns: The bundle identifiers whose leftovers were cleared.
-    public func clearLeftovers() -> [String] {
+    public func clearLeftovers(keeping adopted: Set<String> = []) -> [String] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: base)) ?? []
         var cleared: [String] = []
         for entry in entries where entry.hasPrefix("app-") {
             let path = base + "/" + entry
+            guard !adopted.contains(path) else { continue }
             let populated =
                 (try? String(contentsOfFile: path + "/cgroup.events", encoding: .utf8))?
                 .contains("populated 1") ?? false

@@ -8,6 +8,9 @@ enum ExitStatus: Sendable, Hashable, CustomStringConvertible {
     case exited(Int32)
     /// A signal ended it.
     case signaled(Int32)
+    /// It ended, but how is its parent's to know: a process adopted from an earlier run of
+    /// the daemon is not this run's child.
+    case unknown
 
     init(waitStatus status: Int32) {
         let signal = status & 0x7f
@@ -19,6 +22,7 @@ enum ExitStatus: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .exited(let code): code != 0
         case .signaled(let signal): signal != SIGTERM && signal != SIGKILL && signal != SIGINT
+        case .unknown: false
         }
     }
 
@@ -26,6 +30,7 @@ enum ExitStatus: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .exited(let code): "exited with status \(code)"
         case .signaled(let signal): "killed by signal \(signal) (\(String(cString: strsignal(signal))))"
+        case .unknown: "ended (status unknown: started by an earlier run of the daemon)"
         }
     }
 }

@@ -1,5 +1,6 @@
 import BackgrounderCore
 import BackgrounderProtocol
+import CSandbox
 import Foundation
 import Logging
 import Synchronization
@@ -34,8 +35,9 @@ final class Supervisor: Sendable {
     private let socketPath: String
     private let store: StateStore
     private let logger: Logger
-    /// The running apps' lead processes, for naming the app a session belongs to.
-    private let leaders = Mutex<[Int32: String]>([:])
+    /// The running apps' lead processes (started or adopted), for naming the app a session
+    /// belongs to and for knowing a lead process that reconnects.
+    private let leaders = Mutex<[Int32: AppLaunch]>([:])
     /// Bytes an app's log holds before it is rotated (`--app-log-limit`).
     private let logLimit: Int
 
@@ -150,7 +152,7 @@ final class Supervisor: Sendable {
         }
         log.startDraining()
         let launched = Launched(pid: pid, container: container, uid: identity ?? geteuid())
-        leaders.withLock { $0[pid] = identifier }
+        leaders.withLock { $0[pid] = AppLaunch(bundle: identifier, pid: pid, uid: launched.uid) }
         startThread(named: "reaper-\(pid)") { [self] in
             var status: Int32 = 0
             _ = retryingInterrupted { waitpid(pid, &status, 0) }
@@ -159,6 +161,77 @@ final class Supervisor: Sendable {
             onExit(ExitStatus(waitStatus: status))
         }
         return launched
+    }
+
+    /// Takes over a process an earlier run of the daemon started, when it is provably that
+    /// process, still in its container: same pid and start time in this boot, in the app's
+    /// cgroup (or leading its own session under signals), and its output pipe still there.
+    /// - Parameters:
+    ///   - record: What the earlier run recorded.
+    ///   - bootID: This boot's id.
+    ///   - onExit: Called once, from a watcher thread, when the process is gone. Its exit
+    ///     status belongs to its parent, the earlier daemon's reaper (now init or a
+    ///     subreaper): ``ExitStatus/unknown``.
+    /// - Returns: The process, or why it cannot be adopted.
+    func adopt(
+        _ record: StateStore.ProcessRecord, bootID: String?, onExit: @escaping @Sendable (ExitStatus) -> Void
+    ) -> Result<Launched, AdoptionRefusal> {
+        let identifier = record.bundleIdentifier
+        guard let bootID, record.bootID == bootID else { return .failure(.rebooted) }
+        guard let stat = ProcessStat.read(record.pid), stat.startTicks == record.startTicks, stat.state != "Z" else {
+            return .failure(.processGone(record.pid))
+        }
+        // Pinned first: whatever is checked next is about this process, even if it exits.
+        let pidfd = bg_pidfd_open(record.pid)
+        guard pidfd >= 0 else { return .failure(.processGone(record.pid)) }
+        let container = AppContainer(cgroupPath: record.cgroupPath)
+        let inPlace: Bool
+        switch try? mechanism.membership(of: record.pid) {
+        case .app(let owner)?: inPlace = owner == identifier && record.cgroupPath != nil
+        case .session(let session)?: inPlace = session == record.pid && record.cgroupPath == nil
+        default: inPlace = false
+        }
+        guard inPlace, ProcessStat.read(record.pid)?.startTicks == record.startTicks else {
+            close(pidfd)
+            return .failure(.containerGone(record.cgroupPath ?? "session \(record.pid)"))
+        }
+        guard let log = AppLog.reattach(path: logPath(for: identifier), limit: logLimit) else {
+            close(pidfd)
+            return .failure(.outputGone(AppLog.pipePath(forLog: logPath(for: identifier))))
+        }
+        let launched = Launched(pid: record.pid, container: container, uid: record.uid)
+        leaders.withLock { $0[record.pid] = AppLaunch(bundle: identifier, pid: record.pid, uid: record.uid) }
+        startThread(named: "watcher-\(record.pid)") { [self] in
+            var entry = pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)
+            _ = retryingInterrupted { poll(&entry, 1, -1) }
+            close(pidfd)
+            _ = self.leaders.withLock { $0.removeValue(forKey: record.pid) }
+            log.awaitEndOfOutput()
+            onExit(.unknown)
+        }
+        return .success(launched)
+    }
+
+    /// What an earlier run must record of a process for a later one to adopt it.
+    func record(
+        of launched: Launched, bundle identifier: String, bootID: String, reason: LaunchReason, suspended: Bool,
+        foreground: Bool
+    ) -> StateStore.ProcessRecord? {
+        guard let stat = ProcessStat.read(launched.pid) else { return nil }
+        return StateStore.ProcessRecord(
+            bundleIdentifier: identifier, pid: launched.pid, startTicks: stat.startTicks, bootID: bootID,
+            cgroupPath: launched.container.cgroupPath, uid: launched.uid, launchReason: reason, suspended: suspended,
+            foreground: foreground)
+    }
+
+    /// The launch a peer on the public socket speaks for: an app's lead process (one the
+    /// daemon started or adopted, of the app's uid, still in the app's container) that
+    /// reconnects after the daemon restarted; `nil` for every other process.
+    func launch(of peer: PeerProcess) -> AppLaunch? {
+        guard let launch = leaders.withLock({ $0[peer.pid] }), launch.uid == peer.uid,
+            case .app(let owner) = owner(of: peer), owner == launch.bundle
+        else { return nil }
+        return launch
     }
 
     /// The descriptor an app finds its control connection on.
@@ -183,7 +256,7 @@ final class Supervisor: Sendable {
         case .app(let identifier): return .app(identifier)
         case .unnamedApp(let cgroup): return .unverifiable("pid \(peer.pid) is in an app cgroup (\(cgroup))")
         case .session(let session):
-            if let identifier = leaders.withLock({ $0[session] }) { return .app(identifier) }
+            if let launch = leaders.withLock({ $0[session] }) { return .app(launch.bundle) }
             return .none
         case .outside: return .none
         }
@@ -234,6 +307,13 @@ final class Supervisor: Sendable {
             return microseconds / 1e6
         }
         return ProcessStat.read(launched.pid)?.cpuSeconds ?? 0
+    }
+
+    /// Whether the app's processes are frozen now (its cgroup frozen, or its lead process
+    /// stopped under signals).
+    func isFrozen(_ launched: Launched) -> Bool {
+        if let path = launched.container.cgroupPath { return CgroupFreezer.isFrozen(path) }
+        return ProcessStat.read(launched.pid)?.state == "T"
     }
 
     /// Sends SIGTERM to the app's process group (not to a frozen app: thaw it first).

@@ -55,6 +55,10 @@ int bg_open_path(const char *path);
 /// returns 0 or -errno.
 int bg_landlock_allow_path(int ruleset_fd, int parent_fd, uint64_t allowed);
 
+/// A pidfd for a process (pidfd_open, Linux 5.3): readable once the process has exited,
+/// whether or not it is the caller's child. Returns a close-on-exec descriptor or -errno.
+int bg_pidfd_open(pid_t pid);
+
 // MARK: Spawning
 
 /// Everything the child needs, prepared by the parent: the child allocates nothing.

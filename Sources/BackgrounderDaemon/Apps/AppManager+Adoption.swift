@@ -1,0 +1,104 @@
+import BackgrounderCore
+import BackgrounderProtocol
+
+/// Apps that outlive the daemon: every running process is recorded in the store as it
+/// changes, and a daemon that starts takes over the ones an earlier run left (a restart, an
+/// upgrade, a crash), so that restarting the daemon ends no app. See docs/RESTART.md.
+extension AppManager {
+    /// Records the app's process (or its new state) when what a later run needs changed.
+    func recordProcess(_ identifier: String) {
+        guard let app = apps[identifier], let process = app.process, let bootID else { return }
+        let suspended = app.lifecycle.state == .suspended
+        let foreground = app.lifecycle.wantsForeground
+        guard
+            app.recorded?.pid != process.pid || app.recorded?.suspended != suspended
+                || app.recorded?.foreground != foreground
+        else { return }
+        guard
+            let record = supervisor.record(
+                of: process, bundle: identifier, bootID: bootID, reason: app.launchReason, suspended: suspended,
+                foreground: foreground)
+        else { return }
+        do {
+            try store.recordProcess(record)
+            apps[identifier]?.recorded = (process.pid, suspended, foreground)
+        } catch {
+            appLogger(identifier, pid: process.pid).warning(
+                "cannot record the process for a restart to adopt: \(error)")
+        }
+    }
+
+    /// Forgets a process that ended.
+    func forgetProcess(_ identifier: String, pid: Int32) {
+        do {
+            try store.forgetProcess(identifier, pid: pid)
+        } catch {
+            appLogger(identifier, pid: pid).warning("cannot forget the ended process in the store: \(error)")
+        }
+    }
+
+    /// Takes over the processes an earlier run left, before anything else can launch one.
+    /// An app that cannot be adopted is treated as terminated by the system (its leftovers are
+    /// killed), with the usual relaunch rules for the events that follow.
+    /// - Returns: The cgroups of the apps adopted, which the caller must not clear.
+    func adoptRecordedProcesses() -> Set<String> {
+        let records: [StateStore.ProcessRecord]
+        do {
+            records = try store.recordedProcesses()
+        } catch {
+            logger.error("cannot read the processes an earlier run left: \(error); none adopted")
+            return []
+        }
+        var kept: Set<String> = []
+        for record in records {
+            let identifier = record.bundleIdentifier
+            let logger = appLogger(identifier, pid: record.pid)
+            guard var app = try? app(identifier), app.process == nil else {
+                logger.warning("not adopted: its bundle is no longer loaded; ending it")
+                endLeftover(record)
+                continue
+            }
+            let result = supervisor.adopt(record, bootID: bootID) { [weak self] status in
+                Task { await self?.exited(identifier, status: status) }
+            }
+            switch result {
+            case .failure(let why):
+                logger.notice("not adopted: \(why); treated as terminated by the system")
+                if case .outputGone = why { endLeftover(record) }
+                forgetProcess(identifier, pid: record.pid)
+                apps[identifier]?.lastExit = "terminated: not adopted after a daemon restart (\(why))"
+            case .success(let process):
+                // What the kernel says, not the record: a run killed between freezing an app
+                // and recording it left it frozen all the same.
+                let frozen = supervisor.isFrozen(process)
+                app.process = process
+                app.launchReason = record.launchReason
+                app.lifecycle.adopted(
+                    suspended: frozen, foreground: record.foreground, now: now,
+                    checkInDeadline: limits.checkInDeadline)
+                app.recorded = (record.pid, frozen, app.lifecycle.wantsForeground)
+                apps[identifier] = app
+                if app.lifecycle.wantsForeground { foreground = identifier }
+                if let cgroup = record.cgroupPath { kept.insert(cgroup) }
+                logger.notice(
+                    "adopted from an earlier run (\(frozen ? "suspended" : "running"), launched for \(record.launchReason.rawValue))"
+                )
+                reschedule(identifier)
+                tell(identifier, .launched(record.launchReason))
+                tell(identifier, .moved(from: .notRunning, to: app.lifecycle.state))
+            }
+        }
+        return kept
+    }
+
+    /// Kills what is left of a recorded process that cannot be adopted.
+    private func endLeftover(_ record: StateStore.ProcessRecord) {
+        let container = AppContainer(cgroupPath: record.cgroupPath)
+        guard ProcessStat.read(record.pid)?.startTicks == record.startTicks || record.cgroupPath != nil else {
+            forgetProcess(record.bundleIdentifier, pid: record.pid)
+            return
+        }
+        try? supervisor.mechanism.kill(container, leader: record.pid)
+        forgetProcess(record.bundleIdentifier, pid: record.pid)
+    }
+}

@@ -1,0 +1,174 @@
+import BackgrounderCore
+import BackgrounderProtocol
+import BackgrounderTestSupport
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A daemon that goes away (killed, or stopped with `--live-restore`) ends no app: the next
+/// one adopts the processes from the store, a suspended app stays frozen until it is opened,
+/// and a running one reconnects and is driven as before. Judged by the processes themselves
+/// (same pids, frozen or not, what their logs show), not by what the daemon says.
+@Suite("A daemon restart keeps the apps")
+struct RestartAdoptionTests {
+    /// Two apps, one suspended and one in front, under a daemon in `directory`.
+    private struct Scene {
+        let directory: TemporaryDirectory
+        let bundles: String
+        let arguments: [String]
+        let front: String
+        let sleeper: String
+
+        init(prefix: String, suspension: String, extraArguments: [String] = []) throws {
+            directory = try TemporaryDirectory(prefix: prefix)
+            bundles = directory.appending("bundles")
+            try FileManager.default.createDirectory(atPath: bundles, withIntermediateDirectories: true)
+            front = try TestAppBundles.make("Front", into: bundles)
+            sleeper = try TestAppBundles.make("Sleeper", into: bundles)
+            arguments = LifecycleTests.fastPolicy + ["--suspension", suspension] + extraArguments
+        }
+
+        func start() async throws -> DaemonProcess {
+            try await DaemonProcess(directory: directory, bundleDirectories: [bundles], extraArguments: arguments)
+        }
+
+        func appLog(_ id: String, of daemon: DaemonProcess) -> String {
+            (try? String(contentsOfFile: daemon.stateDirectory + "/logs/\(id).log", encoding: .utf8)) ?? ""
+        }
+    }
+
+    private static func app(_ id: String, of daemon: DaemonProcess) throws -> AppInfo {
+        guard case .apps(let list) = try daemon.client().request(.ps).body,
+            let app = list.apps.first(where: { $0.id == id })
+        else { throw HarnessError("no \(id) in ps") }
+        return app
+    }
+
+    private static func request(_ body: ClientMessage.Body, of daemon: DaemonProcess) throws -> DaemonMessage.Body {
+        try daemon.client().request(body).body
+    }
+
+    /// The sleeper suspended, the front app in front; returns their pids.
+    private static func prepare(_ scene: Scene, _ daemon: DaemonProcess) async throws -> (front: Int32, sleeper: Int32)
+    {
+        _ = try request(.open(AppReference(bundle: scene.sleeper)), of: daemon)
+        #expect(await waitUntil { scene.appLog(scene.sleeper, of: daemon).contains("didBecomeActive") })
+        _ = try request(.open(AppReference(bundle: scene.front)), of: daemon)
+        #expect(await waitUntil { scene.appLog(scene.front, of: daemon).contains("didBecomeActive") })
+        #expect(try await waitUntil { try app(scene.sleeper, of: daemon).state == .suspended })
+        let front = try #require(try app(scene.front, of: daemon).pid)
+        let sleeper = try #require(try app(scene.sleeper, of: daemon).pid)
+        return (front, sleeper)
+    }
+
+    /// CPU seconds of a process (utime + stime).
+    private static func cpuSeconds(_ pid: Int32) -> Double? { LifecycleTests.cpuSeconds(pid) }
+
+    private func adoptsAfter(signal: Int32, suspension: String, extraArguments: [String] = []) async throws {
+        let scene = try Scene(prefix: "adopt", suspension: suspension, extraArguments: extraArguments)
+        defer { scene.directory.remove() }
+        let first = try await scene.start()
+        let pids = try await Self.prepare(scene, first)
+
+        first.signal(signal)
+        #expect(await first.waitForExit(timeout: .seconds(15)))
+        #expect(kill(pids.front, 0) == 0 && kill(pids.sleeper, 0) == 0, "the apps outlived the daemon")
+
+        let second = try await scene.start()
+        defer { Task { await second.stop() } }
+        #expect(second.log.contains("adopted from an earlier run"), "\(second.log.suffix(2000))")
+        // The same processes, in the same states.
+        #expect(try Self.app(scene.front, of: second).pid == pids.front)
+        #expect(try Self.app(scene.sleeper, of: second).pid == pids.sleeper)
+        #expect(try Self.app(scene.sleeper, of: second).state == .suspended)
+        // The front app reconnects and checks in again: in front once more.
+        #expect(try await waitUntil { try Self.app(scene.front, of: second).state == .active }, "\(second.log)")
+
+        // Still frozen: no CPU over a second.
+        let cpu = try #require(Self.cpuSeconds(pids.sleeper))
+        try await Task.sleep(for: .seconds(1))
+        #expect(Self.cpuSeconds(pids.sleeper) == cpu, "the suspended app stayed frozen through the restart")
+
+        // The front app hears the new daemon: sent home, it says so (in its log, which the
+        // new daemon drains from the same pipe).
+        let backgroundBefore = scene.appLog(scene.front, of: second).components(separatedBy: "didEnterBackground").count
+        _ = try Self.request(.home, of: second)
+        #expect(
+            await waitUntil {
+                scene.appLog(scene.front, of: second).components(separatedBy: "didEnterBackground").count
+                    > backgroundBefore
+            }, "\(scene.appLog(scene.front, of: second))")
+
+        // Opened, the suspended app thaws, reconnects, and hears it came to the front.
+        let activeBefore = scene.appLog(scene.sleeper, of: second).components(separatedBy: "didBecomeActive").count
+        _ = try Self.request(.open(AppReference(bundle: scene.sleeper)), of: second)
+        #expect(
+            await waitUntil {
+                scene.appLog(scene.sleeper, of: second).components(separatedBy: "didBecomeActive").count
+                    > activeBefore
+            }, "\(scene.appLog(scene.sleeper, of: second))")
+        #expect(try Self.app(scene.sleeper, of: second).pid == pids.sleeper, "thawed, not relaunched")
+        #expect(try Self.app(scene.sleeper, of: second).state == .active)
+    }
+
+    @Test("killed (SIGKILL): the next daemon adopts a running and a suspended app (cgroup freezer)")
+    func killedCgroup() async throws {
+        try await adoptsAfter(signal: SIGKILL, suspension: "auto")
+    }
+
+    @Test("killed (SIGKILL): the same with SIGSTOP/SIGCONT")
+    func killedSignals() async throws {
+        try await adoptsAfter(signal: SIGKILL, suspension: "signals")
+    }
+
+    @Test("stopped with --live-restore (SIGTERM): the apps are left running and adopted")
+    func liveRestore() async throws {
+        try await adoptsAfter(signal: SIGTERM, suspension: "auto", extraArguments: ["--live-restore"])
+    }
+
+    @Test("an app that died while no daemon ran is not adopted: terminated by the system, its pid not trusted")
+    func deadAppIsNotAdopted() async throws {
+        let scene = try Scene(prefix: "adopt-dead", suspension: "auto")
+        defer { scene.directory.remove() }
+        let first = try await scene.start()
+        let pids = try await Self.prepare(scene, first)
+        first.signal(SIGKILL)
+        #expect(await first.waitForExit(timeout: .seconds(15)))
+        kill(pids.front, SIGKILL)
+        #expect(await waitUntil { kill(pids.front, 0) != 0 || ProcessStatLetter.of(pids.front) == "Z" })
+
+        let second = try await scene.start()
+        defer { Task { await second.stop() } }
+        let front = try Self.app(scene.front, of: second)
+        #expect(front.state == .notRunning && front.pid == nil)
+        #expect(front.lastExit?.contains("not adopted") == true, "\(String(describing: front.lastExit))")
+        #expect(try Self.app(scene.sleeper, of: second).pid == pids.sleeper)
+    }
+
+    @Test("without --live-restore, SIGTERM still ends the apps")
+    func plainStopEndsApps() async throws {
+        let scene = try Scene(prefix: "adopt-stop", suspension: "auto")
+        defer { scene.directory.remove() }
+        let first = try await scene.start()
+        let pids = try await Self.prepare(scene, first)
+        #expect(await first.stop())
+        #expect(await waitUntil { kill(pids.front, 0) != 0 && kill(pids.sleeper, 0) != 0 })
+        let second = try await scene.start()
+        defer { Task { await second.stop() } }
+        #expect(try Self.app(scene.front, of: second).state == .notRunning)
+        #expect(!second.log.contains("adopted from an earlier run"))
+    }
+}
+
+/// The state letter of /proc/PID/stat (Z for a zombie), or `nil` when the process is gone.
+enum ProcessStatLetter {
+    static func of(_ pid: Int32) -> Character? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = text.lastIndex(of: ")")
+        else { return nil }
+        return text[text.index(close, offsetBy: 2)...].first
+    }
+}
