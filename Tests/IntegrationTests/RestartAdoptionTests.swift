@@ -148,6 +148,36 @@ struct RestartAdoptionTests {
         #expect(try Self.app(scene.sleeper, of: second).pid == pids.sleeper)
     }
 
+    @Test("the app socket speaks for no one but an app's lead process: a person there can neither check in as an app nor act as a person")
+    func appSocketRefusesOthers() async throws {
+        let scene = try Scene(prefix: "adopt-sock", suspension: "auto")
+        defer { scene.directory.remove() }
+        let daemon = try await scene.start()
+        defer { Task { await daemon.stop() } }
+        _ = try Self.request(.open(AppReference(bundle: scene.front)), of: daemon)
+        #expect(try await waitUntil { try Self.app(scene.front, of: daemon).state == .active })
+
+        let appSocket = DefaultPaths.appSocket(forControlSocket: daemon.socketPath)
+        let intruder = try ControlClient(socketPath: appSocket, timeout: .seconds(5))
+        guard case .error(let checkIn) = try intruder.request(.checkIn(CheckIn(bundle: scene.front))).body else {
+            Issue.record("a process that is no app's lead checked in as \(scene.front) on the app socket")
+            return
+        }
+        #expect(checkIn.code == .notPermitted)
+        guard case .error(let ps) = try intruder.request(.ps).body else {
+            Issue.record("a person's request was served on the app socket")
+            return
+        }
+        #expect(ps.code == .notPermitted)
+        // The app's own connection is untouched: it still hears the daemon.
+        let before = scene.appLog(scene.front, of: daemon).components(separatedBy: "didEnterBackground").count
+        _ = try Self.request(.home, of: daemon)
+        #expect(
+            await waitUntil {
+                scene.appLog(scene.front, of: daemon).components(separatedBy: "didEnterBackground").count > before
+            })
+    }
+
     @Test("without --live-restore, SIGTERM still ends the apps")
     func plainStopEndsApps() async throws {
         let scene = try Scene(prefix: "adopt-stop", suspension: "auto")
