@@ -114,7 +114,9 @@ final class AppConnection: Sendable {
         let data = try codec.encode(message)
         try writeLock.withLock { _ in
             do throws(WriteFailure) {
-                try writeAll(descriptor.load(ordering: .acquiring), data)
+                // A daemon that died must not take the app with it (SIGPIPE): the write fails,
+                // and the reader reconnects.
+                try writeAll(descriptor.load(ordering: .acquiring), data, socket: true)
             } catch {
                 throw ControlClientError.system("write", error.code)
             }

@@ -182,8 +182,12 @@ public final class Application {
         do {
             reply = try connection.request(.checkIn(CheckIn(bundle: bundle)))
         } catch {
-            FileHandle.standardError.write(Data("BackgroundKit: check-in after reconnecting failed: \(error)\n".utf8))
-            exit(0)
+            // The socket answered and then closed: a daemon dying (its listening socket
+            // outlives its connections by a moment) or one that failed to start. The reader
+            // sees the close and tries again; only a refusal ends the app.
+            FileHandle.standardError.write(
+                Data("BackgroundKit: the daemon closed the connection during check-in (\(error)); trying again\n".utf8))
+            return
         }
         guard case .checkedIn(let checkedIn) = reply.body else {
             // A daemon that did not adopt this process: it is not supervised, so it ends.

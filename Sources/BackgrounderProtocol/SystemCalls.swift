@@ -31,14 +31,21 @@ package struct WriteFailure: Error, Sendable {
 /// - Parameters:
 ///   - descriptor: An open descriptor, blocking.
 ///   - bytes: What to write (`Data`, `[UInt8]`, a buffer).
+///   - socket: Whether `descriptor` is a socket whose peer may be gone: it is written with
+///     `send(MSG_NOSIGNAL)`, so a vanished peer is an `EPIPE` to handle, not a SIGPIPE that
+///     ends the process.
 /// - Throws: ``WriteFailure`` with the `errno` of the first write that wrote nothing; what
 ///   came before it stays written.
-package func writeAll(_ descriptor: Int32, _ bytes: some ContiguousBytes) throws(WriteFailure) {
+package func writeAll(_ descriptor: Int32, _ bytes: some ContiguousBytes, socket: Bool = false) throws(WriteFailure) {
     // `withUnsafeBytes` rethrows untyped, so the failure comes out as a value.
     let failure = bytes.withUnsafeBytes { raw -> WriteFailure? in
         var offset = 0
         while offset < raw.count {
-            let written = retryingInterrupted { write(descriptor, raw.baseAddress! + offset, raw.count - offset) }
+            let written = retryingInterrupted {
+                socket
+                    ? send(descriptor, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                    : write(descriptor, raw.baseAddress! + offset, raw.count - offset)
+            }
             guard written > 0 else { return WriteFailure(code: errno) }
             offset += written
         }

@@ -77,11 +77,17 @@ struct RestartAdoptionTests {
         #expect(await first.waitForExit(timeout: .seconds(15)))
         #expect(kill(pids.front, 0) == 0 && kill(pids.sleeper, 0) == 0, "the apps outlived the daemon")
 
+        let statBefore = (try? String(contentsOfFile: "/proc/\(pids.front)/stat", encoding: .utf8)) ?? "gone"
         let second = try await scene.start()
         defer { Task { await second.stop() } }
+        let statAfter = (try? String(contentsOfFile: "/proc/\(pids.front)/stat", encoding: .utf8)) ?? "gone"
         #expect(second.log.contains("adopted from an earlier run"), "\(second.log.suffix(2000))")
+        #expect(
+            statAfter != "gone" && !statAfter.contains(") Z "),
+            "before: \(statBefore) after: \(statAfter)\nold daemon: \(first.log.suffix(2500))\nfront log: \(scene.appLog(scene.front, of: second))"
+        )
         // The same processes, in the same states.
-        #expect(try Self.app(scene.front, of: second).pid == pids.front)
+        #expect(try Self.app(scene.front, of: second).pid == pids.front, "\(second.log.suffix(4000))")
         #expect(try Self.app(scene.sleeper, of: second).pid == pids.sleeper)
         #expect(try Self.app(scene.sleeper, of: second).state == .suspended)
         // The front app reconnects and checks in again: in front once more.
@@ -148,7 +154,9 @@ struct RestartAdoptionTests {
         #expect(try Self.app(scene.sleeper, of: second).pid == pids.sleeper)
     }
 
-    @Test("the app socket speaks for no one but an app's lead process: a person there can neither check in as an app nor act as a person")
+    @Test(
+        "the app socket speaks for no one but an app's lead process: a person there can neither check in as an app nor act as a person"
+    )
     func appSocketRefusesOthers() async throws {
         let scene = try Scene(prefix: "adopt-sock", suspension: "auto")
         defer { scene.directory.remove() }
