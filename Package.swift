@@ -180,9 +180,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        // What the samples share: their console, their command-line reading.
+        // What the samples share: their console, their command-line reading, their way to the
+        // app's data directory.
         .target(
             name: "SampleSupport",
+            dependencies: ["BackgroundKit"],
             path: "Samples/SampleSupport",
             swiftSettings: swiftSettings
         ),

@@ -15,6 +15,8 @@ enum FeedCommand {
                    the feed, replacing the last one
                FeedReader items [--state-dir DIR]
                    print the items fetched so far, newest first
+        The app's files are where the daemon on BACKGROUNDER_SOCKET (else the default socket) says;
+        --state-dir DIR reads the state directory DIR instead, without asking.
         Without arguments it is the app, which backgrounderd launches (bgctl open \(FeedFiles.bundleIdentifier)).
         """
 
@@ -28,12 +30,18 @@ enum FeedCommand {
         case .failure(let error): return usageError(error.message)
         }
         let words = line.words
-        let files = FeedFiles.forApp(stateDirectory: line.stateDirectory)
+        // Asked only by the commands that read or write the app's files, not for help or a mistake.
+        func withFiles(_ command: (FeedFiles) -> Int32) -> Int32 {
+            guard let files = FeedFiles.forCommandLine(stateDirectory: line.stateDirectory) else {
+                return SampleDataDirectory.unavailableExit
+            }
+            return command(files)
+        }
         switch (words.first, words.count) {
         case ("subscribe", 2):
-            return subscribe(words[1], files: files)
+            return withFiles { files in subscribe(words[1], files: files) }
         case ("items", 1):
-            return items(files)
+            return withFiles { files in items(files) }
         case ("help", 1):
             say(usage)
             return 0

@@ -15,7 +15,7 @@ final class FeedDelegate: ApplicationDelegate {
     /// How long after one refresh task the next may run.
     static let refreshInterval: TimeInterval = 15 * 60
 
-    private let refresher = FeedRefresher(files: FeedFiles.forApp(stateDirectory: nil))
+    private let refresher = FeedRefresher(files: FeedFiles.forApp())
 
     func application(_ application: Application, didFinishLaunchingWith reason: LaunchReason) {
         say("launched (\(reason.rawValue))")

@@ -23,11 +23,18 @@ enum HikeCommand {
             complain("HikeRecorder: \(error)\n\(HikeCommandLine.usage)")
             return usageExit
         }
-        let files = TrackFiles.forApp(stateDirectory: commandLine.stateDirectory)
+        if commandLine.action == .help {
+            say(HikeCommandLine.usage)
+            return 0
+        }
+        // Every other command reads or writes the app's files, so it must know where they are.
+        guard let files = TrackFiles.forCommandLine(stateDirectory: commandLine.stateDirectory) else {
+            return SampleDataDirectory.unavailableExit
+        }
         do {
             switch commandLine.action {
             case .help:
-                say(HikeCommandLine.usage)
+                break  // answered above, without asking the daemon
             case .stats:
                 say(describe(try read(files), in: files))
             case .export(let path, let name):

@@ -25,6 +25,8 @@ struct HikeCommandLine: Equatable {
                    print the current track's distance, duration and elevation gain
                HikeRecorder new [--state-dir DIR]
                    archive the current track (track-TIME.log, track-TIME.gpx); the next fix starts a new one
+        The app's files are where the daemon on BACKGROUNDER_SOCKET (else the default socket) says;
+        --state-dir DIR reads the state directory DIR instead, without asking.
         Without arguments it is the app, which backgrounderd launches (bgctl open \(TrackFiles.bundleIdentifier)).
         """
 

@@ -20,7 +20,7 @@ final class HikeDelegate: ApplicationDelegate, LocationManagerDelegate {
 
     func application(_ application: Application, didFinishLaunchingWith reason: LaunchReason) {
         say("launched (\(reason.rawValue))")
-        let files = TrackFiles.forApp(stateDirectory: nil)
+        let files = TrackFiles.forApp()
         do {
             let recorder = try TrackRecorder(files: files)
             say(recorder.resumeLine)

@@ -1,4 +1,5 @@
 import BackgroundKit
+import SampleSupport
 
 /// Where a track's files live in the app's data directory.
 struct TrackFiles {
@@ -19,10 +20,17 @@ struct TrackFiles {
         self.directory = directory
     }
 
-    /// The files the daemon's app uses, for the command line.
-    /// - Parameter stateDirectory: The daemon's `--state-dir`, when not the default.
-    /// - Returns: The files in the app's data directory.
-    static func forApp(stateDirectory: String?) -> TrackFiles {
-        TrackFiles(directory: Application.dataDirectory(forBundle: bundleIdentifier, stateDirectory: stateDirectory))
+    /// The files the app uses, for the app itself: its `BACKGROUNDER_DATA_DIR`.
+    static func forApp() -> TrackFiles {
+        TrackFiles(directory: Application.dataDirectory(forBundle: bundleIdentifier))
+    }
+
+    /// The files the daemon's app uses, for the command line: in the state directory
+    /// `--state-dir` names, else where the daemon it talks to (`BACKGROUNDER_SOCKET`) says.
+    /// - Parameter stateDirectory: `--state-dir`, when given.
+    /// - Returns: The files, or `nil` when the daemon cannot say (said on standard error).
+    static func forCommandLine(stateDirectory: String?) -> TrackFiles? {
+        SampleDataDirectory.find(forBundle: bundleIdentifier, stateDirectory: stateDirectory, program: "HikeRecorder")
+            .map(TrackFiles.init(directory:))
     }
 }

@@ -16,6 +16,8 @@ enum PodcastCommand {
                    the podcast's RSS feed (http or https), replacing the last one
                Podcasts list [--state-dir DIR]
                    the episodes downloaded so far, and where their files are
+        The app's files are where the daemon on BACKGROUNDER_SOCKET (else the default socket) says;
+        --state-dir DIR reads the state directory DIR instead, without asking.
         Without arguments it is the app, which backgrounderd launches (bgctl open \(PodcastFiles.bundleIdentifier)):
         it downloads the new episodes in the background.
         """
@@ -30,12 +32,18 @@ enum PodcastCommand {
         case .failure(let error): return usageError(error.message)
         }
         let words = line.words
-        let files = PodcastFiles.forApp(stateDirectory: line.stateDirectory)
+        // Asked only by the commands that read or write the app's files, not for help or a mistake.
+        func withFiles(_ command: (PodcastFiles) -> Int32) -> Int32 {
+            guard let files = PodcastFiles.forCommandLine(stateDirectory: line.stateDirectory) else {
+                return SampleDataDirectory.unavailableExit
+            }
+            return command(files)
+        }
         switch (words.first, words.count) {
         case ("subscribe", 2):
-            return subscribe(words[1], files: files)
+            return withFiles { files in subscribe(words[1], files: files) }
         case ("list", 1):
-            return list(files)
+            return withFiles { files in list(files) }
         case ("help", 1):
             say(usage)
             return 0

@@ -6,7 +6,7 @@ import SampleSupport
 /// download and exits; launched again when they are all finished, it files them in Episodes/.
 @MainActor
 final class PodcastDelegate: ApplicationDelegate, URLSessionDownloadDelegate {
-    private let files = PodcastFiles.forApp(stateDirectory: nil)
+    private let files = PodcastFiles.forApp()
     private var session: URLSession?
     private var completionHandler: (@MainActor () -> Void)?
 

@@ -1,4 +1,5 @@
 import BackgroundKit
+import SampleSupport
 
 /// Where the app's files live in its data directory.
 struct PodcastFiles: Sendable {
@@ -23,9 +24,17 @@ struct PodcastFiles: Sendable {
         self.directory = directory
     }
 
-    /// The files the daemon's app uses.
-    /// - Parameter stateDirectory: The daemon's `--state-dir`, when not the default.
-    static func forApp(stateDirectory: String?) -> PodcastFiles {
-        PodcastFiles(directory: Application.dataDirectory(forBundle: bundleIdentifier, stateDirectory: stateDirectory))
+    /// The files the app uses, for the app itself: its `BACKGROUNDER_DATA_DIR`.
+    static func forApp() -> PodcastFiles {
+        PodcastFiles(directory: Application.dataDirectory(forBundle: bundleIdentifier))
+    }
+
+    /// The files the daemon's app uses, for the command line: in the state directory
+    /// `--state-dir` names, else where the daemon it talks to (`BACKGROUNDER_SOCKET`) says.
+    /// - Parameter stateDirectory: `--state-dir`, when given.
+    /// - Returns: The files, or `nil` when the daemon cannot say (said on standard error).
+    static func forCommandLine(stateDirectory: String?) -> PodcastFiles? {
+        SampleDataDirectory.find(forBundle: bundleIdentifier, stateDirectory: stateDirectory, program: "Podcasts")
+            .map(PodcastFiles.init(directory:))
     }
 }

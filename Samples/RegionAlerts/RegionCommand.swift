@@ -23,11 +23,18 @@ enum RegionCommand {
             complain("RegionAlerts: \(error)\n\(RegionCommandLine.usage)")
             return usageExit
         }
-        let files = RegionFiles.forApp(stateDirectory: commandLine.stateDirectory)
+        if commandLine.action == .help {
+            say(RegionCommandLine.usage)
+            return 0
+        }
+        // Every other command reads or writes the app's files, so it must know where they are.
+        guard let files = RegionFiles.forCommandLine(stateDirectory: commandLine.stateDirectory) else {
+            return SampleDataDirectory.unavailableExit
+        }
         do {
             switch commandLine.action {
             case .help:
-                say(RegionCommandLine.usage)
+                break  // answered above, without asking the daemon
             case .importFile(let path):
                 try importFile(path, into: files)
             case .add(let identifier, let latitude, let longitude, let radius):

@@ -32,6 +32,8 @@ struct RegionCommandLine: Equatable {
                RegionAlerts list [--state-dir DIR]
                RegionAlerts log [--state-dir DIR]
                    print the alerts raised so far
+        The app's files are where the daemon on BACKGROUNDER_SOCKET (else the default socket) says;
+        --state-dir DIR reads the state directory DIR instead, without asking.
         Without arguments it is the app, which backgrounderd launches (bgctl open \(RegionFiles.bundleIdentifier)).
         """
 

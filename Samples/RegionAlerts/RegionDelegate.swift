@@ -9,7 +9,7 @@ import SampleSupport
 /// running, and wakes it if it is suspended.
 @MainActor
 final class RegionDelegate: ApplicationDelegate, LocationManagerDelegate {
-    private let files = RegionFiles.forApp(stateDirectory: nil)
+    private let files = RegionFiles.forApp()
     private var manager: LocationManager?
 
     func application(_ application: Application, didFinishLaunchingWith reason: LaunchReason) {

@@ -1,5 +1,6 @@
 import BackgroundKit
 import Foundation
+import SampleSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -24,11 +25,18 @@ struct RegionFiles {
         self.directory = directory
     }
 
-    /// The files of the daemon's app.
-    /// - Parameter stateDirectory: The daemon's `--state-dir`, when not the default.
-    /// - Returns: The files in the app's data directory.
-    static func forApp(stateDirectory: String?) -> RegionFiles {
-        RegionFiles(directory: Application.dataDirectory(forBundle: bundleIdentifier, stateDirectory: stateDirectory))
+    /// The files the app uses, for the app itself: its `BACKGROUNDER_DATA_DIR`.
+    static func forApp() -> RegionFiles {
+        RegionFiles(directory: Application.dataDirectory(forBundle: bundleIdentifier))
+    }
+
+    /// The files the daemon's app uses, for the command line: in the state directory
+    /// `--state-dir` names, else where the daemon it talks to (`BACKGROUNDER_SOCKET`) says.
+    /// - Parameter stateDirectory: `--state-dir`, when given.
+    /// - Returns: The files, or `nil` when the daemon cannot say (said on standard error).
+    static func forCommandLine(stateDirectory: String?) -> RegionFiles? {
+        SampleDataDirectory.find(forBundle: bundleIdentifier, stateDirectory: stateDirectory, program: "RegionAlerts")
+            .map(RegionFiles.init(directory:))
     }
 
     /// Reads the regions file.

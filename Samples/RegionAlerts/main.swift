@@ -11,7 +11,8 @@ import Foundation
 //
 // Both files are in the app's data directory, STATE/data/org.backgrounder.samples.regionalerts,
 // where STATE is the daemon's --state-dir (by default $XDG_STATE_HOME/backgrounder, else
-// ~/.local/state/backgrounder); the daemon passes it to the app as BACKGROUNDER_DATA_DIR.
+// ~/.local/state/backgrounder); the daemon passes it to the app as BACKGROUNDER_DATA_DIR, and
+// tells the command line when asked (DATA_DIRECTORY).
 //
 // The alert log, alerts.log, has one line per alert, oldest first, each synced to disk before
 // the alert is shown:

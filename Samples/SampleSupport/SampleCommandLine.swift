@@ -1,5 +1,6 @@
 /// A sample's command line as a person types it: words (`subscribe URL`), `--state-dir DIR`
-/// for a daemon with another state directory, and `-h`/`--help` as the word `help`.
+/// to read a state directory without asking the daemon (``SampleDataDirectory``), and
+/// `-h`/`--help` as the word `help`.
 public struct SampleCommandLine: Sendable, Hashable {
     /// The command and its arguments.
     public var words: [String] = []

@@ -102,6 +102,8 @@ public struct ClientMessage: Sendable, Hashable {
         case acknowledgeTransfer(TransferReference)
         /// `TRANSFERS`: a person lists transfers.
         case transfers(TransferQuery)
+        /// `DATA_DIRECTORY`: a person asks where an app's data directory is (a sample's command line).
+        case dataDirectory(AppReference)
     }
 
     /// The request's identifier, echoed in the reply.
@@ -190,6 +192,7 @@ extension ClientMessage: Codable {
         MessageClass("TRANSFER_SESSION", Body.transferSession),
         MessageClass("TRANSFER_ACK", Body.acknowledgeTransfer),
         MessageClass("TRANSFERS", Body.transfers),
+        MessageClass("DATA_DIRECTORY", Body.dataDirectory),
     ])
 
     public init(from decoder: any Decoder) throws {

@@ -33,6 +33,7 @@ extension DaemonMessage: Codable {
         MessageClass("TRANSFER", Body.transfer),
         MessageClass("TRANSFER_LIST", Body.transferList),
         MessageClass("TRANSFER_UPDATE", Body.transferUpdate),
+        MessageClass("DATA_DIRECTORY", Body.dataDirectory),
     ])
 
     public init(from decoder: any Decoder) throws {

@@ -66,6 +66,8 @@ public struct DaemonMessage: Sendable, Hashable {
         case transferList(TransferList)
         /// `TRANSFER_UPDATE`: a notice to an app whose session is attached: progress, a state change.
         case transferUpdate(TransferInfo)
+        /// `DATA_DIRECTORY`: the reply to `DATA_DIRECTORY`.
+        case dataDirectory(AppDataDirectory)
     }
 
     /// The identifier of the request this answers.

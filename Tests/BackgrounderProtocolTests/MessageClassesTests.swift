@@ -74,6 +74,7 @@ struct MessageClassesTests {
         #"{"class":"TRANSFER_SESSION","session":"org.example.a.bg"}"#,
         #"{"class":"TRANSFER_ACK","transfer":4}"#,
         #"{"class":"TRANSFERS","bundle":"org.example.a","transfer":4}"#,
+        #"{"class":"DATA_DIRECTORY","bundle":"org.example.a"}"#,
     ]
 
     /// One line for every class the daemon may send.
@@ -134,6 +135,7 @@ struct MessageClassesTests {
             + #""bytesSent":0,"bytesExpectedToSend":0,"bytesRefetched":0,"retries":0,"created":1744290000,"#
             + #""error":{"code":"httpTooManyRedirects","message":"a cycle"},"rate":12.5,"retryAt":1744290001}"#,
         #"{"class":"EVENT","reason":"push","window":3,"seconds":30,"payload":{"aps":{"content-available":1}}}"#,
+        #"{"class":"DATA_DIRECTORY","bundle":"org.example.a","path":"/var/b/data/org.example.a"}"#,
     ]
 
     let codec = LineCodec()
@@ -192,6 +194,7 @@ struct MessageClassesTests {
         let app = AppReference(bundle: "org.example.a")
         #expect(ClientMessage(.open(app)).className == "OPEN")
         #expect(ClientMessage(.quit(app)).className == "QUIT")
+        #expect(ClientMessage(.dataDirectory(app)).className == "DATA_DIRECTORY")
         let region = RegionReference(identifier: "home")
         #expect(ClientMessage(.stopMonitoring(region)).className == "REGION_STOP")
         #expect(ClientMessage(.requestState(region)).className == "REGION_STATE")

@@ -56,7 +56,9 @@ struct TrustBoundaryTests {
                 || Self.report(running, id).contains("Permission denied"))
     }
 
-    @Test("an app cannot quit, wake or open another app, claim memory pressure, or read others' grants and regions")
+    @Test(
+        "an app cannot quit, wake or open another app, claim memory pressure, or read others' grants, regions and data directories"
+    )
     func actOnOthers() async throws {
         var victim = ""
         var attacker = ""
@@ -76,6 +78,7 @@ struct TrustBoundaryTests {
                         {"class": "LOCK"},
                         {"class": "PERMISSIONS"},
                         {"class": "REGIONS", "bundle": victim},
+                        {"class": "DATA_DIRECTORY", "bundle": victim},
                     ]
                     for attempt in attempts:
                         report("own " + attempt["class"], request(attempt))
@@ -101,15 +104,19 @@ struct TrustBoundaryTests {
         let attackerNow = try running.app(attacker)
         #expect(attackerNow.pid == attackerPID)
         #expect(attackerNow.state == .active, "HOME and LOCK from an app did not move the front app")
-        for request in ["QUIT", "OPEN", "WAKE", "MEMORY_PRESSURE", "HOME", "LOCK", "PERMISSIONS", "REGIONS"] {
+        for request in [
+            "QUIT", "OPEN", "WAKE", "MEMORY_PRESSURE", "HOME", "LOCK", "PERMISSIONS", "REGIONS", "DATA_DIRECTORY",
+        ] {
             #expect(running.daemon.log.contains("refused \(request) from the app \(attacker)"))
         }
-        // Nothing of anyone's grants or regions reached the attacker, on either socket.
+        // Nothing of anyone's grants, regions or data directory reached the attacker, on either socket.
         let report = Self.report(running, attacker)
-        for line in report.split(separator: "\n") where line.contains("PERMISSIONS") || line.contains("REGIONS") {
+        for line in report.split(separator: "\n")
+        where line.contains("PERMISSIONS") || line.contains("REGIONS") || line.contains("DATA_DIRECTORY") {
             // Refused by the daemon, or (the public socket) not even reachable from the sandbox.
             #expect(line.contains(#""class": "ERROR""#) || line.contains(#""class": "OSERROR""#), "\(line)")
-            #expect(!line.contains(#""apps""#) && !line.contains(#""regions""#), "\(line)")
+            #expect(
+                !line.contains(#""apps""#) && !line.contains(#""regions""#) && !line.contains(#""path""#), "\(line)")
         }
     }
 

@@ -53,6 +53,8 @@ struct RequestRouter: Sendable {
             return .now(DaemonMessage(id: id, .status(context.status())))
         case .bundles:
             return .now(DaemonMessage(id: id, .bundles(context.registry.list())))
+        case .dataDirectory(let app):
+            return .now(DaemonMessage(id: id, context.dataDirectory(of: app.bundle)))
         case .reload:
             let registry = context.registry
             return .later { DaemonMessage(id: id, .reload(await registry.reload())) }
@@ -204,7 +206,7 @@ struct RequestRouter: Sendable {
             }
         case .transfers(let query):
             return later { .transferList(try await apps.transfers { try $0.list(query, in: $1) }) }
-        case .hello, .status, .bundles, .reload:
+        case .hello, .status, .bundles, .reload, .dataDirectory:
             preconditionFailure("answered by route(_:from:connection:logger:)")
         }
     }

@@ -12,6 +12,8 @@ final class SystemdService: Service {
     private let context: DaemonContext
     private let listening: AsyncStream<Void>
     private let logger: Logger
+    /// The liveness check: the app core's status line, asked one question at a time.
+    private let probe: LivenessProbe<String>
     /// How often STATUS is refreshed when there is no watchdog.
     static let statusInterval: Duration = .seconds(5)
 
@@ -20,6 +22,7 @@ final class SystemdService: Service {
         self.context = context
         self.listening = listening
         self.logger = logger
+        probe = LivenessProbe { [context] in await Self.statusLine(context) }
     }
 
     func run() async throws {
@@ -50,26 +53,19 @@ final class SystemdService: Service {
     }
 
     /// `N running, M suspended; gpsd connected; PulseAudio connected`, from the app core, or
-    /// `nil` when it does not answer within `limit`.
+    /// `nil` when it does not answer within `limit` (see ``LivenessProbe``).
     private func statusLine(within limit: Duration = .seconds(5)) async -> String? {
-        let apps = context.apps
-        let context = context
-        return await withTaskGroup(of: String?.self) { group in
-            group.addTask {
-                let list = await apps.list().apps
-                let suspended = list.filter { $0.state == .suspended }.count
-                let running = list.filter { $0.state != .suspended && $0.state != .notRunning }.count
-                let status = context.status()
-                return
-                    "\(running) apps running, \(suspended) suspended; gpsd \(status.gpsd.state.rawValue); PulseAudio \(status.pulseAudio.state.rawValue)"
-            }
-            group.addTask {
-                try? await Task.sleep(for: limit)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
+        await probe.answer(within: limit)
+    }
+
+    /// The question the liveness check asks: the app core's list of apps, which only an app
+    /// core that serves its actor can answer, with the services' states beside it.
+    private static func statusLine(_ context: DaemonContext) async -> String {
+        let list = await context.apps.list().apps
+        let suspended = list.filter { $0.state == .suspended }.count
+        let running = list.filter { $0.state != .suspended && $0.state != .notRunning }.count
+        let status = context.status()
+        return
+            "\(running) apps running, \(suspended) suspended; gpsd \(status.gpsd.state.rawValue); PulseAudio \(status.pulseAudio.state.rawValue)"
     }
 }
