@@ -293,6 +293,9 @@ struct SchedulingTests {
             pending?.waitingFor.contains { $0.contains("earliest begin date") } == true,
             "\(String(describing: pending))")
 
+        // The app outlived the daemon and was adopted, still in front: the task runs once it
+        // leaves the front.
+        _ = try second.client().request(.home)
         let reply = try second.client().request(.simulateTask(TaskDebugRequest(bundle: id, identifier: task))).body
         guard case .done = reply else {
             Issue.record("simulate task: \(reply)")
