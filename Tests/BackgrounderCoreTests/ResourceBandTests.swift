@@ -19,4 +19,21 @@ struct ResourceBandTests {
         }
         #expect(ResourceBand.forState(.inactive) == front)
     }
+
+    @Test(
+        "a background app on an audio or location assertion gets the CPU ceiling; in front or on borrowed time it does not"
+    )
+    func cpuCeiling() {
+        let playing = ResourceBand.forState(.background, assertions: [.audio], cpuCeiling: 0.5)
+        #expect(playing.cpuMax == "50000 100000")
+        #expect(ResourceBand.forState(.background, assertions: [.location], cpuCeiling: 0.25).cpuMax == "25000 100000")
+        #expect(ResourceBand.forState(.active, assertions: [.audio], cpuCeiling: 0.5).cpuMax == "max")
+        #expect(ResourceBand.forState(.background, assertions: [], cpuCeiling: 0.5).cpuMax == "max")
+        #expect(ResourceBand.forState(.background, assertions: [.audio], cpuCeiling: nil).cpuMax == "max")
+        // The kernel refuses a quota under 1 ms: a tiny ceiling is raised to it, never refused.
+        #expect(ResourceBand.forState(.background, assertions: [.audio], cpuCeiling: 0.0001).cpuMax == "1000 100000")
+        let app = AppManifest(
+            bundleIdentifier: "org.example.app", name: "App", executable: "App", backgroundModes: [.audio])
+        #expect(StandardPolicy().backgroundCPUCeiling(for: app) == 0.5)
+    }
 }

@@ -8,6 +8,39 @@ import Testing
 /// first, without notice; the foreground app goes last.
 @Suite("Memory pressure")
 struct MemoryPressureTests {
+    @Test("an app is sized whole: one whose child holds the memory goes before one that holds little")
+    func sizedWhole() async throws {
+        var ids: [String: String] = [:]
+        // Named so that, were only the lead processes measured (both small), the tie-break by
+        // identifier would pick the other one.
+        let running = try await LifecycleTests.Running(prefix: "jet-child", extraArguments: ["--watch-memory-pressure"])
+        {
+            bundles in
+            ids["small"] = try TestAppBundles.make("Aardvark", into: bundles)
+            ids["parent"] = try TestAppBundles.make("Zebra", behavior: "hog-child", into: bundles)
+            ids["front"] = try TestAppBundles.make("Front", into: bundles)
+        }
+        defer { Task { await running.tearDown() } }
+        let small = try #require(ids["small"]), parent = try #require(ids["parent"]), front = try #require(ids["front"])
+        for id in [parent, small, front] {
+            _ = try running.request(.open(AppReference(bundle: id)))
+            #expect(await waitUntil { running.appLog(id).contains("didBecomeActive") })
+        }
+        #expect(
+            await waitUntil { running.appLog(parent).contains("child holding 64 MiB") }, "\(running.appLog(parent))")
+        #expect(
+            try await waitUntil {
+                try running.app(parent).state == .suspended && running.app(small).state == .suspended
+            })
+        guard case .done(let done) = try running.request(.memoryPressure(MemoryPressure(critical: false))) else {
+            Issue.record("memory pressure was not relieved")
+            return
+        }
+        #expect(done.detail.contains(parent), "\(done.detail)")
+        #expect(try await waitUntil { try running.app(parent).state == .notRunning })
+        #expect(try running.app(small).state == .suspended)
+    }
+
     @Test("suspended apps are ended largest first, then the rest; the foreground app last")
     func jetsamOrder() async throws {
         var ids: [String: String] = [:]

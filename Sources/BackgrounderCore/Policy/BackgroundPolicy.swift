@@ -28,9 +28,18 @@ public protocol BackgroundPolicy: Sendable {
     /// The scheduling numbers (event windows, fetch, task requests, push) for an app in a power
     /// state. The daemon asks again when power comes or goes. The default is iOS's numbers.
     func scheduling(for app: AppManifest, onExternalPower: Bool) -> SchedulingPolicy
+
+    /// The most of one CPU an app may use while it runs in the background on an audio or
+    /// location assertion (`cpu.max`, where the cpu controller is delegated), or `nil` for no
+    /// ceiling. The default is half a core: enough to decode audio or follow a walk many
+    /// times over, and a runaway loop leaves the rest of the machine to the person.
+    func backgroundCPUCeiling(for app: AppManifest) -> Double?
 }
 
 extension BackgroundPolicy {
+    /// Half a core for every app.
+    public func backgroundCPUCeiling(for app: AppManifest) -> Double? { 0.5 }
+
     /// iOS's numbers for every app in every power state.
     public func scheduling(for app: AppManifest, onExternalPower: Bool) -> SchedulingPolicy { SchedulingPolicy() }
 }

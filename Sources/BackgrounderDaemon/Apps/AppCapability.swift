@@ -13,6 +13,8 @@ enum LifecycleChange: Sendable, Hashable {
     /// Event windows closed without the app completing them: they ran out, or the app came
     /// to the front or is being ended.
     case windowsClosed([EventWindowID])
+    /// The app took or released an assertion (`audio`, `location`) without changing state.
+    case assertionsChanged
     /// The process is gone, however it ended.
     case exited
     /// A person force-quit the app (`bgctl quit`), running or not: what it handed the system

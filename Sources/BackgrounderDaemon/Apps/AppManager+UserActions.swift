@@ -83,7 +83,7 @@ extension AppManager {
             return Jetsam.Candidate(
                 identifier: app.identifier,
                 state: app.lifecycle.state,
-                residentBytes: ProcessStat.residentBytes(process.pid),
+                residentBytes: supervisor.memoryBytes(process),
                 isForeground: foreground == app.identifier,
                 playsAudio: app.lifecycle.assertions.contains(.audio)
             )
@@ -93,7 +93,7 @@ extension AppManager {
             return Done(detail: "memory pressure: no app to end")
         }
         let megabytes = (candidates.first { $0.identifier == victim }?.residentBytes ?? 0) / 1_048_576
-        appLogger(victim, pid: app.process?.pid).notice("memory pressure: ending it (\(megabytes) MB resident)")
+        appLogger(victim, pid: app.process?.pid).notice("memory pressure: ending it (\(megabytes) MB in use)")
         let state = apply(victim) { lifecycle, _ in lifecycle.terminate(.memoryPressure) }
         return Done(detail: "memory pressure: ended \(victim) (\(megabytes) MB)", state: state)
     }

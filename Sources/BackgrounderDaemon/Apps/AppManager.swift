@@ -203,10 +203,13 @@ actor AppManager {
 
     /// Takes or releases an assertion (`location`, `audio`) for a running app.
     func setAssertion(_ assertion: BackgroundAssertion, held: Bool, for identifier: String) {
-        guard apps[identifier]?.process != nil else { return }
+        guard let before = apps[identifier], before.process != nil else { return }
         // Applied even when nothing is due at once: the app's timer moves to the grace
         // period's end (or goes, for unlimited time).
         apply(identifier) { $0.setAssertion(assertion, held: held, now: $1) }
+        if apps[identifier]?.lifecycle.assertions != before.lifecycle.assertions {
+            tell(identifier, .assertionsChanged)
+        }
     }
 
     /// The screen locked (idle) or the device came into use: capabilities hear it when it

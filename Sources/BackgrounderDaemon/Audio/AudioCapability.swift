@@ -32,7 +32,7 @@ final class AudioCapability: AppCapability {
 
     func app(_ identifier: String, changed change: LifecycleChange, in apps: isolated AppManager) {
         switch change {
-        case .launched, .windowsClosed, .forceQuit:
+        case .launched, .windowsClosed, .forceQuit, .assertionsChanged:
             break
         case .checkedIn:
             // Commands that waited for the app to check in.

@@ -34,7 +34,7 @@ final class LocationCapability: AppCapability {
             flush(identifier, in: apps)
         case .exited:
             resetDelivery(identifier)
-        case .launched, .moved, .windowsClosed, .forceQuit:
+        case .launched, .moved, .windowsClosed, .forceQuit, .assertionsChanged:
             break
         }
     }

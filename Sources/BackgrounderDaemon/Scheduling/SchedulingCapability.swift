@@ -98,7 +98,7 @@ final class SchedulingCapability: AppCapability {
                 histories[identifier]?.opened(at: clock())
                 save(identifier)
             }
-        case .checkedIn, .moved, .forceQuit:
+        case .checkedIn, .moved, .forceQuit, .assertionsChanged:
             break
         }
         reschedule(in: apps)

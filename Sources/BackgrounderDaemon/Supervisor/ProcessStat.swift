@@ -10,6 +10,8 @@ struct ProcessStat: Sendable {
     var state: Character
     /// The parent's pid.
     var parent: Int32
+    /// The session it belongs to.
+    var session: Int32
     /// utime + stime, in seconds.
     var cpuSeconds: Double
     /// When the process started, in clock ticks after boot: with the pid, it names one
@@ -26,6 +28,12 @@ struct ProcessStat: Sendable {
         return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
 
+    /// Every process of a session (a scan of /proc: for memory pressure, not a hot path).
+    static func members(ofSession session: Int32) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap(Int32.init).filter { read($0)?.session == session }
+    }
+
     /// Reads a process's stat line, or `nil` when it is gone.
     static func read(_ pid: Int32) -> ProcessStat? {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
@@ -34,9 +42,11 @@ struct ProcessStat: Sendable {
         // The command name may hold spaces and parentheses: fields start after the last ')'.
         let fields = text[text.index(after: close)...].split(separator: " ")
         guard fields.count > 19, let state = fields[0].first, let parent = Int32(fields[1]),
+            let session = Int32(fields[3]),
             let user = Double(fields[11]), let system = Double(fields[12]), let start = UInt64(fields[19])
         else { return nil }
         return ProcessStat(
-            state: state, parent: parent, cpuSeconds: (user + system) / ticksPerSecond, startTicks: start)
+            state: state, parent: parent, session: session, cpuSeconds: (user + system) / ticksPerSecond,
+            startTicks: start)
     }
 }

@@ -309,6 +309,27 @@ final class Supervisor: Sendable {
         return ProcessStat.read(launched.pid)?.cpuSeconds ?? 0
     }
 
+    /// The memory the whole app holds, in bytes: its cgroup's `memory.current` (page cache
+    /// and kernel memory charged to it included) where the memory controller is on, else the
+    /// resident memory of every process in its cgroup, or in its session under signals, so
+    /// an app that keeps its memory in a child is sized by it too.
+    func memoryBytes(_ launched: Launched) -> Int {
+        if let cgroup = launched.container.cgroupPath {
+            if let text = try? String(contentsOfFile: cgroup + "/memory.current", encoding: .utf8),
+                let bytes = Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            {
+                return bytes
+            }
+            let text = (try? String(contentsOfFile: cgroup + "/cgroup.procs", encoding: .utf8)) ?? ""
+            let members = text.split(separator: "\n").compactMap { Int32($0) }
+            if !members.isEmpty { return members.reduce(0) { $0 + ProcessStat.residentBytes($1) } }
+        } else {
+            let members = ProcessStat.members(ofSession: launched.pid)
+            if !members.isEmpty { return members.reduce(0) { $0 + ProcessStat.residentBytes($1) } }
+        }
+        return ProcessStat.residentBytes(launched.pid)
+    }
+
     /// Whether the app's processes are frozen now (its cgroup frozen, or its lead process
     /// stopped under signals).
     func isFrozen(_ launched: Launched) -> Bool {

@@ -99,7 +99,7 @@ final class TransferCapability: AppCapability {
         case .moved(from: _, to: .active):
             // The app in front goes first.
             reschedule(in: apps)
-        case .checkedIn, .moved, .windowsClosed:
+        case .checkedIn, .moved, .windowsClosed, .assertionsChanged:
             break
         }
     }

@@ -26,6 +26,15 @@ if ProcessInfo.processInfo.environment["BGBENCH_EXEC_BASELINE"] != nil {
     exit(0)
 }
 
+// The child of the `hog-child` behaviour: the memory is held here, not by the app's lead
+// process, so only sizing the app as a whole (its cgroup or session) sees it.
+if ProcessInfo.processInfo.environment["TESTAPP_HOG_CHILD"] != nil {
+    let hog = UnsafeMutableRawPointer.allocate(byteCount: 64 << 20, alignment: 4096)
+    memset(hog, 1, 64 << 20)
+    say("child holding 64 MiB")
+    while true { pause() }
+}
+
 struct Manifest: Decodable {
     var CFBundleIdentifier: String?
     var TestAppBehavior: String?
@@ -48,6 +57,14 @@ case "hog":
     say("holding 64 MiB at \(hog)")
 case "ignore-sigterm":
     signal(SIGTERM, SIG_IGN)
+case "hog-child":
+    var pid: pid_t = 0
+    let executable = CommandLine.arguments[0]
+    let argv: [UnsafeMutablePointer<CChar>?] = [strdup(executable), nil]
+    let environment = ["TESTAPP_HOG_CHILD=1"] + ProcessInfo.processInfo.environment.map { "\($0)=\($1)" }
+    let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
+    posix_spawn(&pid, executable, nil, nil, argv, envp)
+    say("hog child \(pid)")
 case "fork-children":
     for _ in 0..<2 {
         var pid: pid_t = 0
