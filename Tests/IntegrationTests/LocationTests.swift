@@ -168,6 +168,84 @@ extension RealTimeSuites {
             }
         }
 
+        @Test(
+            "the daemon SIGKILLed mid-walk with the recorder suspended: adopted, every fix it queued arrives in order")
+        func hikeAcrossADaemonRestart() async throws {
+            let scratch = try TemporaryDirectory(prefix: "hike-restart")
+            defer { scratch.remove() }
+            let walk = try NMEALog.withColdStart("walk-bled.nmea", cycle: 0.01, in: scratch)
+            let gpsd = try await GPSDFake(log: walk, cycle: 0.01, singleShot: true, directory: scratch)
+            let pipe = try GPSPipe(port: gpsd.port, directory: scratch)
+            let setup = try await Setup("hike-restart", gpsdPort: gpsd.port, samples: ["HikeRecorder"])
+            let first = setup.daemon
+            try setup.authorize(Self.hike)
+            _ = try setup.running.request(.open(AppReference(bundle: Self.hike)))
+            #expect(await waitUntil { first.log.contains("location: standard updates and significant changes") })
+            _ = try setup.running.request(.home)
+            #expect(try await waitUntil { try setup.running.app(Self.hike).state == .suspended }, "\(first.log)")
+            let recorder = try #require(try setup.running.app(Self.hike).pid)
+            let total = try Self.truthTrack("walk-bled").count
+            #expect(await waitUntil(timeout: .seconds(60)) { pipe.reports.count > total / 3 })
+
+            first.signal(SIGKILL)
+            #expect(await first.waitForExit(timeout: .seconds(10)))
+            let killedAt = pipe.reports.count
+            let second = try await DaemonProcess(
+                directory: setup.running.directory, bundleDirectories: [setup.running.bundles],
+                gpsd: "127.0.0.1:\(gpsd.port)",
+                extraArguments: LifecycleTests.fastPolicy + ["--suspension", "auto"])
+            defer {
+                Task {
+                    await second.stop()
+                    await pipe.stop()
+                    await gpsd.stop()
+                    await setup.running.tearDown()
+                }
+            }
+            #expect(await waitUntil { (try? second.status().lastFix) != nil }, "\(second.log)")
+            let resumedAt = pipe.reports.count
+            #expect(second.log.contains("adopted from an earlier run"), "\(second.log.suffix(3000))")
+
+            // The walk ends; opening the recorder (the same process) takes the last batch.
+            #expect(try await Self.replayed("walk-bled", by: second), "the replay did not finish")
+            _ = try second.client().request(.open(AppReference(bundle: Self.hike)))
+            guard case .apps(let list) = try second.client().request(.ps).body else { throw HarnessError("no ps") }
+            #expect(list.apps.first { $0.id == Self.hike }?.pid == recorder, "adopted, not relaunched")
+
+            let reported = pipe.reports
+            let gpx = scratch.appending("hike.gpx")
+            var points: [(latitude: Double, longitude: Double)] = []
+            _ = try await waitUntil(timeout: .seconds(90)) {
+                _ = try Self.run(Locations.product("HikeRecorder"), ["export", gpx, "--state-dir", setup.state])
+                points = Self.trackPoints(gpx)
+                return points.count >= reported.count - (resumedAt - killedAt) - 2
+                    && points.last.map { abs($0.latitude - reported.last!.latitude) < 1e-7 } == true
+            }
+            // Every recorded point is a reported fix, in order; what is missing is one run of
+            // fixes around the restart (gpsd has no history for a daemon that was not there).
+            var indices: [Int] = []
+            var next = 0
+            for point in points {
+                guard
+                    let index = reported[next...].firstIndex(where: {
+                        abs($0.latitude - point.latitude) < 1e-7 && abs($0.longitude - point.longitude) < 1e-7
+                    })
+                else {
+                    Issue.record("a recorded point is not among the reported fixes, or out of order")
+                    break
+                }
+                indices.append(index)
+                next = index + 1
+            }
+            let missing = Set(reported.indices).subtracting(indices).sorted()
+            let contiguous = missing.isEmpty || missing.last! - missing.first! + 1 == missing.count
+            #expect(contiguous, "missing fixes \(missing) are not one run around the restart")
+            #expect(missing.allSatisfy { $0 >= killedAt - 200 && $0 <= resumedAt + 200 }, "missing: \(missing)")
+            print(
+                "daemon restart mid-walk: \(missing.count) of \(reported.count) fixes missed (reported while no daemon was connected: \(resumedAt - killedAt) at 100 fixes/s)"
+            )
+        }
+
         static func trackPoints(_ path: String) -> [(latitude: Double, longitude: Double)] {
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [] }
             let pattern = try! NSRegularExpression(pattern: #"<trkpt lat="([-0-9.]+)" lon="([-0-9.]+)""#)
