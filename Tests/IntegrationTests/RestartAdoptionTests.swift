@@ -155,6 +155,41 @@ struct RestartAdoptionTests {
     }
 
     @Test(
+        "a hostile app whose lead process dies while no daemon runs leaves no process behind (its children are ended)",
+        arguments: ["auto", "signals"])
+    func orphansAreEnded(suspension: String) async throws {
+        let directory = try TemporaryDirectory(prefix: "adopt-orphans")
+        defer { directory.remove() }
+        let bundles = directory.appending("bundles")
+        try FileManager.default.createDirectory(atPath: bundles, withIntermediateDirectories: true)
+        let id = try TestAppBundles.make("Breeder", behavior: "fork-children", into: bundles)
+        let arguments = LifecycleTests.fastPolicy + ["--suspension", suspension]
+        let first = try await DaemonProcess(
+            directory: directory, bundleDirectories: [bundles], extraArguments: arguments)
+        _ = try Self.request(.open(AppReference(bundle: id)), of: first)
+        let log = { (try? String(contentsOfFile: first.stateDirectory + "/logs/\(id).log", encoding: .utf8)) ?? "" }
+        #expect(await waitUntil { log().components(separatedBy: "child ").count > 2 }, "\(log())")
+        let children = log().split(separator: "\n").compactMap { line in
+            line.hasPrefix("child ") ? Int32(line.dropFirst(6)) : nil
+        }
+        #expect(children.count == 2)
+        let leader = try #require(try Self.app(id, of: first).pid)
+
+        first.signal(SIGKILL)
+        #expect(await first.waitForExit(timeout: .seconds(10)))
+        // The escape: with no daemon to see it, the lead process goes and its children stay.
+        kill(leader, SIGKILL)
+        #expect(children.allSatisfy { kill($0, 0) == 0 })
+
+        let second = try await DaemonProcess(
+            directory: directory, bundleDirectories: [bundles], extraArguments: arguments)
+        defer { Task { await second.stop() } }
+        let alive = { children.filter { ProcessStatLetter.of($0).map { $0 != "Z" } ?? false } }
+        #expect(await waitUntil { alive().isEmpty }, "still running: \(alive())\n\(second.log.suffix(2000))")
+        #expect(try Self.app(id, of: second).pid == nil)
+    }
+
+    @Test(
         "the app socket speaks for no one but an app's lead process: a person there can neither check in as an app nor act as a person"
     )
     func appSocketRefusesOthers() async throws {

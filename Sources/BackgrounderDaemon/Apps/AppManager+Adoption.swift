@@ -1,6 +1,10 @@
 import BackgrounderCore
 import BackgrounderProtocol
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Apps that outlive the daemon: every running process is recorded in the store as it
 /// changes, and a daemon that starts takes over the ones an earlier run left (a restart, an
 /// upgrade, a crash), so that restarting the daemon ends no app. See docs/RESTART.md.
@@ -55,7 +59,10 @@ extension AppManager {
             let logger = appLogger(identifier, pid: record.pid)
             guard var app = try? app(identifier), app.process == nil else {
                 logger.warning("not adopted: its bundle is no longer loaded; ending it")
-                endLeftover(record)
+                endLeftover(record, .containerGone("its bundle is no longer loaded"))
+                if record.cgroupPath != nil, ProcessStat.read(record.pid)?.startTicks == record.startTicks {
+                    try? supervisor.mechanism.kill(AppContainer(cgroupPath: record.cgroupPath), leader: record.pid)
+                }
                 continue
             }
             let result = supervisor.adopt(record, bootID: bootID) { [weak self] status in
@@ -64,8 +71,7 @@ extension AppManager {
             switch result {
             case .failure(let why):
                 logger.notice("not adopted: \(why); treated as terminated by the system")
-                if case .outputGone = why { endLeftover(record) }
-                forgetProcess(identifier, pid: record.pid)
+                endLeftover(record, why)
                 apps[identifier]?.lastExit = "terminated: not adopted after a daemon restart (\(why))"
             case .success(let process):
                 // What the kernel says, not the record: a run killed between freezing an app
@@ -91,14 +97,29 @@ extension AppManager {
         return kept
     }
 
-    /// Kills what is left of a recorded process that cannot be adopted.
-    private func endLeftover(_ record: StateStore.ProcessRecord) {
-        let container = AppContainer(cgroupPath: record.cgroupPath)
-        guard ProcessStat.read(record.pid)?.startTicks == record.startTicks || record.cgroupPath != nil else {
-            forgetProcess(record.bundleIdentifier, pid: record.pid)
+    /// Kills what is left of a recorded app that cannot be adopted, so that no process of it
+    /// runs unsupervised: an app must not escape by letting its lead process die while no
+    /// daemon runs. In a cgroup, the run's leftover clearing ends it; under signals, every
+    /// process still in its session is killed (the kernel does not reuse a pid that still
+    /// names a session, so those are the app's).
+    private func endLeftover(_ record: StateStore.ProcessRecord, _ why: AdoptionRefusal) {
+        defer { forgetProcess(record.bundleIdentifier, pid: record.pid) }
+        switch why {
+        case .rebooted: return
+        case .processGone, .containerGone, .outputGone: break
+        }
+        if record.cgroupPath != nil {
+            // Still in place but not adoptable (its output is gone): end it now.
+            if case .outputGone = why {
+                try? supervisor.mechanism.kill(AppContainer(cgroupPath: record.cgroupPath), leader: record.pid)
+            }
             return
         }
-        try? supervisor.mechanism.kill(container, leader: record.pid)
-        forgetProcess(record.bundleIdentifier, pid: record.pid)
+        let stat = ProcessStat.read(record.pid)
+        // A live process with another start time holds the pid now: the app's session is gone.
+        if let stat, stat.startTicks != record.startTicks { return }
+        for pid in ProcessStat.members(ofSession: record.pid) {
+            kill(pid, SIGKILL)
+        }
     }
 }
