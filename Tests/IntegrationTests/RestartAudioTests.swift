@@ -63,7 +63,13 @@ struct RestartAudioTests {
         let second = try await start()
         defer { Task { await second.stop() } }
         #expect(try player(second).pid == pid, "adopted, not relaunched")
-        #expect(await waitUntil(timeout: .seconds(20)) { playing(second) }, "\(second.log.suffix(3000))")
+        let playerLog = {
+            (try? String(contentsOfFile: second.stateDirectory + "/logs/\(AudioFixture.player).log", encoding: .utf8))
+                ?? ""
+        }
+        #expect(
+            await waitUntil(timeout: .seconds(20)) { playing(second) },
+            "player: \(playerLog().suffix(2000))\ndaemon: \(second.log.suffix(3000))")
         try await Task.sleep(for: .seconds(5))
         #expect(try player(second).state == .background)
 

@@ -80,6 +80,12 @@ public final class AudioQueuePlayer {
     /// Plays (or resumes) the current item, or the first.
     public func play() {
         enqueue { player in
+            if let lost = player.lost {
+                // The stream was lost with the daemon while paused: on from the same place.
+                player.lost = nil
+                await player.start(at: lost.index, frame: lost.frame, flush: true)
+                return
+            }
             guard player.output != nil, player.currentIndex != nil else {
                 await player.start(at: 0, flush: true)
                 return
@@ -140,7 +146,7 @@ public final class AudioQueuePlayer {
         feeder = nil
     }
 
-    private func start(at index: Int, frame: Int64 = 0, flush: Bool) async {
+    private func start(at index: Int, frame: Int64 = 0, flush: Bool, quietly: Bool = false) async {
         await stopFeeding()
         guard items.indices.contains(index) else {
             await finish()
@@ -166,7 +172,7 @@ public final class AudioQueuePlayer {
                 output = try AudioOutput(format: format, bufferDuration: bufferDuration)
             }
         } catch {
-            onError?("\(path): \(error)")
+            if !quietly { onError?("\(path): \(error)") }
             output = nil
             isPlaying = false
             changed()
@@ -269,14 +275,36 @@ public final class AudioQueuePlayer {
         changed()
     }
 
+    /// The daemon is back: every stream belonged to the one that went away, so playback goes
+    /// on from its place on a new stream, whether or not the feeding task has noticed the loss
+    /// yet. The new daemon may not have reached PulseAudio yet: the stream is asked for again
+    /// for a while before the player gives up.
     private func mediaServicesWereReset() {
         enqueue { player in
-            guard let lost = player.lost else { return }
+            let current = player.currentIndex.flatMap { index in
+                player.current.map {
+                    (index: index, frame: Int64(player.elapsed * Double($0.rate)), playing: player.isPlaying)
+                }
+            }
+            guard let place = player.lost ?? current else { return }
+            player.output = nil
+            guard place.playing else {
+                // Paused: the next play() goes on from here.
+                player.lost = place
+                return
+            }
             player.lost = nil
-            await player.start(at: lost.index, frame: lost.frame, flush: true)
-            if !lost.playing { player.pause() }
+            for attempt in 1...Self.reopenAttempts {
+                await player.start(
+                    at: place.index, frame: place.frame, flush: true, quietly: attempt < Self.reopenAttempts)
+                if player.output != nil { break }
+                try? await Task.sleep(for: .milliseconds(250))
+            }
         }
     }
+
+    /// How often a stream is asked for after a reset, 250 ms apart.
+    static let reopenAttempts = 40
 
     /// The queue ran out: let what is buffered play, then pause, which lets the app be
     /// suspended.
