@@ -18,7 +18,8 @@ enum Principal: Sendable, Hashable, CustomStringConvertible {
     /// A person: a process outside every app's container, of the daemon's uid or root, on
     /// the public control socket.
     case person(uid: UInt32, pid: Int32)
-    /// An app, on the connection the daemon handed it at launch.
+    /// An app, on the connection the daemon handed it at launch (or, after a restart, from
+    /// its lead process on the app socket).
     case app(AppLaunch)
     /// A peer on the public socket that may not act as a person, and why (a process of an
     /// app, another user, or one the daemon could not verify).
@@ -58,7 +59,7 @@ enum Principal: Sendable, Hashable, CustomStringConvertible {
         case (.app, _):
             return ProtocolError(
                 .notPermitted,
-                "\(name) is an app's request; it comes only on the connection the daemon hands an app at launch (BACKGROUNDER_FD)"
+                "\(name) is an app's request; it comes only on the connection the daemon hands an app at launch (BACKGROUNDER_FD), or from the app's lead process on the app socket after a restart"
             )
         }
     }
