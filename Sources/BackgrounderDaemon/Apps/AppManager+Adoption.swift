@@ -1,5 +1,6 @@
 import BackgrounderCore
 import BackgrounderProtocol
+import Foundation
 
 #if canImport(Glibc)
     import Glibc
@@ -99,7 +100,7 @@ extension AppManager {
 
     /// Kills what is left of a recorded app that cannot be adopted, so that no process of it
     /// runs unsupervised: an app must not escape by letting its lead process die while no
-    /// daemon runs. In a cgroup, the run's leftover clearing ends it; under signals, every
+    /// daemon runs. Its cgroup is killed whole (whichever mechanism this run uses); under signals, every
     /// process still in its session is killed (the kernel does not reuse a pid that still
     /// names a session, so those are the app's).
     private func endLeftover(_ record: StateStore.ProcessRecord, _ why: AdoptionRefusal) {
@@ -108,10 +109,11 @@ extension AppManager {
         case .rebooted: return
         case .processGone, .containerGone, .outputGone: break
         }
-        if record.cgroupPath != nil {
-            // Still in place but not adoptable (its output is gone): end it now.
-            if case .outputGone = why {
-                try? supervisor.mechanism.kill(AppContainer(cgroupPath: record.cgroupPath), leader: record.pid)
+        if let cgroup = record.cgroupPath {
+            // Whatever is in the app's cgroup goes: the run's leftover clearing would end it,
+            // but not when this run suspends with signals and the last one used the freezer.
+            if FileManager.default.fileExists(atPath: cgroup + "/cgroup.kill") {
+                CgroupControllers.write("1", to: cgroup + "/cgroup.kill")
             }
             return
         }
