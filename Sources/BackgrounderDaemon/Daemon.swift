@@ -95,7 +95,9 @@ public struct Daemon: Sendable {
             logger.notice("the machine rebooted since apps were force-quit; they may be relaunched for events again")
         }
 
-        let registry = BundleRegistry(directories: configuration.bundleDirectories, store: store, logger: logger)
+        let registry = BundleRegistry(
+            directories: configuration.bundleDirectories,
+            optionalDirectories: configuration.optionalBundleDirectories, store: store, logger: logger)
         await registry.reload()
         let mechanism = try suspensionMechanism()
         let supervisor = try Supervisor(
