@@ -128,6 +128,36 @@ for plist in Samples/*/Info.plist; do
         --info-plist "$plist" --output "$bundles" >/dev/null
 done
 
+# MARK: the Swift runtime. A release build links it into every executable, but SwiftPM links
+# a dynamic library (a policy plug-in) against the toolchain's shared runtime whatever it is
+# told: those libraries go into the plug-in's bundle, where its RUNPATH's $ORIGIN finds them
+# on a machine without Swift. Anything else still needing the toolchain stops a release.
+toolchain_libraries() { ldd "$1" 2>/dev/null | awk -v dir="$toolchain/" 'index($3, dir) == 1 { print $3 }'; }
+if [ "$configuration" = release ]; then
+    toolchain=$(dirname "$(dirname "$(realpath "$(command -v swift)")")")/lib/swift/linux
+    for file in "$root"/usr/bin/* "$bundles"/*.bundle/*; do
+        head -c4 "$file" | grep -q ELF || continue
+        mapfile -t needed < <(toolchain_libraries "$file")
+        [ ${#needed[@]} -eq 0 ] && continue
+        case "$file" in
+        "$bundles"/*.so)
+            for library in "${needed[@]}"; do
+                install -m 0644 "$library" "$(dirname "$file")/"
+                strip --strip-unneeded "$(dirname "$file")/$(basename "$library")"
+            done
+            ;;
+        *)
+            echo "package: $file needs the toolchain's ${needed[*]}; a release must not" >&2
+            exit 1
+            ;;
+        esac
+    done
+fi
+"$root/usr/bin/bgctl" validate "$bundles"/*.bundle >/dev/null || {
+    "$root/usr/bin/bgctl" validate "$bundles"/*.bundle >&2
+    exit 1
+}
+
 # MARK: systemd user units. ExecStart must run the packaged daemon with no --bundles, so it
 # searches the XDG data directories, /usr/share/backgrounder/bundles among them.
 units=$root/usr/lib/systemd/user
@@ -147,7 +177,7 @@ checkout=$scratch/checkouts/swift-argument-parser
     exit 1
 }
 revision=$(git -C "$checkout" rev-parse --short=12 HEAD 2>/dev/null || sha1sum "$checkout/Package.swift" | cut -c1-12)
-cache=${XDG_CACHE_HOME:-$HOME/.cache}/backgrounder/generate-manual-$revision
+cache=${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/backgrounder/generate-manual-$revision
 generator=$cache/build/release/generate-manual
 if [ ! -x "$generator" ]; then
     mkdir -p "$cache"
@@ -194,7 +224,8 @@ mapfile -t elves < <(find "$root" -type f -exec sh -c 'head -c4 "$1" | grep -q "
 mkdir -p "$stage/shlibs/debian"
 printf 'Source: backgrounder\n\nPackage: backgrounder\nArchitecture: any\n' >"$stage/shlibs/debian/control"
 # A debug build links the toolchain's Swift runtime, which no Debian package provides: those
-# libraries are left out (that package runs only beside this toolchain), never silently in release.
+# libraries are left out (that package runs only beside this toolchain); a release has none
+# (checked above).
 missing=()
 [ "$configuration" = debug ] && missing=(--ignore-missing-info)
 depends=$(cd "$stage/shlibs" && dpkg-shlibdeps -O "${missing[@]}" "${elves[@]}" 2>"$stage/shlibdeps.log" |
@@ -233,7 +264,9 @@ Description: iOS-style background execution for Linux apps
 EOF
 
 package=$output/backgrounder_${version}_${architecture}.deb
-compression=(-Zxz)
+# zstd: xz took over 10 minutes for the ~660 MB a release holds (each program carries its own
+# Foundation); Debian 12's dpkg reads zstd.
+compression=(-Zzstd -z9)
 # A debug package is for tests: quick to make beats small.
 [ "$configuration" = debug ] && compression=(-Zgzip -z1)
 dpkg-deb --build --root-owner-group "${compression[@]}" "$root" "$package" >/dev/null
