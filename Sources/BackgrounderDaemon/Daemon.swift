@@ -78,8 +78,12 @@ public struct Daemon: Sendable {
         // database or cgroups before it is refused.
         let lock = try StateDirectoryLock(directory: configuration.stateDirectory)
         let socketDirectory = try ControlSocket.prepare(configuration.socketPath, directoryMode: sandbox.directoryMode)
+        // A default bundle directory that does not exist holds nothing apps need to reach.
+        let bundleDirectories = configuration.bundleDirectories.filter {
+            !configuration.optionalBundleDirectories.contains($0) || FileManager.default.fileExists(atPath: $0)
+        }
         sandbox.warnIfUnreachable(
-            [socketDirectory, configuration.stateDirectory] + configuration.bundleDirectories, logger: logger)
+            [socketDirectory, configuration.stateDirectory] + bundleDirectories, logger: logger)
         let store = try StateStore(directory: configuration.stateDirectory)
         // A database made by an earlier release under a looser umask; SQLite gives the WAL
         // and shared-memory files the database's own mode.
