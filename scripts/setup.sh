@@ -18,8 +18,13 @@ cd "$(dirname "$0")/.."
 # their HTTP server, and the peer the transfer benchmark compares the daemon with.
 # systemd: systemd-analyze and systemd-socket-activate, which check the units and socket
 # activation (installing it starts nothing in a container).
+# dpkg-dev, binutils, man-db: scripts/package.sh finds the .deb's dependencies (dpkg-shlibdeps)
+# and strips its programs; the package test reads the installed man pages (man -w).
+# libcurl4-openssl-dev: the release package links Foundation statically, and its URLSession
+# (FoundationNetworking, which the samples use) links libcurl.
 PACKAGES=(gpsd gpsd-clients libgps-dev pulseaudio pulseaudio-utils libpulse-dev libsqlite3-dev socat python3
-    gpsbabel libxml2-utils libnotify-bin libsndfile1-dev iproute2 openssl curl systemd)
+    gpsbabel libxml2-utils libnotify-bin libsndfile1-dev iproute2 openssl curl systemd dpkg-dev binutils man-db
+    libcurl4-openssl-dev)
 
 as_root() {
     if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi

@@ -79,8 +79,12 @@ public struct Daemon: Sendable {
         // database or cgroups before it is refused.
         let lock = try StateDirectoryLock(directory: configuration.stateDirectory)
         let socketDirectory = try ControlSocket.prepare(configuration.socketPath, directoryMode: sandbox.directoryMode)
+        // A default bundle directory that does not exist holds nothing apps need to reach.
+        let bundleDirectories = configuration.bundleDirectories.filter {
+            !configuration.optionalBundleDirectories.contains($0) || FileManager.default.fileExists(atPath: $0)
+        }
         sandbox.warnIfUnreachable(
-            [socketDirectory, configuration.stateDirectory] + configuration.bundleDirectories, logger: logger)
+            [socketDirectory, configuration.stateDirectory] + bundleDirectories, logger: logger)
         let store = try StateStore(directory: configuration.stateDirectory)
         // A database made by an earlier release under a looser umask; SQLite gives the WAL
         // and shared-memory files the database's own mode.
@@ -96,7 +100,9 @@ public struct Daemon: Sendable {
             logger.notice("the machine rebooted since apps were force-quit; they may be relaunched for events again")
         }
 
-        let registry = BundleRegistry(directories: configuration.bundleDirectories, store: store, logger: logger)
+        let registry = BundleRegistry(
+            directories: configuration.bundleDirectories,
+            optionalDirectories: configuration.optionalBundleDirectories, store: store, logger: logger)
         await registry.reload()
         let mechanism = try suspensionMechanism()
         let supervisor = try Supervisor(

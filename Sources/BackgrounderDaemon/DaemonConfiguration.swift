@@ -3,8 +3,13 @@ public import BackgrounderProtocol
 
 /// Everything the daemon needs to know before it starts, from its command line.
 public struct DaemonConfiguration: Sendable {
-    /// Directories holding `Name.bundle` directories.
+    /// Directories holding `Name.bundle` directories, searched in order (an earlier one wins
+    /// for an identifier two of them hold).
     public var bundleDirectories: [String]
+    /// Those of ``bundleDirectories`` that may be missing without a word: the default search
+    /// path (``BundleSearchPath``), where most machines have only some of the directories. A
+    /// missing directory given with `--bundles` is still reported at every scan.
+    public var optionalBundleDirectories: Set<String> = []
     /// The control socket.
     public var socketPath: String
     /// Where the state database lives.

@@ -1,3 +1,4 @@
+import BackgrounderCore
 import Foundation
 
 #if canImport(Glibc)
@@ -39,6 +40,13 @@ public enum DefaultPaths {
     /// `$XDG_DATA_HOME/backgrounder/bundles`, else `~/.local/share/backgrounder/bundles`.
     public static var bundlesDirectory: String {
         xdg("XDG_DATA_HOME", fallback: ".local/share") + "/backgrounder/bundles"
+    }
+
+    /// Where the daemon looks for bundles when no `--bundles` is given, in order: the user's
+    /// ``bundlesDirectory``, then `backgrounder/bundles` in each `$XDG_DATA_DIRS` entry
+    /// (``BundleSearchPath``).
+    public static var bundleDirectories: [String] {
+        BundleSearchPath.directories(environment: ProcessInfo.processInfo.environment, home: NSHomeDirectory())
     }
 
     private static func xdg(_ variable: String, fallback: String) -> String {

@@ -17,7 +17,9 @@ struct Backgrounderd: AsyncParsableCommand {
 
     @Option(
         name: .customLong("bundles"),
-        help: ArgumentHelp("A directory of Name.bundle directories (repeatable).", valueName: "DIR")
+        help: ArgumentHelp(
+            "A directory of Name.bundle directories (repeatable; an earlier one wins for an identifier two hold). Default: \(BundleSearchPath.summary), each skipped while missing.",
+            valueName: "DIR")
     )
     var bundleDirectories: [String] = []
 
@@ -179,9 +181,10 @@ struct Backgrounderd: AsyncParsableCommand {
         // Absolute paths: apps are started in their bundle directory, and logs should say
         // exactly which file is meant.
         func absolute(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.path }
+        // Without --bundles, the XDG search path, whose missing directories are no news.
+        let searchPath = (bundleDirectories.isEmpty ? DefaultPaths.bundleDirectories : []).map(absolute)
         var configuration = DaemonConfiguration(
-            bundleDirectories: (bundleDirectories.isEmpty ? [DefaultPaths.bundlesDirectory] : bundleDirectories).map(
-                absolute),
+            bundleDirectories: bundleDirectories.isEmpty ? searchPath : bundleDirectories.map(absolute),
             socketPath: absolute(socket ?? DefaultPaths.socket),
             stateDirectory: absolute(stateDirectory ?? DefaultPaths.stateDirectory),
             gpsdAddress: gpsd,
@@ -200,6 +203,7 @@ struct Backgrounderd: AsyncParsableCommand {
                 appLogBytes: Self.bytes(appLogLimit) ?? AppLimits.defaultAppLogBytes),
             sandbox: sandbox
         )
+        configuration.optionalBundleDirectories = Set(searchPath)
         configuration.scheduling = try SchedulingOverrides.apply(scheduling, to: SchedulingPolicy())
         configuration.bootIDPath = bootIDFile
         configuration.powerSupplyDirectory = absolute(powerSupplyDirectory)

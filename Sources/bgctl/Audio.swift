@@ -12,7 +12,7 @@ struct Audio: ParsableCommand {
             """
     )
     @OptionGroup var options: CommonOptions
-    @Argument(help: "Only this app's bundle identifier.") var id: String?
+    @Argument(help: "Only this app's bundle identifier.", completion: .bundleIdentifier) var id: String?
 
     func run() throws {
         guard case .audioStatus(let status) = try options.request(.audio(AudioQuery(bundle: id))) else {

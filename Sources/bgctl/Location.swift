@@ -17,9 +17,12 @@ struct Authorize: ParsableCommand {
             """
     )
     @OptionGroup var options: CommonOptions
-    @Argument(help: "The app's bundle identifier.") var id: String
-    @Argument(help: "The service: location or microphone.") var service: String
-    @Argument(help: "For location: always, when-in-use or never; for the microphone: granted (the default) or denied.")
+    @Argument(help: "The app's bundle identifier.", completion: .bundleIdentifier) var id: String
+    @Argument(help: "The service: location or microphone.", completion: .list(["location", "microphone"]))
+    var service: String
+    @Argument(
+        help: "For location: always, when-in-use or never; for the microphone: granted (the default) or denied.",
+        completion: .list(["always", "when-in-use", "never", "granted", "denied"]))
     var level: String?
 
     func run() throws {
@@ -39,7 +42,7 @@ struct Regions: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List the regions an app monitors and where the device last was relative to each.")
     @OptionGroup var options: CommonOptions
-    @Argument(help: "The app's bundle identifier.") var id: String
+    @Argument(help: "The app's bundle identifier.", completion: .bundleIdentifier) var id: String
 
     func run() throws {
         guard case .regions(let list) = try options.request(.regions(RegionQuery(bundle: id))) else {

@@ -18,7 +18,7 @@ struct Logs: ParsableCommand {
             """
     )
     @OptionGroup var options: CommonOptions
-    @Argument(help: "The app's bundle identifier.") var id: String
+    @Argument(help: "The app's bundle identifier.", completion: .bundleIdentifier) var id: String
     @Flag(name: .shortAndLong, help: "Keep printing what the app writes, across rotations, until interrupted.")
     var follow = false
     @Option(name: [.customShort("n"), .long], help: "How many lines to print first.") var lines = 50

@@ -12,7 +12,7 @@ struct Permissions: ParsableCommand {
             """
     )
     @OptionGroup var options: CommonOptions
-    @Argument(help: "Only this app's bundle identifier.") var id: String?
+    @Argument(help: "Only this app's bundle identifier.", completion: .bundleIdentifier) var id: String?
 
     func run() throws {
         guard case .permissions(let list) = try options.request(.permissions(PermissionsQuery(bundle: id))) else {

@@ -12,7 +12,7 @@ struct Push: ParsableCommand {
             """
     )
     @OptionGroup var options: CommonOptions
-    @Argument(help: "The app's bundle identifier (or use --token).") var id: String?
+    @Argument(help: "The app's bundle identifier (or use --token).", completion: .bundleIdentifier) var id: String?
     @Option(help: "The app's device token instead of its bundle identifier.") var token: String?
     @Option(help: ArgumentHelp("The payload, a JSON object of at most 4096 bytes.", valueName: "JSON"))
     var payload = #"{"aps":{"content-available":1}}"#
@@ -43,7 +43,7 @@ struct Tasks: ParsableCommand {
             "Pending fetches, app-refresh and processing tasks and deferred pushes: when each may run, and what it waits for."
     )
     @OptionGroup var options: CommonOptions
-    @Argument(help: "One app's bundle identifier (default: every app).") var id: String?
+    @Argument(help: "One app's bundle identifier (default: every app).", completion: .bundleIdentifier) var id: String?
 
     func run() throws {
         guard case .schedule(let list) = try options.request(.tasks(ScheduleQuery(bundle: id))) else {

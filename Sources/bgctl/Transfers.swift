@@ -14,7 +14,10 @@ struct Transfers: ParsableCommand {
             """
     )
     @OptionGroup var options: CommonOptions
-    @Argument(help: "A transfer's number, or an app's bundle identifier (default: every transfer).") var id: String?
+    @Argument(
+        help: "A transfer's number, or an app's bundle identifier (default: every transfer).",
+        completion: .bundleIdentifier)
+    var id: String?
     @Flag(help: "Redraw every second until every transfer shown has finished.") var watch = false
 
     func validate() throws {

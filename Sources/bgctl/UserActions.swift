@@ -17,7 +17,7 @@ struct Open: ParsableCommand {
         abstract: "Launch an app, or bring it to the foreground; the foreground app goes to the background."
     )
     @OptionGroup var options: CommonOptions
-    @Argument(help: "The app's bundle identifier.") var id: String
+    @Argument(help: "The app's bundle identifier.", completion: .bundleIdentifier) var id: String
 
     func run() throws { try report(options.request(.open(AppReference(bundle: id))), options: options) }
 }
@@ -50,7 +50,7 @@ struct Quit: ParsableCommand {
         abstract: "Force-quit an app. It is not relaunched for events (except location) until opened again."
     )
     @OptionGroup var options: CommonOptions
-    @Argument(help: "The app's bundle identifier.") var id: String
+    @Argument(help: "The app's bundle identifier.", completion: .bundleIdentifier) var id: String
 
     func run() throws { try report(options.request(.quit(AppReference(bundle: id))), options: options) }
 }
@@ -99,8 +99,12 @@ struct Simulate: ParsableCommand {
             """
     )
     @OptionGroup var options: CommonOptions
-    @Argument(help: "fetch, location, region, download, audio, memory-pressure, task or expire.") var event: String
-    @Argument(help: "The app's bundle identifier (not for memory-pressure).") var id: String?
+    @Argument(
+        help: "fetch, location, region, download, audio, memory-pressure, task or expire.",
+        completion: .list(["fetch", "location", "region", "download", "audio", "memory-pressure", "task", "expire"]))
+    var event: String
+    @Argument(help: "The app's bundle identifier (not for memory-pressure).", completion: .bundleIdentifier)
+    var id: String?
     @Argument(help: "With task or expire: the task identifier.") var task: String?
     @Flag(help: "With memory-pressure: critical, so running apps may be ended too, the foreground app last.")
     var critical = false

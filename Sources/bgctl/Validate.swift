@@ -10,7 +10,7 @@ struct Validate: ParsableCommand {
 
     @OptionGroup var options: CommonOptions
 
-    @Argument(help: "Bundle directories (Name.bundle).")
+    @Argument(help: "Bundle directories (Name.bundle).", completion: .directory)
     var paths: [String]
 
     func run() throws {

@@ -19,6 +19,8 @@ public final class DaemonProcess: Sendable {
     ///     desktop's PulseAudio is never touched.
     ///   - extraArguments: More flags.
     ///   - environment: Variables added to the daemon's environment (this process's).
+    ///     `XDG_DATA_HOME` and `XDG_DATA_DIRS` point into `directory` unless given here, so
+    ///     a daemon started without `--bundles` never loads bundles this machine has installed.
     ///   - launcher: A command that runs the daemon, such as `ip netns exec NAME`; the
     ///     launcher must exec the daemon so the child's pid stays the daemon's.
     /// - Throws: ``HarnessError`` when it does not come up.
@@ -46,7 +48,9 @@ public final class DaemonProcess: Sendable {
         process = try ChildProcess(
             command[0],
             Array(command.dropFirst()) + arguments + extraArguments.filter { $0 != "--watch-memory-pressure" },
-            environment: environment,
+            environment: [
+                "XDG_DATA_HOME": directory.appending("data"), "XDG_DATA_DIRS": directory.appending("system-data"),
+            ].merging(environment) { _, given in given },
             logPath: directory.appending("backgrounderd-\(UUID().uuidString.prefix(4)).log")
         )
         let socketPath = self.socketPath

@@ -9,6 +9,8 @@ import Synchronization
 /// `bgctl reload`. A refused bundle is logged with its path, key and reason; the rest load.
 actor BundleRegistry {
     private let directories: [String]
+    /// Directories skipped silently while they do not exist (the default search path).
+    private let optionalDirectories: Set<String>
     private let scanner: BundleScanner
     private let store: StateStore
     private let logger: Logger
@@ -18,8 +20,12 @@ actor BundleRegistry {
     /// Each loaded bundle's files as validated, by bundle path, to check them again at launch.
     private let fingerprints = Mutex([String: BundleFingerprint]())
 
-    init(directories: [String], scanner: BundleScanner = BundleScanner(), store: StateStore, logger: Logger) {
+    init(
+        directories: [String], optionalDirectories: Set<String> = [], scanner: BundleScanner = BundleScanner(),
+        store: StateStore, logger: Logger
+    ) {
         self.directories = directories
+        self.optionalDirectories = optionalDirectories
         self.scanner = scanner
         self.store = store
         self.logger = logger
@@ -30,6 +36,11 @@ actor BundleRegistry {
     func reload() -> ReloadResult {
         let (newCatalog, unreadable) = scanner.scan(directories: directories)
         for problem in unreadable {
+            // An optional directory that is not there is normal; one that is there but
+            // cannot be listed is still worth a warning.
+            if optionalDirectories.contains(problem.path) && !FileManager.default.fileExists(atPath: problem.path) {
+                continue
+            }
             logger.warning("\(problem)")
         }
         let catalog = published.withLock { $0 }
