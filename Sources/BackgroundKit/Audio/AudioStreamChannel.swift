@@ -27,6 +27,9 @@ final class AudioStreamChannel: Sendable {
             var waiter: CheckedContinuation<Void, any Error>?
             var woken = false
             var closed = false
+            /// The reader thread closed the socket: its number may belong to another
+            /// descriptor now, so it must not be touched again.
+            var socketClosed = false
         }
         let state = Mutex(State())
     }
@@ -82,8 +85,13 @@ final class AudioStreamChannel: Sendable {
     }
 
     deinit {
-        // Wakes the reader thread with end of file; it closes the socket.
-        shutdown(socket, Int32(SHUT_RDWR))
+        // Wakes the reader thread with end of file; it closes the socket. Not once the thread
+        // closed it (the daemon hung up): the number may be another descriptor's by now, such
+        // as the stream a restarted daemon just granted, which this would hang up.
+        let socket = self.socket
+        wakeups.state.withLock { state in
+            if !state.socketClosed { shutdown(socket, Int32(SHUT_RDWR)) }
+        }
     }
 
     private static func readWakeups(socket: Int32, wakeups: Wakeups, stream: Int) {
@@ -102,7 +110,11 @@ final class AudioStreamChannel: Sendable {
             }
             if hungUp {
                 waiter?.resume(throwing: AudioError(.streamClosed, "the daemon closed audio stream \(stream)"))
-                close(socket)
+                // Under the lock deinit takes, so it never shuts down a reused number.
+                wakeups.state.withLock { state in
+                    state.socketClosed = true
+                    close(socket)
+                }
                 return
             }
             waiter?.resume()

@@ -6,7 +6,7 @@ import Foundation
 #endif
 
 /// The `tone` behaviour (plays a 440 Hz tone for as long as it runs, playback category; with
-/// `tone-duck`, ducking others instead of interrupting them) and
+/// `tone-duck`, ducking others instead of interrupting them; a new stream after the daemon restarts) and
 /// the `record` one (records the default source into `recording.raw` in its data directory,
 /// s16le mono 44.1 kHz, record category), `streams` (opens streams until refused), and
 /// `doorbell-flood` (opens a stream, then two Python processes write its wake-up socket as
@@ -41,10 +41,11 @@ final class AudioBehavior {
             }
             if behavior.hasPrefix("tone") {
                 try AudioSession.shared.setCategory(.playback, options: behavior == "tone-duck" ? [.duckOthers] : [])
-                let output = try AudioOutput(format: Self.format, bufferDuration: 0.5)
-                try output.start()
+                try startTone()
                 say("playing a tone")
-                task = Task.detached { await Self.playTone(output) }
+                // A restarted daemon lost the stream: open another and play on, as an iOS app
+                // does on mediaServicesWereResetNotification (the restart benchmark needs it).
+                AudioSession.shared.addMediaServicesResetObserver { [weak self] in self?.toneWasReset() }
             } else {
                 try AudioSession.shared.setCategory(.record)
                 try AudioSession.shared.setActive(true)
@@ -62,6 +63,23 @@ final class AudioBehavior {
         } catch {
             // The clear error a test looks for, such as a missing microphone grant.
             say("audio failed: \(error)")
+        }
+    }
+
+    /// Opens a playback stream and plays the tone into it until the stream fails.
+    private func startTone() throws {
+        let output = try AudioOutput(format: Self.format, bufferDuration: 0.5)
+        try output.start()
+        outputs = [output]
+        task = Task.detached { await Self.playTone(output) }
+    }
+
+    private func toneWasReset() {
+        do {
+            try startTone()
+            say("playing a tone again after media services were reset")
+        } catch {
+            say("audio failed after the reset: \(error)")
         }
     }
 
