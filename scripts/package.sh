@@ -164,8 +164,8 @@ units=$root/usr/lib/systemd/user
 for unit in contrib/systemd/backgrounderd.service contrib/systemd/backgrounderd.socket; do
     install -D -m 0644 "$unit" "$units/$(basename "$unit")"
 done
-if ! grep -qx 'ExecStart=/usr/bin/backgrounderd' "$units/backgrounderd.service"; then
-    echo "package: contrib/systemd/backgrounderd.service must say ExecStart=/usr/bin/backgrounderd" >&2
+if ! grep -qxE 'ExecStart=/usr/bin/backgrounderd( --live-restore)?' "$units/backgrounderd.service"; then
+    echo "package: contrib/systemd/backgrounderd.service must say ExecStart=/usr/bin/backgrounderd (with no --bundles)" >&2
     exit 1
 fi
 

@@ -142,15 +142,23 @@ final class AppConnection: Sendable {
         onClose()
     }
 
-    /// Tries to connect until it works or the patience runs out: 50 ms apart at first,
-    /// doubling to at most 2 s, since a restarting daemon is back within a second or two.
+    /// Tries to connect until it works or the patience runs out: every 25 ms for the first
+    /// two seconds, since a restarting daemon serves again within a few hundred milliseconds
+    /// and every try later than that is heard as a longer audio gap (a failed connect costs
+    /// microseconds); then doubling from 100 ms to at most 2 s for a daemon that is slow to
+    /// come back.
     private static func reconnect(_ reconnection: Reconnection) -> Int32? {
-        let deadline = ContinuousClock.now + reconnection.patience
-        var delay = Duration.milliseconds(50)
+        let start = ContinuousClock.now
+        let deadline = start + reconnection.patience
+        var delay = Duration.milliseconds(100)
         while ContinuousClock.now < deadline {
             if let descriptor = try? reconnection.connect() { return descriptor }
-            Thread.sleep(forTimeInterval: delay.seconds)
-            delay = min(delay * 2, .seconds(2))
+            if ContinuousClock.now - start < .seconds(2) {
+                Thread.sleep(forTimeInterval: 0.025)
+            } else {
+                Thread.sleep(forTimeInterval: delay.seconds)
+                delay = min(delay * 2, .seconds(2))
+            }
         }
         return nil
     }

@@ -85,7 +85,8 @@ struct PackageTests {
         #expect(extracted.status == 0, "\(extracted.output)")
         let service = try String(
             contentsOfFile: tree + "/usr/lib/systemd/user/backgrounderd.service", encoding: .utf8)
-        #expect(service.split(separator: "\n").contains("ExecStart=/usr/bin/backgrounderd"), "\(service)")
+        #expect(
+            service.split(separator: "\n").contains("ExecStart=/usr/bin/backgrounderd --live-restore"), "\(service)")
         let bundles = tree + "/usr/share/backgrounder/bundles"
         let names = try FileManager.default.contentsOfDirectory(atPath: bundles).sorted()
         #expect(names.contains("Hello.bundle") && names.contains("LowPowerPolicy.bundle"), "\(names)")

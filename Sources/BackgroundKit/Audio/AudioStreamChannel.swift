@@ -155,7 +155,12 @@ final class AudioStreamChannel: Sendable {
     /// Tells the daemon data moved (it asked to be told).
     func notifyPeer() {
         var byte: UInt8 = 1
-        _ = send(socket, &byte, 1, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+        let socket = self.socket
+        // Not on a socket the reader thread closed: its number may be another stream's now.
+        wakeups.state.withLock { state in
+            guard !state.socketClosed else { return }
+            _ = send(socket, &byte, 1, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+        }
     }
 
     /// Sends a control action and waits for the answer.
