@@ -212,14 +212,15 @@ struct ConditionReaderTests {
         ) { power, network in calls.withLock { $0.append([power, network]) } }
         let running = Task { try await monitor.run() }
         defer { running.cancel() }
-        #expect(await waitUntil { calls.withLock { $0.count } == 1 })
+        // Generous deadlines: on a loaded runner the monitor's task may wait long for a thread.
+        #expect(await waitUntil(timeout: .seconds(90)) { calls.withLock { $0.count } == 1 })
         #expect(monitor.status?.externalPower == false)
         #expect(monitor.status?.network == true)
         try tree.write("AC/online", "1")
-        #expect(await waitUntil { calls.withLock { $0.count } == 2 })
+        #expect(await waitUntil(timeout: .seconds(90)) { calls.withLock { $0.count } == 2 })
         #expect(monitor.status?.powerSource == "AC (Mains) online")
         try tree.write("AC/online", "0")
-        #expect(await waitUntil { calls.withLock { $0.count } == 3 })
+        #expect(await waitUntil(timeout: .seconds(90)) { calls.withLock { $0.count } == 3 })
         #expect(calls.withLock { $0 } == [[false, true], [true, true], [false, true]])
     }
 }

@@ -351,7 +351,7 @@ struct TransferServerTests {
         #expect(mkfifo(fifo, 0o600) == 0)
         async let download = fixture.curl(["-o", fifo, fixture.server.url("/big.bin")])
         var last: Int64 = -1
-        let stalled = await waitUntil(interval: .milliseconds(300)) {
+        let stalled = await waitUntil(timeout: .seconds(90), interval: .milliseconds(300)) {
             let sent = fixture.server.requests.first?.bodyBytesSent ?? 0
             defer { last = sent }
             return sent > 0 && sent == last
