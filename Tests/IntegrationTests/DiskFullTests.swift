@@ -23,7 +23,9 @@ struct DiskFullTests {
         // App output goes beside, on the big disk, so the app can still say what it heard.
         let appLogs = directory.appending("app-logs")
         try FileManager.default.createDirectory(atPath: appLogs, withIntermediateDirectories: true)
-        let disk = try SmallTmpfs(at: directory.appending("state"), size: "2m")
+        // Room for the database and its write-ahead log before the filler takes the rest: under
+        // a loaded parallel run checkpoints come late and the log alone outgrew 2 MiB.
+        let disk = try SmallTmpfs(at: directory.appending("state"), size: "8m")
         try disk.bind(appLogs, at: "logs")
         defer { disk.unmount(binds: ["logs"]) }
 
@@ -44,7 +46,7 @@ struct DiskFullTests {
             log: Locations.gpsFixture("walk-bled.nmea"), cycle: 0.02, port: port, directory: directory)
         defer { Task { await gpsd.stop() } }
         #expect(await waitUntil(timeout: .seconds(30)) { fixes() >= 3 }, "\(appLog())")
-        #expect(try daemon.status().storage?.state == .ok)
+        #expect(try daemon.status().storage?.state == .ok, "\(Self.usage(of: directory.appending("state")))")
 
         try disk.fill()
         let heard = await waitUntil(timeout: .seconds(60)) { appLog().contains("location failed: eventsNotStored") }
@@ -85,5 +87,16 @@ struct DiskFullTests {
         // Stopped here, so the tmpfs unmounts cleanly (the deferred stops are for early exits).
         await gpsd.stop()
         await daemon.stop()
+    }
+
+    /// What takes the space under a directory, for a failure message.
+    static func usage(of path: String) -> String {
+        let files = FileManager.default.enumerator(atPath: path)?.allObjects.compactMap { $0 as? String } ?? []
+        return files.compactMap { name -> String? in
+            guard let size = (try? FileManager.default.attributesOfItem(atPath: path + "/" + name))?[.size] as? Int,
+                size > 0
+            else { return nil }
+            return "\(name) \(size)"
+        }.joined(separator: ", ")
     }
 }
