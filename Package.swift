@@ -44,6 +44,12 @@ let package = Package(
             providers: [.apt(["libpulse-dev"])]
         ),
 
+        // sd-bus: the session bus (MPRIS, notifications, UnifiedPush) and logind.
+        .systemLibrary(
+            name: "CSDBus",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
         .systemLibrary(
             name: "CSndFile",
             pkgConfig: "sndfile",
@@ -94,6 +100,7 @@ let package = Package(
                 "CPulse",
                 "CBackgrounderPolicy",
                 "CSandbox",
+                "CSDBus",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -133,6 +133,9 @@ public struct Daemon: Sendable {
             logger: logger
         )
         let appChannels = AppChannels(logger: logger)
+        // The session and system buses, optional: without them the rest runs on.
+        let desktop = try DesktopBus(logger: logger)
+        let players = MediaPlayers(bus: desktop)
         // Per app and power state, from the policy (a plug-in may vary them).
         let schedulingNumbers: @Sendable (AppManifest, Bool) -> SchedulingPolicy = { app, onExternalPower in
             policy.scheduling(for: app, onExternalPower: onExternalPower)
@@ -156,7 +159,7 @@ public struct Daemon: Sendable {
             // What the system does for apps: each capability is a folder and a line here.
             capabilities: [
                 LocationCapability(store: store, logger: logger),
-                AudioCapability(service: audio, store: store),
+                AudioCapability(service: audio, store: store, players: players),
                 SchedulingCapability(store: store, logger: logger),
                 transfers,
                 ResourceCapability(controllers: controllers),
@@ -184,7 +187,9 @@ public struct Daemon: Sendable {
             store: store,
             apps: apps,
             conditions: conditions,
-            resources: resources
+            resources: resources,
+            desktop: desktop,
+            players: players
         )
         let (listening, listeningContinuation) = AsyncStream<Void>.makeStream()
         let server = ControlServer(
@@ -214,6 +219,8 @@ public struct Daemon: Sendable {
                     .init(service: conditions),
                     .init(service: systemd),
                     .init(service: HangupReload(registry: registry, logger: logger)),
+                    .init(service: desktop),
+                    .init(service: MediaPlayerRequests(players: players, apps: apps, logger: logger)),
                 ] + (configuration.watchesMemoryPressure ? [.init(service: memoryPressure)] : []),
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger

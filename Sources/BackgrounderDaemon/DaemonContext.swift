@@ -11,6 +11,9 @@ final class DaemonContext: Sendable {
     let store: StateStore
     let apps: AppManager
     let conditions: ConditionMonitor
+    /// The session and system buses.
+    let desktop: DesktopBus?
+    let players: MediaPlayers?
     /// What the kernel is told of apps' shares (cgroup controllers, oom_score_adj).
     let resources: String
     let started = ContinuousClock.now
@@ -24,8 +27,12 @@ final class DaemonContext: Sendable {
         store: StateStore,
         apps: AppManager,
         conditions: ConditionMonitor,
-        resources: String = "oom_score_adj by state"
+        resources: String = "oom_score_adj by state",
+        desktop: DesktopBus? = nil,
+        players: MediaPlayers? = nil
     ) {
+        self.desktop = desktop
+        self.players = players
         self.resources = resources
         self.apps = apps
         self.conditions = conditions
@@ -56,7 +63,8 @@ final class DaemonContext: Sendable {
             storage: store.health.status,
             sandbox: apps.sandboxSummary,
             conditions: conditions.status,
-            resources: resources
+            resources: resources,
+            desktop: desktop?.status(mediaPlayers: players?.count ?? 0)
         )
     }
 }

@@ -40,6 +40,8 @@ public struct DaemonStatus: Sendable, Hashable, Codable {
     /// What the kernel is told of each app's share: the cgroup controllers its cgroup has (or
     /// why none), and `oom_score_adj` by state.
     public var resources: String?
+    /// The session and system buses and what the daemon found on them.
+    public var desktop: DesktopStatus?
 
     /// Creates a status.
     public init(
@@ -60,8 +62,10 @@ public struct DaemonStatus: Sendable, Hashable, Codable {
         storage: StorageStatus? = nil,
         sandbox: String? = nil,
         conditions: ConditionsStatus? = nil,
-        resources: String? = nil
+        resources: String? = nil,
+        desktop: DesktopStatus? = nil
     ) {
+        self.desktop = desktop
         self.resources = resources
         self.conditions = conditions
         self.storage = storage

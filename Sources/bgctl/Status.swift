@@ -5,7 +5,7 @@ import Foundation
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract:
-            "Show the daemon's version, uptime, socket, bundles, gpsd and PulseAudio connections, and power and network."
+            "Show the daemon's version, uptime, socket, bundles, gpsd and PulseAudio connections, power and network, and the desktop buses."
     )
 
     @OptionGroup var options: CommonOptions
@@ -34,26 +34,46 @@ struct Status: ParsableCommand {
             "backgrounderd \(status.version) (protocol \(status.protocol)), pid \(status.pid), up \(formatUptime(status.uptimeSeconds))"
         )
         print(
-            table([
-                ["socket", status.socket],
-                ["state", status.stateDirectory],
-                ["bundles", "\(status.bundles.loaded) loaded, \(status.bundles.refused) refused"],
-                ["gpsd", gps],
-                ["PulseAudio", pulse],
-                ["clients", "\(status.clients)"],
-                ["suspension", status.suspension ?? "-"],
-                ["policy", status.policy ?? "-"],
-                ["storage", status.storage.map(describe) ?? "-"],
-                ["sandbox", status.sandbox ?? "-"],
-                ["resources", status.resources ?? "-"],
+            table(
                 [
-                    "power",
-                    status.conditions.map { "\($0.externalPower ? "external" : "battery")  (\($0.powerSource))" }
-                        ?? "-",
-                ],
-                ["network", status.conditions.map { "\($0.network ? "yes" : "no")  (\($0.networkSource))" } ?? "-"],
-            ])
+                    ["socket", status.socket],
+                    ["state", status.stateDirectory],
+                    ["bundles", "\(status.bundles.loaded) loaded, \(status.bundles.refused) refused"],
+                    ["gpsd", gps],
+                    ["PulseAudio", pulse],
+                    ["clients", "\(status.clients)"],
+                    ["suspension", status.suspension ?? "-"],
+                    ["policy", status.policy ?? "-"],
+                    ["storage", status.storage.map(describe) ?? "-"],
+                    ["sandbox", status.sandbox ?? "-"],
+                    ["resources", status.resources ?? "-"],
+                    [
+                        "power",
+                        status.conditions.map { "\($0.externalPower ? "external" : "battery")  (\($0.powerSource))" }
+                            ?? "-",
+                    ],
+                    [
+                        "network",
+                        status.conditions.map { "\($0.network ? "yes" : "no")  (\($0.networkSource))" } ?? "-",
+                    ],
+                ] + desktopRows(status.desktop))
         )
+    }
+
+    /// The session and system buses and what was found on them.
+    private func desktopRows(_ desktop: DesktopStatus?) -> [[String]] {
+        guard let desktop else { return [] }
+        func describe(_ bus: ServiceConnection) -> String {
+            "\(bus.state.rawValue)  \(bus.server)" + (bus.detail.map { "  (\($0))" } ?? "")
+        }
+        return [
+            ["session bus", describe(desktop.sessionBus)],
+            ["system bus", describe(desktop.systemBus)],
+            ["media keys", "\(desktop.mediaPlayers) MPRIS player(s)"],
+            ["notifications", desktop.notifications],
+            ["screen lock", desktop.screenLock],
+            ["push", desktop.unifiedPush],
+        ]
     }
 
     /// `ok`, or the failure and when; a past failure stays visible after writes work again.

@@ -140,8 +140,12 @@ extension AudioCapability {
     }
 
     /// `NOW_PLAYING` from an app.
-    func setNowPlaying(_ identifier: String, _ info: NowPlayingInfo) -> Done {
+    func setNowPlaying(_ identifier: String, _ info: NowPlayingInfo, in apps: isolated AppManager) -> Done {
         book.nowPlaying[identifier] = info
+        // Media keys and the shell's media panel reach the apps that can play in the background.
+        if let manifest = apps.manifest(of: identifier), manifest.backgroundModes.contains(.audio) {
+            players.update(identifier, identity: manifest.name, info: info)
+        }
         return Done(detail: "now playing: \(info.title)")
     }
 

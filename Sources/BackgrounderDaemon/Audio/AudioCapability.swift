@@ -14,15 +14,18 @@ final class AudioCapability: AppCapability {
     let service: AudioService
     let store: StateStore
     var book = AudioBook()
+    /// The apps' MPRIS players on the session bus.
+    let players: MediaPlayers
 
     /// Streams one app may have open: plenty for a player and a recorder, and a bound on the
     /// shared memory (at most 10 s per ring) one app can make the daemon hold.
     static let maximumStreamsPerApp = 8
 
     /// Loads microphone grants from the store.
-    init(service: AudioService, store: StateStore) {
+    init(service: AudioService, store: StateStore, players: MediaPlayers) {
         self.service = service
         self.store = store
+        self.players = players
         book.microphoneGrants = ((try? store.microphoneAuthorizations()) ?? [:]).mapValues { $0 == .granted }
     }
 
@@ -43,6 +46,7 @@ final class AudioCapability: AppCapability {
             // A change of state may change who is heard (the foreground app left, say).
             applyFocus(in: apps)
         case .exited:
+            players.appExited(identifier)
             // Its streams and session go.
             guard book.sessions[identifier] != nil || book.streamOwners[identifier] != nil else { return }
             service.engine.closeAll(of: identifier)

@@ -185,7 +185,7 @@ struct RequestRouter: Sendable {
                     })
             }
         case .nowPlaying(let info):
-            return asApp { bundle in .done(try await apps.audio { audio, _ in audio.setNowPlaying(bundle, info) }) }
+            return asApp { bundle in .done(try await apps.audio { $0.setNowPlaying(bundle, info, in: $1) }) }
         case .remoteCommand(let request):
             return later { .done(try await apps.audio { try $0.remoteCommand(request, in: $1) }) }
         case .audio(let query): return later { .audioStatus(try await apps.audio { audio, _ in audio.status(query) }) }

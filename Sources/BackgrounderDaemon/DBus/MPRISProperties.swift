@@ -1,0 +1,154 @@
+import BackgrounderCore
+import BackgrounderProtocol
+import Foundation
+
+/// What the daemon knows of one app's player, from which its MPRIS properties are derived.
+struct MediaPlayerState: Sendable, Equatable {
+    /// The app's name, MPRIS's `Identity`.
+    var identity: String
+    /// What the app last published with `NOW_PLAYING`.
+    var info: NowPlayingInfo
+    /// When it published it, to advance `Position` while it plays.
+    var publishedAt: ContinuousClock.Instant
+    /// Whether the app runs (suspended counts); a player whose app ended is `Stopped`.
+    var running: Bool
+
+    /// MPRIS's `PlaybackStatus`.
+    var playbackStatus: String {
+        guard running else { return "Stopped" }
+        return info.playing ? "Playing" : "Paused"
+    }
+
+    /// Seconds into the item now: advanced from the published figure while playing, never
+    /// past the item's end.
+    func position(at now: ContinuousClock.Instant) -> Double {
+        var elapsed = info.elapsed
+        if running && info.playing { elapsed += (now - publishedAt).seconds }
+        if let duration = info.duration { elapsed = min(elapsed, duration) }
+        return max(0, elapsed)
+    }
+}
+
+/// The MPRIS2 interfaces' names, properties and introspection data.
+enum MPRIS {
+    static let objectPath = "/org/mpris/MediaPlayer2"
+    static let root = "org.mpris.MediaPlayer2"
+    static let player = "org.mpris.MediaPlayer2.Player"
+    static let properties = "org.freedesktop.DBus.Properties"
+    static let introspectable = "org.freedesktop.DBus.Introspectable"
+
+    /// The root interface's properties.
+    static func rootProperties(_ state: MediaPlayerState) -> [String: DBusValue] {
+        [
+            "CanQuit": .boolean(false),
+            "CanRaise": .boolean(true),
+            "HasTrackList": .boolean(false),
+            "Identity": .string(state.identity),
+            "SupportedUriSchemes": .strings(["file"]),
+            "SupportedMimeTypes": .strings([]),
+        ]
+    }
+
+    /// The player interface's properties; `Position` only when `now` is given (it is never
+    /// announced in `PropertiesChanged`, as the specification says).
+    static func playerProperties(_ state: MediaPlayerState, now: ContinuousClock.Instant?) -> [String: DBusValue] {
+        let info = state.info
+        var properties: [String: DBusValue] = [
+            "PlaybackStatus": .string(state.playbackStatus),
+            "Rate": .double(1),
+            "MinimumRate": .double(1),
+            "MaximumRate": .double(1),
+            "Volume": .double(1),
+            "Metadata": metadata(info),
+            "CanGoNext": .boolean(info.index.map { index in index + 1 < (info.count ?? .max) } ?? true),
+            "CanGoPrevious": .boolean(info.index.map { $0 > 0 } ?? true),
+            "CanPlay": .boolean(true),
+            "CanPause": .boolean(true),
+            "CanSeek": .boolean(info.duration != nil),
+            "CanControl": .boolean(true),
+        ]
+        if let now { properties["Position"] = .int64(microseconds(state.position(at: now))) }
+        return properties
+    }
+
+    /// `Metadata`: the track id, length, title, artist and file.
+    static func metadata(_ info: NowPlayingInfo) -> DBusValue {
+        var entries: [String: DBusValue] = [
+            "mpris:trackid": .objectPath(trackID(info)),
+            "xesam:title": .string(info.title),
+        ]
+        if let duration = info.duration { entries["mpris:length"] = .int64(microseconds(duration)) }
+        if let artist = info.artist { entries["xesam:artist"] = .strings([artist]) }
+        if let path = info.path, path.hasPrefix("/") { entries["xesam:url"] = .string(fileURL(path)) }
+        return .vardict(entries)
+    }
+
+    /// A track id that changes with the item: its place in the queue.
+    static func trackID(_ info: NowPlayingInfo) -> String {
+        "/org/backgrounder/track/\(info.index ?? 0)"
+    }
+
+    static func microseconds(_ seconds: Double) -> Int64 {
+        Int64((seconds * 1_000_000).rounded())
+    }
+
+    /// `file://` and the path, percent-encoded where a URL needs it.
+    static func fileURL(_ path: String) -> String {
+        let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/".utf8)
+        return "file://"
+            + path.utf8.map { allowed.contains($0) ? String(UnicodeScalar($0)) : String(format: "%%%02X", $0) }
+            .joined()
+    }
+
+    /// The introspection data clients such as `gdbus introspect` and d-feet read.
+    static let introspection = """
+        <!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
+         "http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd">
+        <node>
+          <interface name="org.freedesktop.DBus.Introspectable">
+            <method name="Introspect"><arg name="xml" type="s" direction="out"/></method>
+          </interface>
+          <interface name="org.freedesktop.DBus.Properties">
+            <method name="Get"><arg type="s" direction="in"/><arg type="s" direction="in"/><arg type="v" direction="out"/></method>
+            <method name="GetAll"><arg type="s" direction="in"/><arg type="a{sv}" direction="out"/></method>
+            <method name="Set"><arg type="s" direction="in"/><arg type="s" direction="in"/><arg type="v" direction="in"/></method>
+            <signal name="PropertiesChanged"><arg type="s"/><arg type="a{sv}"/><arg type="as"/></signal>
+          </interface>
+          <interface name="org.mpris.MediaPlayer2">
+            <method name="Raise"/>
+            <method name="Quit"/>
+            <property name="CanQuit" type="b" access="read"/>
+            <property name="CanRaise" type="b" access="read"/>
+            <property name="HasTrackList" type="b" access="read"/>
+            <property name="Identity" type="s" access="read"/>
+            <property name="SupportedUriSchemes" type="as" access="read"/>
+            <property name="SupportedMimeTypes" type="as" access="read"/>
+          </interface>
+          <interface name="org.mpris.MediaPlayer2.Player">
+            <method name="Next"/>
+            <method name="Previous"/>
+            <method name="Pause"/>
+            <method name="PlayPause"/>
+            <method name="Stop"/>
+            <method name="Play"/>
+            <method name="Seek"><arg name="Offset" type="x" direction="in"/></method>
+            <method name="SetPosition"><arg name="TrackId" type="o" direction="in"/><arg name="Position" type="x" direction="in"/></method>
+            <method name="OpenUri"><arg name="Uri" type="s" direction="in"/></method>
+            <signal name="Seeked"><arg name="Position" type="x"/></signal>
+            <property name="PlaybackStatus" type="s" access="read"/>
+            <property name="Rate" type="d" access="read"/>
+            <property name="Metadata" type="a{sv}" access="read"/>
+            <property name="Volume" type="d" access="read"/>
+            <property name="Position" type="x" access="read"/>
+            <property name="MinimumRate" type="d" access="read"/>
+            <property name="MaximumRate" type="d" access="read"/>
+            <property name="CanGoNext" type="b" access="read"/>
+            <property name="CanGoPrevious" type="b" access="read"/>
+            <property name="CanPlay" type="b" access="read"/>
+            <property name="CanPause" type="b" access="read"/>
+            <property name="CanSeek" type="b" access="read"/>
+            <property name="CanControl" type="b" access="read"/>
+          </interface>
+        </node>
+        """
+}

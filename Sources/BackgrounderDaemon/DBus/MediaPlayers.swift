@@ -1,0 +1,213 @@
+import BackgrounderCore
+import BackgrounderProtocol
+import Foundation
+import Synchronization
+
+/// MPRIS2 players for media apps, served by the daemon so the media keys and the shell's
+/// media panel reach an app that is suspended or not running at all.
+///
+/// Each app with the `audio` mode that publishes now-playing information gets a connection
+/// of its own on the session bus (MPRIS fixes the object path, so one connection serves one
+/// player), owning `org.mpris.MediaPlayer2.backgrounder.<app>`. Properties are answered from
+/// the last published state without waking the app; a method becomes the remote command it
+/// stands for, which wakes or launches the app as `REMOTE_COMMAND` does.
+final class MediaPlayers: Sendable {
+    /// What a person asked a player for.
+    enum Request: Sendable {
+        case command(RemoteCommandRequest)
+        /// `Raise`: bring the app to the foreground, as `bgctl open`.
+        case raise(String)
+    }
+
+    private let bus: DesktopBus
+    private let states = Mutex<[String: MediaPlayerState]>([:])
+    /// What each player last announced in `PropertiesChanged`, on the bus thread's behalf.
+    private let announced = Mutex<[String: [String: DBusValue]]>([:])
+    private let requestStream: AsyncStream<Request>.Continuation
+    /// Requests from the bus, for ``MediaPlayerRequests`` to carry out on the app manager.
+    let requests: AsyncStream<Request>
+
+    init(bus: DesktopBus) {
+        self.bus = bus
+        (requests, requestStream) = AsyncStream<Request>.makeStream(bufferingPolicy: .bufferingNewest(64))
+    }
+
+    /// How many players are published.
+    var count: Int { states.withLock { $0.count } }
+
+    /// The endpoint name of an app's player.
+    private static func endpointName(_ identifier: String) -> String { "mpris:" + identifier }
+
+    /// An app published now-playing information: its player appears or changes.
+    func update(_ identifier: String, identity: String, info: NowPlayingInfo) {
+        let isNew = states.withLock { states in
+            let isNew = states[identifier] == nil
+            states[identifier] = MediaPlayerState(identity: identity, info: info, publishedAt: .now, running: true)
+            return isNew
+        }
+        if isNew {
+            bus.add(endpoint(identifier))
+        } else {
+            announce(identifier)
+        }
+    }
+
+    /// The app ended: its player stays, `Stopped`, so a command can launch it again.
+    func appExited(_ identifier: String) {
+        let known = states.withLock { states in
+            guard var state = states[identifier] else { return false }
+            state.info.elapsed = state.position(at: .now)
+            state.info.playing = false
+            state.running = false
+            states[identifier] = state
+            return true
+        }
+        if known { announce(identifier) }
+    }
+
+    /// The app's bundle is gone: so is its player.
+    func remove(_ identifier: String) {
+        guard states.withLock({ $0.removeValue(forKey: identifier) }) != nil else { return }
+        announced.withLock { $0[identifier] = nil }
+        bus.remove(Self.endpointName(identifier))
+    }
+
+    private func state(_ identifier: String) -> MediaPlayerState? { states.withLock { $0[identifier] } }
+
+    // MARK: On the bus thread
+
+    private func endpoint(_ identifier: String) -> BusEndpoint {
+        let name = BusName.mediaPlayer(for: identifier)
+        return BusEndpoint(
+            name: Self.endpointName(identifier), kind: .session,
+            setUp: { [self] (connection) throws(DBusError) in
+                try connection.addObject(MPRIS.objectPath) { [self] message, connection in
+                    handle(message, for: identifier, on: connection)
+                }
+                // The name last: a client that sees it finds the object served.
+                try connection.requestName(name)
+                if let state = state(identifier) {
+                    announced.withLock { $0[identifier] = MPRIS.playerProperties(state, now: nil) }
+                }
+            },
+            lost: { [self] in announced.withLock { $0[identifier] = nil } })
+    }
+
+    /// Emits `PropertiesChanged` for what changed since the last announcement.
+    private func announce(_ identifier: String) {
+        let endpoint = Self.endpointName(identifier)
+        bus.perform { [self] loop in
+            guard let connection = loop.connection(endpoint), let state = state(identifier) else { return }
+            let now = MPRIS.playerProperties(state, now: nil)
+            let changed = announced.withLock { announced in
+                let before = announced[identifier] ?? [:]
+                announced[identifier] = now
+                return now.filter { before[$0.key] != $0.value }
+            }
+            guard !changed.isEmpty else { return }
+            try? connection.emit(
+                MPRIS.objectPath, MPRIS.properties, "PropertiesChanged",
+                [.string(MPRIS.player), .vardict(changed), .strings([])])
+        }
+    }
+
+    private func handle(_ message: DBusMessage, for identifier: String, on connection: BusConnection) -> Bool {
+        guard let state = state(identifier), let member = message.member else { return false }
+        let arguments = (try? message.readAll()) ?? []
+        switch message.interface {
+        case MPRIS.introspectable where member == "Introspect":
+            connection.reply(to: message, [.string(MPRIS.introspection)])
+        case MPRIS.properties:
+            return answerProperties(member, arguments, state: state, to: message, on: connection)
+        case MPRIS.root:
+            switch member {
+            case "Raise": requestStream.yield(.raise(identifier))
+            case "Quit":
+                connection.replyError(
+                    to: message, name: "org.freedesktop.DBus.Error.NotSupported",
+                    "a person quits an app with bgctl quit; CanQuit is false")
+                return true
+            default: return false
+            }
+            connection.reply(to: message)
+        case MPRIS.player:
+            guard let command = playerCommand(member, arguments, state: state) else {
+                guard
+                    ["Next", "Previous", "Pause", "PlayPause", "Stop", "Play", "Seek", "SetPosition", "OpenUri"]
+                        .contains(member)
+                else { return false }
+                connection.replyError(
+                    to: message, name: "org.freedesktop.DBus.Error.InvalidArgs",
+                    "\(member) needs \(member == "OpenUri" ? "a file:// URI" : "a position in microseconds")")
+                return true
+            }
+            requestStream.yield(
+                .command(RemoteCommandRequest(bundle: identifier, command: command.0, argument: command.1)))
+            connection.reply(to: message)
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// The remote command a player method stands for, with its argument.
+    private func playerCommand(_ member: String, _ arguments: [DBusValue], state: MediaPlayerState)
+        -> (RemoteCommand, String?)?
+    {
+        switch member {
+        case "Next": return (.nextTrack, nil)
+        case "Previous": return (.previousTrack, nil)
+        case "Pause", "Stop": return (.pause, nil)
+        case "PlayPause": return (.togglePlayPause, nil)
+        case "Play": return (.play, nil)
+        case "Seek":
+            guard let offset = arguments.first?.integerValue else { return nil }
+            let target = max(0, state.position(at: .now) + Double(offset) / 1_000_000)
+            return (.changePlaybackPosition, String(target))
+        case "SetPosition":
+            // Ignored for another track, as the specification says.
+            guard arguments.count == 2, let position = arguments[1].integerValue, position >= 0,
+                arguments[0].stringValue == MPRIS.trackID(state.info)
+            else { return nil }
+            return (.changePlaybackPosition, String(Double(position) / 1_000_000))
+        case "OpenUri":
+            guard let uri = arguments.first?.stringValue, uri.hasPrefix("file:///"),
+                let path = String(uri.dropFirst("file://".count)).removingPercentEncoding
+            else { return nil }
+            return (.play, path)
+        default: return nil
+        }
+    }
+
+    private func answerProperties(
+        _ member: String, _ arguments: [DBusValue], state: MediaPlayerState, to message: DBusMessage,
+        on connection: BusConnection
+    ) -> Bool {
+        let interface = arguments.first?.stringValue ?? ""
+        let properties: [String: DBusValue]? =
+            switch interface {
+            case MPRIS.root: MPRIS.rootProperties(state)
+            case MPRIS.player: MPRIS.playerProperties(state, now: .now)
+            default: nil
+            }
+        switch member {
+        case "GetAll":
+            connection.reply(to: message, [.vardict(properties ?? [:])])
+        case "Get":
+            guard let name = arguments.dropFirst().first?.stringValue, let value = properties?[name] else {
+                connection.replyError(
+                    to: message, name: "org.freedesktop.DBus.Error.UnknownProperty",
+                    "no property \(arguments.dropFirst().first?.stringValue ?? "") on \(interface)")
+                return true
+            }
+            connection.reply(to: message, [.variant(value)])
+        case "Set":
+            connection.replyError(
+                to: message, name: "org.freedesktop.DBus.Error.PropertyReadOnly",
+                "the daemon's players are read-only; the app sets its own volume")
+        default:
+            return false
+        }
+        return true
+    }
+}
