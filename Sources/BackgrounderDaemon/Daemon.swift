@@ -221,6 +221,7 @@ public struct Daemon: Sendable {
                     .init(service: HangupReload(registry: registry, logger: logger)),
                     .init(service: desktop),
                     .init(service: MediaPlayerRequests(players: players, apps: apps, logger: logger)),
+                    .init(service: SessionLockWatcher(bus: desktop, apps: apps, logger: logger)),
                 ] + (configuration.watchesMemoryPressure ? [.init(service: memoryPressure)] : []),
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger

@@ -31,6 +31,17 @@ extension AppManager {
         case .refuse(let why):
             logger.info("\(reason.rawValue) event not delivered: \(why)")
             throw ProtocolError(.invalidState, why)
+        case .launchInBackground where awaitingFirstUnlock:
+            // As on a device with a passcode: nothing launches before the first unlock. The
+            // event waits with the app, which is launched for it then.
+            launchesAwaitingUnlock[identifier] = reason
+            apps[identifier]?.pendingEvents.append(
+                EventNotice(reason: reason, payload: payload, task: task, session: session))
+            logger.notice("\(reason.rawValue) event waits for the first unlock after boot")
+            return (
+                Done(detail: "\(identifier) will be launched for \(reason.rawValue) after the first unlock since boot"),
+                nil
+            )
         case .launchInBackground:
             try launch(identifier, reason: reason, foreground: false)
             detail = "relaunched \(identifier) into the background for \(reason.rawValue)"

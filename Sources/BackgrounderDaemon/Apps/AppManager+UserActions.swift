@@ -34,6 +34,7 @@ extension AppManager {
 
     /// `bgctl lock`: as home, remembering the app for `unlock`.
     func lock() -> Done {
+        screenLocked = true
         lockedForeground = foreground
         let done = home()
         // Locked with nothing in front: the device is idle, as processing tasks need.
@@ -43,7 +44,9 @@ extension AppManager {
 
     /// `bgctl unlock`: the app that was in front comes back.
     func unlock() throws(ProtocolError) -> Done {
+        screenLocked = false
         setIdle(false)
+        firstUnlockHappened()
         guard let identifier = lockedForeground else { return Done(detail: "unlocked; no app was in the foreground") }
         lockedForeground = nil
         guard apps[identifier]?.process != nil else {

@@ -33,6 +33,13 @@ actor AppManager {
     var apps: [String: ManagedApp] = [:]
     var foreground: String?
     var lockedForeground: String?
+    /// Whether the screen is locked (`bgctl lock`, or logind's session).
+    var screenLocked = false
+    /// Locked since boot and not yet unlocked: background launches wait, as on a device with
+    /// a passcode before its first unlock.
+    var awaitingFirstUnlock = false
+    /// Background launches that wait for the first unlock, with their reasons.
+    var launchesAwaitingUnlock: [String: LaunchReason] = [:]
     /// The policy's scheduling numbers for an app, on external power or not: event windows'
     /// lengths, fetch and push budgets.
     let schedulingNumbers: @Sendable (AppManifest, _ onExternalPower: Bool) -> SchedulingPolicy
@@ -235,6 +242,14 @@ actor AppManager {
     /// - Throws: ``ProtocolError`` when it cannot be launched (throttled, refused bundle).
     func launchInBackground(_ identifier: String, reason: LaunchReason) throws(ProtocolError) {
         guard apps[identifier]?.process == nil else { return }
+        if awaitingFirstUnlock {
+            _ = try app(identifier)
+            launchesAwaitingUnlock[identifier] = reason
+            appLogger(identifier).notice("launch for \(reason.rawValue) waits for the first unlock after boot")
+            throw ProtocolError(
+                .invalidState,
+                "\(identifier) will be launched after the first unlock since boot (the session is locked)")
+        }
         try launch(identifier, reason: reason, foreground: false)
     }
 

@@ -134,3 +134,20 @@ extension StateStore {
         }
     }
 }
+
+extension StateStore {
+    /// The boot on which a once-per-boot event (the first unlock) was last seen.
+    func bootMark(_ key: String) throws -> String? {
+        try database.read { db in
+            try String.fetchOne(db, sql: "SELECT bootID FROM bootMark WHERE key = ?", arguments: [key])
+        }
+    }
+
+    /// Records that a once-per-boot event happened on `bootID`.
+    func setBootMark(_ key: String, _ bootID: String) throws {
+        try write { db in
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO bootMark (key, bootID) VALUES (?, ?)", arguments: [key, bootID])
+        }
+    }
+}

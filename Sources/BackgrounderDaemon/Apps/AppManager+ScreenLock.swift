@@ -1,0 +1,49 @@
+import BackgrounderCore
+import BackgrounderProtocol
+
+/// The session's screen lock, as logind reports it, and the first unlock after boot.
+extension AppManager {
+    /// The boot mark recording the first unlock since boot.
+    static let firstUnlockMark = "firstUnlock"
+
+    /// logind reported the session's lock state: the same transitions as `bgctl lock` and
+    /// `bgctl unlock`, once per change.
+    /// - Parameters:
+    ///   - locked: Locked or not.
+    ///   - initial: The state read when the session was first found, rather than a change:
+    ///     a session locked then, on a boot with no unlock yet, holds background launches
+    ///     until it is unlocked.
+    func sessionLock(locked: Bool, initial: Bool) {
+        if initial && locked, let bootID, (try? store.bootMark(Self.firstUnlockMark)) != bootID {
+            awaitingFirstUnlock = true
+            logger.notice("the session is locked since boot: background launches wait for the first unlock")
+        }
+        guard locked != screenLocked else {
+            if !locked { firstUnlockHappened() }
+            return
+        }
+        if locked {
+            logger.info("the session locked: \(lock().detail)")
+        } else {
+            let detail = (try? unlock().detail) ?? "unlocked"
+            logger.info("the session unlocked: \(detail)")
+        }
+    }
+
+    /// The screen was unlocked: launches that waited for the first unlock since boot go ahead.
+    func firstUnlockHappened() {
+        if let bootID { try? store.setBootMark(Self.firstUnlockMark, bootID) }
+        guard awaitingFirstUnlock else { return }
+        awaitingFirstUnlock = false
+        let waiting = launchesAwaitingUnlock
+        launchesAwaitingUnlock = [:]
+        for (identifier, reason) in waiting.sorted(by: { $0.key < $1.key }) {
+            do {
+                try launchInBackground(identifier, reason: reason)
+                appLogger(identifier).info("launched for \(reason.rawValue) after the first unlock")
+            } catch {
+                appLogger(identifier).warning("not launched after the first unlock: \(error.message)")
+            }
+        }
+    }
+}
