@@ -136,6 +136,8 @@ public struct Daemon: Sendable {
         // The session and system buses, optional: without them the rest runs on.
         let desktop = try DesktopBus(logger: logger)
         let players = MediaPlayers(bus: desktop)
+        let pushConnector = UnifiedPushConnector(bus: desktop, logger: logger)
+        pushConnector.start()
         // Per app and power state, from the policy (a plug-in may vary them).
         let schedulingNumbers: @Sendable (AppManifest, Bool) -> SchedulingPolicy = { app, onExternalPower in
             policy.scheduling(for: app, onExternalPower: onExternalPower)
@@ -160,7 +162,7 @@ public struct Daemon: Sendable {
             capabilities: [
                 LocationCapability(store: store, logger: logger),
                 AudioCapability(service: audio, store: store, players: players),
-                SchedulingCapability(store: store, logger: logger),
+                SchedulingCapability(store: store, logger: logger, pushConnector: pushConnector),
                 transfers,
                 ResourceCapability(controllers: controllers),
             ],
@@ -220,7 +222,8 @@ public struct Daemon: Sendable {
                     .init(service: systemd),
                     .init(service: HangupReload(registry: registry, logger: logger)),
                     .init(service: desktop),
-                    .init(service: MediaPlayerRequests(players: players, apps: apps, logger: logger)),
+                    .init(
+                        service: DesktopRequests(players: players, push: pushConnector, apps: apps, logger: logger)),
                     .init(service: SessionLockWatcher(bus: desktop, apps: apps, logger: logger)),
                 ] + (configuration.watchesMemoryPressure ? [.init(service: memoryPressure)] : []),
                 gracefulShutdownSignals: [.sigterm, .sigint],

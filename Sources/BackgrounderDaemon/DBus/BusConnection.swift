@@ -104,6 +104,11 @@ final class BusConnection {
         try checked(sd_bus_request_name(bus, name, 0), "cannot take the name \(name)")
     }
 
+    /// Gives a well-known name up.
+    func releaseName(_ name: String) {
+        _ = sd_bus_release_name(bus, name)
+    }
+
     /// Serves method calls to `path` (and its interfaces) with `handler`, which replies to
     /// them (``reply(to:_:)``) and returns whether it did.
     func addObject(_ path: String, handler: @escaping (DBusMessage, BusConnection) -> Bool) throws(DBusError) {

@@ -11,6 +11,8 @@ struct DBusError: Error, CustomStringConvertible {
     /// The D-Bus error name (`org.freedesktop.DBus.Error.ServiceUnknown`), if a peer sent one.
     var name: String?
     var message: String
+    /// The negative errno sd-bus returned, if it was sd-bus's own failure.
+    var code: Int32?
 
     init(name: String? = nil, _ message: String) {
         self.name = name
@@ -20,6 +22,7 @@ struct DBusError: Error, CustomStringConvertible {
     /// What a negative sd-bus return means: `doing: strerror`.
     init(_ doing: String, code: Int32) {
         self.init("\(doing): \(String(cString: strerror(-code)))")
+        self.code = code
     }
 
     var description: String { name.map { "\(message) (\($0))" } ?? message }

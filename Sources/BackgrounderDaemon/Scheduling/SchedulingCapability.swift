@@ -33,7 +33,12 @@ final class SchedulingCapability: AppCapability {
 
     var histories: [String: FetchHistory]
     var requests: [String: [String: BackgroundTaskRequest]]
-    var tokens: [String: String]
+    var tokens: [String: String] {
+        // UnifiedPush registers every app that has a token.
+        didSet { pushConnector?.update(tokens) }
+    }
+    /// The UnifiedPush connector on the session bus, if the daemon has one.
+    let pushConnector: UnifiedPushConnector?
     var budgets: [String: PushBudget]
     /// Task identifiers the app's running process registered launch handlers for.
     var registered: [String: Set<String>] = [:]
@@ -50,8 +55,10 @@ final class SchedulingCapability: AppCapability {
     /// Loads what was scheduled before the daemon (or the machine) restarted.
     init(
         store: StateStore,
-        clock: @escaping @Sendable () -> Date = { Date() }, logger: Logger
+        clock: @escaping @Sendable () -> Date = { Date() }, logger: Logger,
+        pushConnector: UnifiedPushConnector? = nil
     ) {
+        self.pushConnector = pushConnector
         self.store = store
         self.clock = clock
         self.logger = logger
@@ -66,6 +73,7 @@ final class SchedulingCapability: AppCapability {
         requests = stored.requests
         tokens = stored.tokens
         budgets = stored.budgets
+        pushConnector?.update(tokens)
     }
 
     // MARK: The life cycle

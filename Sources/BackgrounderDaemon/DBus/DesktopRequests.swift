@@ -1,0 +1,51 @@
+import BackgrounderProtocol
+import Logging
+import ServiceLifecycle
+
+/// Carries out on the app manager what arrives from the desktop: a media player command goes
+/// the way of `bgctl audio ID COMMAND` (waking or launching the app), `Raise` the way of
+/// `bgctl open`, and a UnifiedPush message the way of `bgctl push`.
+struct DesktopRequests: Service {
+    let players: MediaPlayers
+    let push: UnifiedPushConnector
+    let apps: AppManager
+    let logger: Logger
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            await withDiscardingTaskGroup { group in
+                group.addTask { await carryOutPlayerRequests() }
+                group.addTask { await offerPushes() }
+            }
+        }
+    }
+
+    private func carryOutPlayerRequests() async {
+        for await request in players.requests {
+            do {
+                switch request {
+                case .command(let command):
+                    let done = try await apps.audio { try $0.remoteCommand(command, in: $1) }
+                    logger.info("MPRIS: \(done.detail)")
+                case .raise(let identifier):
+                    let done = try await apps.open(identifier)
+                    logger.info("MPRIS: raised: \(done.detail)")
+                }
+            } catch {
+                logger.warning("MPRIS: \(request) not carried out: \(error)")
+            }
+        }
+    }
+
+    private func offerPushes() async {
+        for await message in push.messages {
+            do {
+                let request = PushRequest(token: message.token, payload: message.payload)
+                let result = try await apps.scheduling { try $0.push(request, in: $1) }
+                logger.info("UnifiedPush message from \(message.distributor): \(result.detail)")
+            } catch {
+                logger.warning("UnifiedPush message from \(message.distributor) not delivered: \(error)")
+            }
+        }
+    }
+}
