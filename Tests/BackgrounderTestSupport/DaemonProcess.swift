@@ -50,6 +50,9 @@ public final class DaemonProcess: Sendable {
             Array(command.dropFirst()) + arguments + extraArguments.filter { $0 != "--watch-memory-pressure" },
             environment: [
                 "XDG_DATA_HOME": directory.appending("data"), "XDG_DATA_DIRS": directory.appending("system-data"),
+                // No bus unless the test brings one: a daemon under test must not publish
+                // players or follow the screen lock of the desktop the tests run on.
+                "DBUS_SESSION_BUS_ADDRESS": "", "DBUS_SYSTEM_BUS_ADDRESS": "",
             ].merging(environment) { _, given in given },
             logPath: directory.appending("backgrounderd-\(UUID().uuidString.prefix(4)).log")
         )
