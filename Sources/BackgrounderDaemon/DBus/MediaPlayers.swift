@@ -40,15 +40,19 @@ final class MediaPlayers: Sendable {
 
     /// An app published now-playing information: its player appears or changes.
     func update(_ identifier: String, identity: String, info: NowPlayingInfo) {
-        let isNew = states.withLock { states in
-            let isNew = states[identifier] == nil
-            states[identifier] = MediaPlayerState(identity: identity, info: info, publishedAt: .now, running: true)
-            return isNew
+        let now = ContinuousClock.now
+        let (isNew, jumped) = states.withLock { states in
+            let before = states[identifier]
+            states[identifier] = MediaPlayerState(identity: identity, info: info, publishedAt: now, running: true)
+            // A seek, or the same item started again: more than a second off where it would be.
+            let jumped =
+                before.map { $0.info.index == info.index && abs($0.position(at: now) - info.elapsed) > 1 } ?? false
+            return (before == nil, jumped)
         }
         if isNew {
             bus.add(endpoint(identifier))
         } else {
-            announce(identifier)
+            announce(identifier, seekedTo: jumped ? info.elapsed : nil)
         }
     }
 
@@ -93,11 +97,15 @@ final class MediaPlayers: Sendable {
             lost: { [self] in announced.withLock { $0[identifier] = nil } })
     }
 
-    /// Emits `PropertiesChanged` for what changed since the last announcement.
-    private func announce(_ identifier: String) {
+    /// Emits `PropertiesChanged` for what changed since the last announcement, and `Seeked`
+    /// when the position jumped (clients follow `Position` by themselves otherwise).
+    private func announce(_ identifier: String, seekedTo position: Double? = nil) {
         let endpoint = Self.endpointName(identifier)
         bus.perform { [self] loop in
             guard let connection = loop.connection(endpoint), let state = state(identifier) else { return }
+            if let position {
+                try? connection.emit(MPRIS.objectPath, MPRIS.player, "Seeked", [.int64(MPRIS.microseconds(position))])
+            }
             let now = MPRIS.playerProperties(state, now: nil)
             let changed = announced.withLock { announced in
                 let before = announced[identifier] ?? [:]
