@@ -49,7 +49,12 @@ final class BusConnection {
             case .session: sd_bus_open_user_with_description(&bus, description)
             case .system: sd_bus_open_system_with_description(&bus, description)
             }
-        guard opened >= 0, let bus else { throw DBusError("cannot connect to the \(kind.rawValue) bus", code: opened) }
+        guard opened >= 0, let bus else {
+            if kind == .session, getenv(kind.addressVariable) == nil, getenv("XDG_RUNTIME_DIR") == nil {
+                throw DBusError("no session bus: neither DBUS_SESSION_BUS_ADDRESS nor XDG_RUNTIME_DIR is set")
+            }
+            throw DBusError("cannot connect to the \(kind.rawValue) bus", code: opened)
+        }
         self.kind = kind
         self.bus = bus
     }
