@@ -290,8 +290,7 @@ def main():
     aliases = [Session(connection, path, state, record, real=session) for path in (AUTO_PATH, SELF_PATH)]
     manager = Manager(connection, session, record)
     name = peer.own(connection, NAME)
-    peer.run(connection, [NAME])
-    del aliases, manager, name
+    peer.run(connection)
 
 
 if __name__ == "__main__":

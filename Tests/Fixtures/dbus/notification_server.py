@@ -139,8 +139,7 @@ def main():
     connection = peer.connect(options.address)
     server = NotificationServer(connection, peer.Recorder(options.record))
     name = peer.own(connection, NAME)
-    peer.run(connection, [NAME])
-    del server, name
+    peer.run(connection)
 
 
 if __name__ == "__main__":

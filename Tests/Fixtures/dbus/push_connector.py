@@ -87,8 +87,7 @@ def main():
     name = peer.own(connection, options.service)
     if options.register:
         register(connection, record, options)
-    peer.run(connection, [options.service])
-    del connector, name
+    peer.run(connection)
 
 
 if __name__ == "__main__":

@@ -239,8 +239,7 @@ def main():
     distributor = Distributor(connection, peer.Recorder(options.record))
     bus_name = "org.unifiedpush.Distributor." + options.name
     name = peer.own(connection, bus_name)
-    peer.run(connection, [bus_name])
-    del distributor, name
+    peer.run(connection)
 
 
 if __name__ == "__main__":
