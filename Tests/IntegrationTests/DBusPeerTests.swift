@@ -221,6 +221,8 @@ struct DBusPeerTests {
         let announced = try #require(
             await connector.peer.waitForRecord("NewEndpoint") { $0["token"] == .string("token-1") })
         #expect(announced["endpoint"] == .string(endpoint))
+        #expect(announced["interface"] == .string("org.unifiedpush.Connector1"))
+        #expect(registration.version == 1)
         #expect(
             await connector.peer.waitForRecord("Registered")?["result"] == .string("REGISTRATION_SUCCEEDED"))
 
@@ -279,6 +281,60 @@ struct DBusPeerTests {
             destination: PushDistributorPeer.name, path: PushDistributorPeer.path,
             method: "org.unifiedpush.Distributor1.Register", signature: "sss", app, "token-4", "")
         #expect(failed == [.string("REGISTRATION_FAILED"), .string("NETWORK")])
+        #expect(await distributor.peer.stop())
+        #expect(await connector.peer.stop())
+    }
+
+    @Test("the push distributor also speaks spec 0.3 (Distributor2 and Connector2, a{sv} arguments)")
+    func pushDistributorVersion2() async throws {
+        let directory = try TemporaryDirectory(prefix: "dbus")
+        defer { directory.remove() }
+        let bus = try await SessionBus(directory: directory)
+        defer { Task { await bus.stop() } }
+        let distributor = try await PushDistributorPeer(bus: bus, directory: directory)
+        let app = "org.example.PushApp2"
+        let connector = try await PushConnectorPeer(
+            service: app, register: "token-v2", description: "Chat", version: 2, bus: bus, directory: directory)
+
+        // A connector that picks the generation by introspection (as KDE's does) sees both.
+        let introspection = try await bus.call(
+            destination: PushDistributorPeer.name, path: PushDistributorPeer.path,
+            method: "org.freedesktop.DBus.Introspectable.Introspect")
+        let xml = try #require(introspection.first?.string)
+        #expect(xml.contains("org.unifiedpush.Distributor1") && xml.contains("org.unifiedpush.Distributor2"))
+
+        let registration = try #require(await distributor.waitForRegistration { $0.token == "token-v2" })
+        #expect(registration.version == 2)
+        #expect(registration.service == app)
+        #expect(registration.description == "Chat")
+        let announced = try #require(
+            await connector.peer.waitForRecord("NewEndpoint") { $0["token"] == .string("token-v2") })
+        #expect(announced["interface"] == .string("org.unifiedpush.Connector2"))
+        #expect(announced["endpoint"] == registration.endpoint.map(RecordValue.string))
+
+        try await distributor.send(token: "token-v2", message: [9, 8, 7], id: "m-2")
+        let pushed = try #require(connector.records().first { $0.event == "Message" })
+        #expect(pushed["interface"] == .string("org.unifiedpush.Connector2"))
+        #expect(pushed["message"]?.bytes == [9, 8, 7])
+        // Connector2.Message acknowledges the message by its id.
+        let delivered = try #require(distributor.deliveries().last)
+        #expect(delivered["reply"] == .array([.object(["id": .string("m-2")])]))
+
+        // Distributor2.Unregister answers an empty dictionary and confirms with the token.
+        let unregistered = try await bus.call(
+            destination: PushDistributorPeer.name, path: PushDistributorPeer.path,
+            method: "org.unifiedpush.Distributor2.Unregister", signature: "a{sv}", "1", "token", "s", "token-v2")
+        #expect(unregistered == [.object([:])])
+        #expect(await connector.peer.waitForRecord("Unregistered") { $0["token"] == .string("token-v2") } != nil)
+
+        try await distributor.failRegistrations(reason: "VAPID_REQUIRED")
+        let failed = try await bus.call(
+            destination: PushDistributorPeer.name, path: PushDistributorPeer.path,
+            method: "org.unifiedpush.Distributor2.Register", signature: "a{sv}",
+            "2", "service", "s", app, "token", "s", "token-v3")
+        let answer = try #require(failed.first?.object)
+        #expect(answer["success"]?.object?["data"] == .string("REGISTRATION_FAILED"))
+        #expect(answer["reason"]?.object?["data"] == .string("VAPID_REQUIRED"))
         #expect(await distributor.peer.stop())
         #expect(await connector.peer.stop())
     }

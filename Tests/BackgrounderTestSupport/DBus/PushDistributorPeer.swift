@@ -1,9 +1,11 @@
 import Foundation
 
-/// A UnifiedPush distributor on a test's (session) bus (`Tests/Fixtures/dbus/push_distributor.py`,
-/// D-Bus spec 0.2, `org.unifiedpush.Distributor1`): owns `org.unifiedpush.Distributor.test`,
-/// answers `Register` with success and a fresh endpoint sent to the connector's
-/// `NewEndpoint`, and pushes the test's messages to the connector's `Message`.
+/// A UnifiedPush distributor on a test's (session) bus (`Tests/Fixtures/dbus/push_distributor.py`):
+/// owns `org.unifiedpush.Distributor.test`, answers `Register` with success and a fresh
+/// endpoint sent to the connector's `NewEndpoint`, and pushes the test's messages to the
+/// connector's `Message`. It serves `org.unifiedpush.Distributor1` (D-Bus spec 0.2) and
+/// `Distributor2` (0.3, `a{sv}` arguments), and calls a connector on the generation it
+/// registered with (`Connector1` or `Connector2`).
 public final class PushDistributorPeer: Sendable {
     /// The distributor's name.
     public static let name = "org.unifiedpush.Distributor.test"
@@ -89,7 +91,8 @@ public final class PushDistributorPeer: Sendable {
     }
 
     /// The calls it made to connectors and how each went (`Delivered`/`DeliveryFailed`
-    /// records with `method`, `service`, `token`, and `error` for a failure).
+    /// records with `method`, `interface`, `service`, `token`, and the connector's `reply`
+    /// or the `error`).
     public func deliveries() -> [PeerRecord] {
         peer.records().filter { $0.event == "Delivered" || $0.event == "DeliveryFailed" }
     }
@@ -103,6 +106,8 @@ public final class PushDistributorPeer: Sendable {
 
 /// One `Register` call as the distributor received it, and its answer.
 public struct PushRegistration: Sendable, Equatable {
+    /// The interface generation used: 1 (`Distributor1`) or 2 (`Distributor2`).
+    public var version: Int
     /// The connector's bus name (the app), where the distributor calls back.
     public var service: String
     /// The connection token.
@@ -121,6 +126,7 @@ public struct PushRegistration: Sendable, Equatable {
         guard record.event == "Register", let service = record["service"]?.string,
             let token = record["token"]?.string
         else { return nil }
+        version = record["version"]?.int ?? 1
         self.service = service
         self.token = token
         description = record["description"]?.string ?? ""
