@@ -22,9 +22,14 @@ cd "$(dirname "$0")/.."
 # and strips its programs; the package test reads the installed man pages (man -w).
 # libcurl4-openssl-dev: the release package links Foundation statically, and its URLSession
 # (FoundationNetworking, which the samples use) links libcurl.
+# libsystemd-dev: sd-bus, the daemon's D-Bus (notifications, MPRIS, logind, UnifiedPush).
+# dbus-daemon: the tests' private buses; python3-dbus, python3-gi: the test peers in
+# Tests/Fixtures/dbus (Debian's /usr/bin/python3); libglib2.0-bin: gdbus (the tests watch
+# signals with gdbus monitor); dbus-bin: dbus-send and dbus-monitor, to poke a bus by hand;
+# playerctl: the MPRIS client the media tests drive (busctl comes with systemd).
 PACKAGES=(gpsd gpsd-clients libgps-dev pulseaudio pulseaudio-utils libpulse-dev libsqlite3-dev socat python3
     gpsbabel libxml2-utils libnotify-bin libsndfile1-dev iproute2 openssl curl systemd dpkg-dev binutils man-db
-    libcurl4-openssl-dev)
+    libcurl4-openssl-dev libsystemd-dev dbus-daemon dbus-bin python3-dbus python3-gi libglib2.0-bin playerctl)
 
 as_root() {
     if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
