@@ -34,9 +34,8 @@ extension AppManager {
         case .launchInBackground where awaitingFirstUnlock:
             // As on a device with a passcode: nothing launches before the first unlock. The
             // event waits with the app, which is launched for it then.
-            launchesAwaitingUnlock[identifier] = reason
-            apps[identifier]?.pendingEvents.append(
-                EventNotice(reason: reason, payload: payload, task: task, session: session))
+            launchesAwaitingUnlock[identifier, default: []].append(
+                DeferredLaunch(reason: reason, window: window, payload: payload, task: task, session: session))
             logger.notice("\(reason.rawValue) event waits for the first unlock after boot")
             return (
                 Done(detail: "\(identifier) will be launched for \(reason.rawValue) after the first unlock since boot"),

@@ -37,13 +37,28 @@ extension AppManager {
         awaitingFirstUnlock = false
         let waiting = launchesAwaitingUnlock
         launchesAwaitingUnlock = [:]
-        for (identifier, reason) in waiting.sorted(by: { $0.key < $1.key }) {
-            do {
-                try launchInBackground(identifier, reason: reason)
-                appLogger(identifier).info("launched for \(reason.rawValue) after the first unlock")
-            } catch {
-                appLogger(identifier).warning("not launched after the first unlock: \(error.message)")
+        for (identifier, launches) in waiting.sorted(by: { $0.key < $1.key }) {
+            for launch in launches {
+                do {
+                    // The event as it came: the first launches the app, the rest wait for it.
+                    _ = try deliverEvent(
+                        identifier, launch.reason, window: launch.window, payload: launch.payload, task: launch.task,
+                        session: launch.session)
+                    appLogger(identifier).info("\(launch.reason.rawValue) delivered after the first unlock")
+                } catch {
+                    appLogger(identifier).warning(
+                        "\(launch.reason.rawValue) not delivered after the first unlock: \(error.message)")
+                }
             }
         }
     }
+}
+
+/// An event that would have launched an app before the first unlock since boot.
+struct DeferredLaunch: Sendable {
+    var reason: LaunchReason
+    var window: EventWindowKind? = nil
+    var payload: JSONValue? = nil
+    var task: String? = nil
+    var session: String? = nil
 }

@@ -38,8 +38,8 @@ actor AppManager {
     /// Locked since boot and not yet unlocked: background launches wait, as on a device with
     /// a passcode before its first unlock.
     var awaitingFirstUnlock = false
-    /// Background launches that wait for the first unlock, with their reasons.
-    var launchesAwaitingUnlock: [String: LaunchReason] = [:]
+    /// Background launches that wait for the first unlock, by app: the events they were for.
+    var launchesAwaitingUnlock: [String: [DeferredLaunch]] = [:]
     /// The policy's scheduling numbers for an app, on external power or not: event windows'
     /// lengths, fetch and push budgets.
     let schedulingNumbers: @Sendable (AppManifest, _ onExternalPower: Bool) -> SchedulingPolicy
@@ -244,7 +244,7 @@ actor AppManager {
         guard apps[identifier]?.process == nil else { return }
         if awaitingFirstUnlock {
             _ = try app(identifier)
-            launchesAwaitingUnlock[identifier] = reason
+            launchesAwaitingUnlock[identifier, default: []].append(DeferredLaunch(reason: reason))
             appLogger(identifier).notice("launch for \(reason.rawValue) waits for the first unlock after boot")
             throw ProtocolError(
                 .invalidState,

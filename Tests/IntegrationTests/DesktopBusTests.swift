@@ -1,0 +1,230 @@
+import BackgrounderCore
+import BackgrounderProtocol
+import BackgrounderTestSupport
+import Foundation
+import Testing
+
+/// The desktop over D-Bus, against real `dbus-daemon`s the tests start: logind's screen lock
+/// (a stand-in logind on a bus playing the system bus), UnifiedPush (a test distributor), and
+/// a daemon with no bus at all.
+@Suite("The desktop over D-Bus", .enabled(if: SessionBus.isAvailable))
+struct DesktopBusTests {
+    typealias Running = LifecycleTests.Running
+
+    private static func testApp(_ name: String, behavior: String, modes: [String]) -> (String) throws -> Void {
+        { bundles in _ = try TestAppBundles.make(name, behavior: behavior, modes: modes, into: bundles) }
+    }
+
+    // MARK: Screen lock
+
+    @Test("logind's Lock and Unlock signals and its LockedHint move the foreground app")
+    func logindLockMovesForegroundApp() async throws {
+        let directory = try TemporaryDirectory(prefix: "logind")
+        defer { directory.remove() }
+        let system = try await SessionBus(directory: directory, name: "system")
+        let logind = try await LogindPeer(bus: system, directory: directory)
+        let running = try await Running(
+            prefix: "logind-daemon", environment: logind.environment,
+            setUp: Self.testApp("Front", behavior: "idle", modes: ["fetch"]))
+        defer {
+            Task {
+                await running.tearDown()
+                await logind.stop()
+                await system.stop()
+            }
+        }
+        let id = "org.backgrounder.tests.front"
+        #expect(
+            await waitUntil {
+                (try? running.daemon.status().desktop?.screenLock)?.contains(LogindPeer.sessionPath) == true
+            }, "\(running.daemon.log.suffix(2000))")
+        _ = try running.request(.open(AppReference(bundle: id)))
+        #expect(try await waitUntil { try running.app(id).state == .active })
+
+        try await logind.lock()
+        #expect(try await waitUntil { try running.app(id).state != .active })
+        #expect(try [.background, .suspended].contains(running.app(id).state))
+        try await logind.unlock()
+        #expect(try await waitUntil { try running.app(id).state == .active })
+
+        // A screen locker that sets the hint instead of answering the signals.
+        try await logind.setLockedHint(true)
+        #expect(try await waitUntil { try running.app(id).state != .active })
+        try await logind.setLockedHint(false)
+        #expect(try await waitUntil { try running.app(id).state == .active })
+    }
+
+    @Test("locked since boot, a push for an app that is not running waits for the first unlock, then launches it")
+    func backgroundLaunchWaitsForFirstUnlock() async throws {
+        let directory = try TemporaryDirectory(prefix: "firstunlock")
+        defer { directory.remove() }
+        let system = try await SessionBus(directory: directory, name: "system")
+        let logind = try await LogindPeer(bus: system, directory: directory)
+        try await logind.setLockedHint(true)
+        let running = try await Running(
+            prefix: "firstunlock-daemon", extraArguments: ["--scheduling", "pushWindow=30"],
+            environment: logind.environment,
+            setUp: Self.testApp("Waiting", behavior: "push", modes: ["remote-notification"]))
+        defer {
+            Task {
+                await running.tearDown()
+                await logind.stop()
+                await system.stop()
+            }
+        }
+        let id = "org.backgrounder.tests.waiting"
+        #expect(
+            await waitUntil {
+                (try? running.daemon.status().desktop?.screenLock)?.contains(LogindPeer.sessionPath) == true
+            })
+        #expect(await waitUntil { running.daemon.log.contains("background launches wait for the first unlock") })
+
+        let payload = JSONValue.object(["aps": .object(["content-available": .number(1)]), "n": .number(3)])
+        guard case .pushed(let result) = try running.request(.push(PushRequest(bundle: id, payload: payload))) else {
+            Issue.record("the push was refused")
+            return
+        }
+        #expect(result.detail.contains("after the first unlock"), "\(result.detail)")
+        try await Task.sleep(for: .seconds(2))
+        #expect(try running.app(id).state == .notRunning, "nothing launches before the first unlock")
+
+        try await logind.setLockedHint(false)
+        #expect(
+            await waitUntil { running.appLog(id).contains(#"push {"aps":{"content-available":1},"n":3}"#) },
+            "\(running.appLog(id))\n\(running.daemon.log.suffix(2000))")
+    }
+
+    // MARK: UnifiedPush
+
+    @Test("an app with a device token is registered with the distributor, and its messages arrive as silent pushes")
+    func unifiedPushMessageWakesApp() async throws {
+        let directory = try TemporaryDirectory(prefix: "unifiedpush")
+        defer { directory.remove() }
+        let bus = try await SessionBus(directory: directory)
+        let distributor = try await PushDistributorPeer(bus: bus, directory: directory)
+        let running = try await Running(
+            prefix: "unifiedpush-daemon", extraArguments: ["--scheduling", "pushWindow=30"],
+            environment: bus.environment,
+            setUp: Self.testApp("Pushed", behavior: "push", modes: ["remote-notification"]))
+        defer {
+            Task {
+                await running.tearDown()
+                await distributor.stop()
+                await bus.stop()
+            }
+        }
+        let id = "org.backgrounder.tests.pushed"
+        _ = try running.request(.open(AppReference(bundle: id)))
+        #expect(await waitUntil { running.appLog(id).contains("device token ") })
+        let token = try #require(
+            running.appLog(id).split(separator: "\n").first { $0.hasPrefix("device token ") }.map {
+                String($0.dropFirst(13))
+            })
+        _ = try running.request(.home)
+
+        let registration = try #require(await distributor.waitForRegistration { $0.token == token })
+        #expect(registration.service == "org.backgrounder.Push.org.backgrounder.tests.pushed")
+        #expect(registration.description == id)
+        #expect(
+            await waitUntil {
+                running.daemon.log.contains("UnifiedPush: \(id)'s endpoint is \(PushDistributorPeer.endpointPrefix)")
+            })
+        #expect(try running.daemon.status().desktop?.unifiedPush == "distributor \(PushDistributorPeer.name)")
+        #expect(try await waitUntil(timeout: .seconds(30)) { try running.app(id).state == .suspended })
+
+        // A JSON push payload passes as it is and wakes the suspended app.
+        try await distributor.send(token: token, message: Array(#"{"aps":{"content-available":1},"n":7}"#.utf8))
+        #expect(
+            await waitUntil { running.appLog(id).contains(#"push {"aps":{"content-available":1},"n":7}"#) },
+            "\(running.appLog(id))\n\(running.daemon.log.suffix(2000))")
+        // Anything else is carried whole.
+        try await distributor.send(token: token, message: Array("ping".utf8), id: "m2")
+        #expect(await waitUntil { running.appLog(id).contains(#""message":"ping""#) })
+
+        // Another peer on the bus is not the distributor: its "push" is refused and reaches no app.
+        await #expect(throws: BusCallError.self) {
+            try await bus.call(
+                destination: registration.service, path: "/org/unifiedpush/Connector",
+                method: "org.unifiedpush.Connector1.Message", signature: "says", token, "2", "104", "105", "forged")
+        }
+        try await Task.sleep(for: .seconds(1))
+        #expect(!running.appLog(id).contains("forged"))
+        #expect(!running.appLog(id).contains(#""message":"hi""#))
+        #expect(running.daemon.log.contains("not the distributor"))
+    }
+
+    @Test("with no distributor installed, bgctl status says so")
+    func noDistributor() async throws {
+        let directory = try TemporaryDirectory(prefix: "nodistributor")
+        defer { directory.remove() }
+        let bus = try await SessionBus(directory: directory)
+        let running = try await Running(
+            prefix: "nodistributor-daemon", environment: bus.environment,
+            setUp: Self.testApp("Lonely", behavior: "push", modes: ["remote-notification"]))
+        defer {
+            Task {
+                await running.tearDown()
+                await bus.stop()
+            }
+        }
+        #expect(
+            await waitUntil {
+                (try? running.daemon.status().desktop?.unifiedPush)?.contains("no UnifiedPush distributor") == true
+            })
+        #expect(try running.daemon.status().desktop?.sessionBus.state == .connected)
+    }
+
+    // MARK: No bus
+
+    @Test("without a session or system bus the daemon runs on, and bgctl status says why each is absent")
+    func withoutBuses() async throws {
+        let running = try await Running(
+            prefix: "nobus",
+            environment: ["DBUS_SESSION_BUS_ADDRESS": "", "DBUS_SYSTEM_BUS_ADDRESS": ""],
+            setUp: Self.testApp("Alone", behavior: "idle", modes: ["fetch"]))
+        defer { Task { await running.tearDown() } }
+        let id = "org.backgrounder.tests.alone"
+        _ = try running.request(.open(AppReference(bundle: id)))
+        #expect(try await waitUntil { try running.app(id).state == .active })
+        let desktop = try #require(try running.daemon.status().desktop)
+        #expect(desktop.sessionBus.state == .disconnected)
+        #expect(desktop.sessionBus.detail?.contains("DBUS_SESSION_BUS_ADDRESS is empty") == true)
+        #expect(desktop.systemBus.detail?.contains("DBUS_SYSTEM_BUS_ADDRESS is empty") == true)
+        #expect(desktop.mediaPlayers == 0)
+    }
+
+    @Test("a session bus that appears late, dies and comes back is followed")
+    func sessionBusComesAndGoes() async throws {
+        let directory = try TemporaryDirectory(prefix: "lateBus")
+        defer { directory.remove() }
+        let address = "unix:path=\(directory.appending("bus"))"
+        let running = try await Running(
+            prefix: "latebus-daemon", environment: ["DBUS_SESSION_BUS_ADDRESS": address],
+            setUp: Self.testApp("Steady", behavior: "idle", modes: ["fetch"]))
+        defer { Task { await running.tearDown() } }
+        #expect(
+            await waitUntil {
+                (try? running.daemon.status().desktop?.sessionBus.detail)?.contains("cannot connect") == true
+            }, "\(String(describing: try? running.daemon.status().desktop))")
+
+        let bus = try await SessionBus(directory: directory)
+        #expect(
+            await waitUntil(timeout: .seconds(20)) {
+                (try? running.daemon.status().desktop?.sessionBus.state) == .connected
+            })
+        await bus.stop()
+        #expect(
+            await waitUntil(timeout: .seconds(20)) {
+                (try? running.daemon.status().desktop?.sessionBus.state) == .disconnected
+            })
+        // The daemon serves on.
+        _ = try running.request(.open(AppReference(bundle: "org.backgrounder.tests.steady")))
+        #expect(try await waitUntil { try running.app("org.backgrounder.tests.steady").state == .active })
+        let again = try await SessionBus(directory: directory)
+        defer { Task { await again.stop() } }
+        #expect(
+            await waitUntil(timeout: .seconds(20)) {
+                (try? running.daemon.status().desktop?.sessionBus.state) == .connected
+            })
+    }
+}

@@ -1,0 +1,123 @@
+import BackgrounderCore
+import BackgrounderProtocol
+import BackgrounderTestSupport
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The acceptance for MPRIS: `playerctl`, on a private session bus, lists
+/// BackgroundPlayer's player, shows its metadata, and `play-pause` and `next` reach the app
+/// while it is suspended: it is woken, obeys, and is heard on the null sink's monitor.
+@Suite(
+    "Media keys over MPRIS",
+    .enabled(if: AudioFixture.available && SessionBus.isAvailable && Locations.hasProgram("playerctl")))
+struct MediaKeysTests {
+    static let playerName = "backgrounder.org.backgrounder.samples.backgroundplayer"
+
+    @Test("playerctl lists the player, reads its metadata, and play-pause and next wake a suspended player")
+    func playerctlReachesSuspendedPlayer() async throws {
+        let directory = try TemporaryDirectory(prefix: "mpris")
+        defer { directory.remove() }
+        let bus = try await SessionBus(directory: directory)
+        let pulse = try await PulseAudioServer(directory: directory)
+        let bundles = directory.appending("bundles")
+        try SampleBundles.assemble("BackgroundPlayer", into: bundles)
+        let daemon = try await DaemonProcess(
+            directory: directory, bundleDirectories: [bundles], pulseServer: pulse.server,
+            extraArguments: LifecycleTests.fastPolicy, environment: bus.environment)
+        defer {
+            Task {
+                await daemon.stop()
+                await pulse.stop()
+                await bus.stop()
+            }
+        }
+        #expect(await waitUntil { (try? daemon.status().pulseAudio.state) == .connected })
+        let id = AudioFixture.player
+        func player() throws -> AppInfo {
+            guard case .apps(let list) = try daemon.client().request(.ps).body,
+                let app = list.apps.first(where: { $0.id == id })
+            else { throw HarnessError("no player in ps") }
+            return app
+        }
+        func ctl(_ arguments: String...) async throws -> String {
+            let result = try await BusTool.run(
+                "/usr/bin/playerctl", ["-p", Self.playerName] + arguments,
+                environment: [
+                    "DBUS_SESSION_BUS_ADDRESS": bus.address,
+                    "DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(bus.socketPath)-no-system-bus",
+                ])
+            return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+
+        // Two tones of different pitch, so the capture tells which track plays.
+        let music = daemon.stateDirectory + "/data/" + id + "/music"
+        try FileManager.default.createDirectory(atPath: music, withIntermediateDirectories: true)
+        for (name, frequency) in [("1-low.wav", 330.0), ("2-high.wav", 880.0)] {
+            let samples = (0..<(44_100 * 30)).flatMap { index -> [Int16] in
+                let value = Int16(16_000 * sin(2 * Double.pi * frequency * Double(index) / 44_100))
+                return [value, value]
+            }
+            try WAVFile.write(samples: samples, sampleRate: 44_100, channels: 2, to: music + "/" + name)
+            chmod(music + "/" + name, 0o644)
+        }
+        chmod(music, 0o755)
+
+        _ = try daemon.client().request(
+            .remoteCommand(RemoteCommandRequest(bundle: id, command: .play, argument: music)))
+        #expect(
+            await waitUntil(timeout: .seconds(20)) {
+                (try? await playerctl("-l", bus: bus).output.contains(Self.playerName)) == true
+            }, "the player is listed: \(daemon.log.suffix(2000))")
+        #expect(await waitUntil(timeout: .seconds(20)) { (try? await ctl("status")) == "Playing" })
+        let title = try await ctl("metadata", "title")
+        #expect(title == "1-low.wav")
+        #expect(try await ctl("metadata", "mpris:length") == "30000000")
+        #expect(try await ctl("metadata", "xesam:url") == "file://\(music)/1-low.wav")
+
+        // Paused from the media keys, the player loses its audio assertion and is suspended.
+        _ = try daemon.client().request(.home)
+        _ = try await ctl("play-pause")
+        #expect(await waitUntil(timeout: .seconds(20)) { (try? await ctl("status")) == "Paused" })
+        #expect(try await waitUntil(timeout: .seconds(30)) { try player().state == .suspended })
+        // Properties come from the daemon: reading them does not wake the app.
+        #expect(try await ctl("metadata", "title") == "1-low.wav")
+        #expect(try player().state == .suspended)
+
+        let capture = try await PulseCapture(pulse: pulse, path: directory.appending("capture.raw"))
+        let pressedAt = capture.seconds
+        _ = try await ctl("play-pause")
+        #expect(try await waitUntil(timeout: .seconds(20)) { try player().state == .background })
+        #expect(await waitUntil(timeout: .seconds(20)) { (try? await ctl("status")) == "Playing" })
+        try await Task.sleep(for: .seconds(3))
+
+        // Next, while it plays in the background.
+        let nextAt = capture.seconds
+        _ = try await ctl("next")
+        #expect(await waitUntil(timeout: .seconds(20)) { (try? await ctl("metadata", "title")) == "2-high.wav" })
+        try await Task.sleep(for: .seconds(3))
+        let samples = try await capture.stop()
+        #expect(level(samples, from: pressedAt + 1, to: nextAt) > 0.1, "play-pause made it audible")
+        #expect(level(samples, from: nextAt + 1.5, to: nextAt + 2.5) > 0.1, "the next track is audible")
+        #expect(
+            dominantFrequency(samples, from: nextAt + 1.5, seconds: 1) > 600,
+            "the high tone of the second track plays after next")
+        #expect(try player().state == .background, "playing in the background, not suspended")
+    }
+
+    /// The frequency with the most zero crossings' worth in a second of mono samples.
+    private func dominantFrequency(_ samples: [Double], from start: Double, seconds: Double) -> Double {
+        let rate = Double(PulseCapture.sampleRate)
+        let first = max(0, Int(start * rate))
+        let last = min(samples.count, first + Int(seconds * rate))
+        guard last > first + 1 else { return 0 }
+        var crossings = 0
+        for index in (first + 1)..<last where (samples[index - 1] < 0) != (samples[index] < 0) {
+            crossings += 1
+        }
+        return Double(crossings) / 2 / (Double(last - first) / rate)
+    }
+}
