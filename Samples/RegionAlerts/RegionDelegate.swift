@@ -6,7 +6,9 @@ import SampleSupport
 /// each time the device enters or leaves one.
 ///
 /// It needs no background mode: as on iOS, a region event launches the app if it is not
-/// running, and wakes it if it is suspended.
+/// running, and wakes it if it is suspended. Each alert is also posted as a local notification
+/// (`UNUserNotificationCenter`), which the daemon shows on the desktop, or in the app's log
+/// without one; a person allows them with `bgctl authorize ID notifications`.
 @MainActor
 final class RegionDelegate: ApplicationDelegate, LocationManagerDelegate {
     private let files = RegionFiles.forApp()
@@ -24,6 +26,15 @@ final class RegionDelegate: ApplicationDelegate, LocationManagerDelegate {
                     + "`bgctl authorize \(RegionFiles.bundleIdentifier) location always`")
         }
         sync(manager, quietWhenUnchanged: false)
+        Task {
+            let granted =
+                (try? await UNUserNotificationCenter.current().requestAuthorization(options: [.alert])) ?? false
+            if !granted {
+                say(
+                    "alerts are not posted as notifications until "
+                        + "`bgctl authorize \(RegionFiles.bundleIdentifier) notifications`")
+            }
+        }
     }
 
     func applicationDidBecomeActive(_ application: Application) {
@@ -85,7 +96,22 @@ final class RegionDelegate: ApplicationDelegate, LocationManagerDelegate {
             say("alert not logged: \(error)")
         }
         say(line)
-        DesktopNotification.show(
-            transition == .enter ? "Arrived at \(region.identifier)" : "Left \(region.identifier)", body: line)
+        post(transition == .enter ? "Arrived at \(region.identifier)" : "Left \(region.identifier)", body: line)
+    }
+
+    /// Posts an alert at once; a newer alert for the same region replaces an older one.
+    private func post(_ title: String, body: String) {
+        let content = UNMutableNotificationContent()
+        content.title = title
+        content.body = body
+        content.threadIdentifier = "regions"
+        let request = UNNotificationRequest(identifier: title, content: content, trigger: nil)
+        Task {
+            do {
+                try await UNUserNotificationCenter.current().add(request)
+            } catch {
+                say("alert not posted as a notification: \(error)")
+            }
+        }
     }
 }
