@@ -220,7 +220,7 @@ struct RequestRouter: Sendable {
             }
         case .removeNotifications(let removal):
             return asApp { bundle in
-                .done(try await apps.notifications { notifications, _ in try notifications.remove(bundle, removal) })
+                .done(try await apps.notifications { try $0.remove(bundle, removal, in: $1) })
             }
         case .notificationPresentation(let presentation):
             return asApp { bundle in

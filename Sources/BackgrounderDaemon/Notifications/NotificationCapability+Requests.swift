@@ -58,15 +58,16 @@ extension NotificationCapability {
         } catch {
             throw ProtocolError(.badRequest, error.description)
         }
-        if case .location = request.trigger {
-            throw ProtocolError(
-                .unavailable, "trigger.region: location triggers are not supported by this daemon yet")
-        }
         let own = pending[identifier] ?? [:]
         if own[request.identifier] == nil && own.count >= NotificationLimits.maximumPendingPerApp {
             throw ProtocolError(
                 .limitReached,
                 "\(identifier) already has \(own.count) pending notification requests, the most an app may have")
+        }
+        if case .location(let region, _) = request.trigger {
+            try watchRegion(identifier, request.identifier, region, in: apps)
+        } else if own[request.identifier]?.request.isRegionTriggered == true {
+            stopWatching(identifier, [request.identifier], in: apps)
         }
         let entry = PendingNotification(request: request, nextFire: first?.timeIntervalSince1970)
         do {
@@ -118,12 +119,18 @@ extension NotificationCapability {
     }
 
     /// `NOTIFICATION_REMOVE` from an app: some or all of its own.
-    func remove(_ identifier: String, _ removal: NotificationRemoval) throws(ProtocolError) -> Done {
+    func remove(_ identifier: String, _ removal: NotificationRemoval, in apps: isolated AppManager)
+        throws(ProtocolError) -> Done
+    {
         let names = removal.identifiers
         var handles: [String] = []
         switch removal.list {
         case .pending:
-            if let names { for name in names { pending[identifier]?[name] = nil } } else { pending[identifier] = nil }
+            let own = pending[identifier] ?? [:]
+            let gone = names.map { names in own.filter { names.contains($0.key) } } ?? own
+            stopWatching(
+                identifier, gone.values.filter(\.request.isRegionTriggered).map(\.request.identifier), in: apps)
+            for name in gone.keys { pending[identifier]?[name] = nil }
         case .delivered:
             let own = delivered[identifier] ?? [:]
             let gone = names.map { names in own.filter { names.contains($0.key) } } ?? own
@@ -155,6 +162,36 @@ extension NotificationCapability {
         }
         show(identifier, asked.notification, in: apps)
         return Done(detail: "notification \(presentation.request) shown")
+    }
+
+    // MARK: Location triggers
+
+    /// Hands a location trigger's region to the location capability (see
+    /// LocationCapability+Notifications.swift).
+    func watchRegion(_ identifier: String, _ request: String, _ region: CircularRegion, in apps: isolated AppManager)
+        throws(ProtocolError)
+    {
+        do {
+            try apps.location { try $0.monitorForNotification(identifier, request: request, region, in: $1) }
+        } catch let error as ProtocolError {
+            throw error
+        } catch {
+            throw ProtocolError(.unavailable, "trigger.region: \(error)")
+        }
+    }
+
+    /// Stops watching the regions of requests no longer pending.
+    func stopWatching(_ identifier: String, _ requests: [String], in apps: isolated AppManager) {
+        guard !requests.isEmpty else { return }
+        try? apps.location { location, _ in location.stopMonitoringForNotifications(identifier, requests: requests) }
+    }
+
+    /// The device entered or left a location trigger's region (as its `notifyOnEntry` and
+    /// `notifyOnExit` ask): the request fires; the app is neither woken nor launched.
+    func regionCrossed(_ identifier: String, request: String, in apps: isolated AppManager) {
+        guard let entry = pending[identifier]?[request], entry.request.isRegionTriggered else { return }
+        let now = clock()
+        fire(identifier, entry, due: now, now: now, in: apps)
     }
 
     // MARK: Activation

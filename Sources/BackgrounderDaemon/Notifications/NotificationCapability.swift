@@ -127,6 +127,7 @@ final class NotificationCapability: AppCapability {
             pending[bundle]?[request.identifier]?.nextFire = next.timeIntervalSince1970
         } else if !request.isRegionTriggered || !(request.trigger?.repeats ?? false) {
             pending[bundle]?[request.identifier] = nil
+            if request.isRegionTriggered { stopWatching(bundle, [request.identifier], in: apps) }
         }
         do {
             try store.recordFired(
