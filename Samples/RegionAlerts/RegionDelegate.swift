@@ -6,9 +6,10 @@ import SampleSupport
 /// each time the device enters or leaves one.
 ///
 /// It needs no background mode: as on iOS, a region event launches the app if it is not
-/// running, and wakes it if it is suspended. Each alert is also posted as a local notification
-/// (`UNUserNotificationCenter`), which the daemon shows on the desktop, or in the app's log
-/// without one; a person allows them with `bgctl authorize ID notifications`.
+/// running, and wakes it if it is suspended. The person is told by local notifications with
+/// location triggers (RegionNotifications), which the daemon posts by itself on each crossing,
+/// on the desktop or, without one, in the app's log; a person allows them with
+/// `bgctl authorize ID notifications`.
 @MainActor
 final class RegionDelegate: ApplicationDelegate, LocationManagerDelegate {
     private let files = RegionFiles.forApp()
@@ -26,15 +27,6 @@ final class RegionDelegate: ApplicationDelegate, LocationManagerDelegate {
                     + "`bgctl authorize \(RegionFiles.bundleIdentifier) location always`")
         }
         sync(manager, quietWhenUnchanged: false)
-        Task {
-            let granted =
-                (try? await UNUserNotificationCenter.current().requestAuthorization(options: [.alert])) ?? false
-            if !granted {
-                say(
-                    "alerts are not posted as notifications until "
-                        + "`bgctl authorize \(RegionFiles.bundleIdentifier) notifications`")
-            }
-        }
     }
 
     func applicationDidBecomeActive(_ application: Application) {
@@ -56,10 +48,44 @@ final class RegionDelegate: ApplicationDelegate, LocationManagerDelegate {
         let sync = RegionSync(wanted: file.regions, monitored: manager.monitoredRegions)
         for region in sync.stop { manager.stopMonitoring(for: region) }
         for region in sync.start { manager.startMonitoring(for: region) }
+        syncNotifications(file.regions)
         if !sync.isEmpty || !quietWhenUnchanged {
             say(
                 "monitoring \(file.regions.count) regions from \(files.regions) "
                     + "(\(sync.start.count) started, \(sync.stop.count) stopped, \(sync.unchanged) unchanged)")
+        }
+    }
+
+    /// Makes the daemon post a notification on each region's entry and exit by itself
+    /// (location triggers), so one arrives even before the app is relaunched for the log.
+    private func syncNotifications(_ regions: [CircularRegion]) {
+        Task {
+            let center = UNUserNotificationCenter.current()
+            guard (try? await center.requestAuthorization(options: [.alert])) == true else {
+                say(
+                    "alerts are not posted as notifications until "
+                        + "`bgctl authorize \(RegionFiles.bundleIdentifier) notifications`")
+                return
+            }
+            let pending = await center.pendingNotificationRequests().map {
+                ($0.identifier, ($0.trigger as? UNLocationNotificationTrigger)?.region)
+            }
+            let changes = RegionNotifications.changes(
+                wanted: RegionNotifications.plans(for: regions), pending: pending)
+            if !changes.remove.isEmpty { center.removePendingNotificationRequests(withIdentifiers: changes.remove) }
+            for plan in changes.add {
+                let content = UNMutableNotificationContent()
+                content.title = plan.title
+                content.body = plan.body
+                content.threadIdentifier = "regions"
+                let trigger = UNLocationNotificationTrigger(region: plan.region, repeats: true)
+                do {
+                    try await center.add(
+                        UNNotificationRequest(identifier: plan.identifier, content: content, trigger: trigger))
+                } catch {
+                    say("no notification for '\(plan.identifier)': \(error)")
+                }
+            }
         }
     }
 
@@ -85,7 +111,7 @@ final class RegionDelegate: ApplicationDelegate, LocationManagerDelegate {
         say("location authorized: \(manager.authorizationStatus.rawValue)")
     }
 
-    /// Records an alert and shows it. The event carries no fix, so its time is that of the
+    /// Records an alert. The event carries no fix, so its time is that of the
     /// last fix this app heard, or else now.
     private func alert(_ transition: AlertLog.Transition, _ region: CircularRegion, _ manager: LocationManager) {
         let time = manager.location?.timestamp ?? Date().timeIntervalSince1970
@@ -96,22 +122,5 @@ final class RegionDelegate: ApplicationDelegate, LocationManagerDelegate {
             say("alert not logged: \(error)")
         }
         say(line)
-        post(transition == .enter ? "Arrived at \(region.identifier)" : "Left \(region.identifier)", body: line)
-    }
-
-    /// Posts an alert at once; a newer alert for the same region replaces an older one.
-    private func post(_ title: String, body: String) {
-        let content = UNMutableNotificationContent()
-        content.title = title
-        content.body = body
-        content.threadIdentifier = "regions"
-        let request = UNNotificationRequest(identifier: title, content: content, trigger: nil)
-        Task {
-            do {
-                try await UNUserNotificationCenter.current().add(request)
-            } catch {
-                say("alert not posted as a notification: \(error)")
-            }
-        }
     }
 }
