@@ -135,6 +135,44 @@ struct NotificationTests {
         #expect(await waitUntil { running.appLog(id).contains("notification reminder (log:") })
     }
 
+    @Test("an app in front that does not answer willPresent within a second is not shown the notification")
+    func unansweredWillPresent() async throws {
+        var id = ""
+        let running = try await Running(prefix: "notifysilent") { bundles in
+            id = try PythonAppBundles.make(
+                "Silent",
+                script: """
+                    \(PythonAppBundles.checkIn)
+                    report("add", request({"class": "NOTIFICATION_ADD", "identifier": "now", "content": {"title": "x"}}))
+                    time.sleep(2.5)
+                    request({"class": "NOTIFICATION_LIST", "list": "delivered"})
+                    report("notices", [notice.get("class") for notice in _queued])
+                    report("late answer", request({"class": "NOTIFICATION_PRESENTATION", "request": "now",
+                                                   "options": ["banner"]}))
+                    report("done", True)
+                    while True:
+                        time.sleep(1)
+                    """,
+                into: bundles)
+        }
+        defer { Task { await running.tearDown() } }
+        try Self.grant(running, id)
+        _ = try running.request(.open(AppReference(bundle: id)))
+        #expect(await waitUntil { TrustBoundaryTests.report(running, id).contains("\"done\"") })
+        let values = Self.reported(running, id)
+        #expect(values["add"]?["class"] == .string("OK"), "\(values)")
+        let notices = values["notices"].flatMap { notices -> [JSONValue]? in
+            guard case .array(let notices) = notices else { return nil }
+            return notices
+        }
+        #expect(notices?.filter { $0 == .string("NOTIFICATION_WILL_PRESENT") }.count == 1, "\(values)")
+        #expect(values["late answer"]?["code"] == .string("notFound"), "an answer after the wait shows nothing")
+        #expect(running.daemon.log.contains("did not answer willPresent in time"), "\(running.daemon.log)")
+        let list = try Self.list(running, id)
+        #expect(list.delivered.isEmpty && list.pending.isEmpty, "\(list)")
+        #expect(!running.appLog(id).contains("notification now (log:"))
+    }
+
     @Test("an app cannot add without a grant, exceed 64 pending, touch another app's notifications, or act as a person")
     func hostileApp() async throws {
         var victim = ""
