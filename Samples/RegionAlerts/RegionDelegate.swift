@@ -6,7 +6,10 @@ import SampleSupport
 /// each time the device enters or leaves one.
 ///
 /// It needs no background mode: as on iOS, a region event launches the app if it is not
-/// running, and wakes it if it is suspended.
+/// running, and wakes it if it is suspended. The person is told by local notifications with
+/// location triggers (RegionNotifications), which the daemon posts by itself on each crossing,
+/// on the desktop or, without one, in the app's log; a person allows them with
+/// `bgctl authorize ID notifications`.
 @MainActor
 final class RegionDelegate: ApplicationDelegate, LocationManagerDelegate {
     private let files = RegionFiles.forApp()
@@ -45,10 +48,44 @@ final class RegionDelegate: ApplicationDelegate, LocationManagerDelegate {
         let sync = RegionSync(wanted: file.regions, monitored: manager.monitoredRegions)
         for region in sync.stop { manager.stopMonitoring(for: region) }
         for region in sync.start { manager.startMonitoring(for: region) }
+        syncNotifications(file.regions)
         if !sync.isEmpty || !quietWhenUnchanged {
             say(
                 "monitoring \(file.regions.count) regions from \(files.regions) "
                     + "(\(sync.start.count) started, \(sync.stop.count) stopped, \(sync.unchanged) unchanged)")
+        }
+    }
+
+    /// Makes the daemon post a notification on each region's entry and exit by itself
+    /// (location triggers), so one arrives even before the app is relaunched for the log.
+    private func syncNotifications(_ regions: [CircularRegion]) {
+        Task {
+            let center = UNUserNotificationCenter.current()
+            guard (try? await center.requestAuthorization(options: [.alert])) == true else {
+                say(
+                    "alerts are not posted as notifications until "
+                        + "`bgctl authorize \(RegionFiles.bundleIdentifier) notifications`")
+                return
+            }
+            let pending = await center.pendingNotificationRequests().map {
+                ($0.identifier, ($0.trigger as? UNLocationNotificationTrigger)?.region)
+            }
+            let changes = RegionNotifications.changes(
+                wanted: RegionNotifications.plans(for: regions), pending: pending)
+            if !changes.remove.isEmpty { center.removePendingNotificationRequests(withIdentifiers: changes.remove) }
+            for plan in changes.add {
+                let content = UNMutableNotificationContent()
+                content.title = plan.title
+                content.body = plan.body
+                content.threadIdentifier = "regions"
+                let trigger = UNLocationNotificationTrigger(region: plan.region, repeats: true)
+                do {
+                    try await center.add(
+                        UNNotificationRequest(identifier: plan.identifier, content: content, trigger: trigger))
+                } catch {
+                    say("no notification for '\(plan.identifier)': \(error)")
+                }
+            }
         }
     }
 
@@ -74,7 +111,7 @@ final class RegionDelegate: ApplicationDelegate, LocationManagerDelegate {
         say("location authorized: \(manager.authorizationStatus.rawValue)")
     }
 
-    /// Records an alert and shows it. The event carries no fix, so its time is that of the
+    /// Records an alert. The event carries no fix, so its time is that of the
     /// last fix this app heard, or else now.
     private func alert(_ transition: AlertLog.Transition, _ region: CircularRegion, _ manager: LocationManager) {
         let time = manager.location?.timestamp ?? Date().timeIntervalSince1970
@@ -85,7 +122,5 @@ final class RegionDelegate: ApplicationDelegate, LocationManagerDelegate {
             say("alert not logged: \(error)")
         }
         say(line)
-        DesktopNotification.show(
-            transition == .enter ? "Arrived at \(region.identifier)" : "Left \(region.identifier)", body: line)
     }
 }

@@ -1,5 +1,5 @@
 public import BackgrounderCore
-public import BackgrounderProtocol
+import BackgrounderProtocol
 import Foundation
 
 /// Background fetch and remote notifications, as `UIApplication` and its delegate offer them.

@@ -1,5 +1,5 @@
 public import BackgrounderCore
-public import BackgrounderProtocol
+import BackgrounderProtocol
 public import Foundation
 import Synchronization
 
@@ -249,6 +249,8 @@ public final class Application {
             RemoteCommandCenter.shared.receive(command)
         case .transferUpdate(let transfer):
             URLSessionRegistry.shared.receive(transfer)
+        case .notificationWillPresent, .notificationResponse:
+            UNUserNotificationCenter.current().receive(message)
         case .expire(let expire):
             for task in expire.tasks {
                 expirationHandlers.removeValue(forKey: task)?()

@@ -34,4 +34,4 @@ public typealias BackgroundFetchInterval = BackgrounderCore.BackgroundFetchInter
 /// `UIBackgroundFetchResult`.
 public typealias BackgroundFetchResult = BackgrounderCore.BackgroundFetchResult
 /// A push payload's values (`userInfo`'s role).
-public typealias JSONValue = BackgrounderProtocol.JSONValue
+public typealias JSONValue = BackgrounderCore.JSONValue

@@ -165,6 +165,10 @@ public struct Daemon: Sendable {
                 SchedulingCapability(store: store, logger: logger, pushConnector: pushConnector),
                 transfers,
                 ResourceCapability(controllers: controllers),
+                NotificationCapability(
+                    store: store,
+                    presenter: LogNotificationPresenter(logger: logger, logPath: { supervisor.logPath(for: $0) }),
+                    logger: logger),
             ],
             limits: configuration.limits,
             schedulingNumbers: schedulingNumbers,
@@ -232,6 +236,8 @@ public struct Daemon: Sendable {
         )
         // Transfers stored by an earlier run resume.
         try? await apps.transfers { $0.reschedule(in: $1) }
+        // So do notifications; those due while the daemon was stopped fire now.
+        try? await apps.notifications { $0.reschedule(in: $1) }
         try await group.run()
         try? await apps.transfers { transfers, _ in transfers.stop() }
         await transfers.client.shutdown()

@@ -104,6 +104,20 @@ public struct ClientMessage: Sendable, Hashable {
         case transfers(TransferQuery)
         /// `DATA_DIRECTORY`: a person asks where an app's data directory is (a sample's command line).
         case dataDirectory(AppReference)
+        /// `NOTIFICATION_AUTHORIZATION`: an app asks whether it may post notifications.
+        case requestNotificationAuthorization(NotificationAuthorizationRequest)
+        /// `NOTIFICATION_ADD`: an app adds (or replaces) a notification request.
+        case addNotification(NotificationAddRequest)
+        /// `NOTIFICATION_LIST`: an app lists its pending requests or delivered notifications.
+        case listNotifications(NotificationListQuery)
+        /// `NOTIFICATION_REMOVE`: an app removes pending requests or delivered notifications.
+        case removeNotifications(NotificationRemoval)
+        /// `NOTIFICATION_PRESENTATION`: an app in front says how to show a notification.
+        case notificationPresentation(NotificationPresentation)
+        /// `NOTIFICATIONS`: a person lists an app's notifications.
+        case notifications(NotificationsQuery)
+        /// `NOTIFICATION_ACTIVATE`: a person (or the desktop) acts on a delivered notification.
+        case activateNotification(NotificationActivation)
     }
 
     /// The request's identifier, echoed in the reply.
@@ -193,6 +207,13 @@ extension ClientMessage: Codable {
         MessageClass("TRANSFER_ACK", Body.acknowledgeTransfer),
         MessageClass("TRANSFERS", Body.transfers),
         MessageClass("DATA_DIRECTORY", Body.dataDirectory),
+        MessageClass("NOTIFICATION_AUTHORIZATION", Body.requestNotificationAuthorization),
+        MessageClass("NOTIFICATION_ADD", Body.addNotification),
+        MessageClass("NOTIFICATION_LIST", Body.listNotifications),
+        MessageClass("NOTIFICATION_REMOVE", Body.removeNotifications),
+        MessageClass("NOTIFICATION_PRESENTATION", Body.notificationPresentation),
+        MessageClass("NOTIFICATIONS", Body.notifications),
+        MessageClass("NOTIFICATION_ACTIVATE", Body.activateNotification),
     ])
 
     public init(from decoder: any Decoder) throws {

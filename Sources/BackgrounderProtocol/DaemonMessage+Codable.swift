@@ -34,6 +34,10 @@ extension DaemonMessage: Codable {
         MessageClass("TRANSFER_LIST", Body.transferList),
         MessageClass("TRANSFER_UPDATE", Body.transferUpdate),
         MessageClass("DATA_DIRECTORY", Body.dataDirectory),
+        MessageClass("NOTIFICATION_AUTHORIZATION", Body.notificationAuthorization),
+        MessageClass("NOTIFICATIONS", Body.notifications),
+        MessageClass("NOTIFICATION_WILL_PRESENT", Body.notificationWillPresent),
+        MessageClass("NOTIFICATION_RESPONSE", Body.notificationResponse),
     ])
 
     public init(from decoder: any Decoder) throws {

@@ -68,6 +68,14 @@ public struct DaemonMessage: Sendable, Hashable {
         case transferUpdate(TransferInfo)
         /// `DATA_DIRECTORY`: the reply to `DATA_DIRECTORY`.
         case dataDirectory(AppDataDirectory)
+        /// `NOTIFICATION_AUTHORIZATION`: the reply to `NOTIFICATION_AUTHORIZATION`.
+        case notificationAuthorization(NotificationAuthorizationStatus)
+        /// `NOTIFICATIONS`: the reply to `NOTIFICATION_LIST` and `NOTIFICATIONS`.
+        case notifications(NotificationsList)
+        /// `NOTIFICATION_WILL_PRESENT`: a notification is due for an app in front.
+        case notificationWillPresent(NotificationWillPresent)
+        /// `NOTIFICATION_RESPONSE`: a person acted on one of the app's notifications.
+        case notificationResponse(NotificationResponse)
     }
 
     /// The identifier of the request this answers.

@@ -31,11 +31,16 @@ public struct PermissionList: Sendable, Hashable, Codable {
         public var microphone: MicrophoneAuthorization
         /// When a person last changed it, in seconds since 1970; absent if never.
         public var microphoneChangedAt: Double?
+        /// The notifications grant (absent from daemons before protocol 1.4).
+        public var notifications: NotificationAuthorization?
+        /// When a person last changed it, in seconds since 1970; absent if never.
+        public var notificationsChangedAt: Double?
 
         /// Creates an entry.
         public init(
             bundle: String, name: String? = nil, loaded: Bool, location: LocationAuthorization,
-            locationChangedAt: Double? = nil, microphone: MicrophoneAuthorization, microphoneChangedAt: Double? = nil
+            locationChangedAt: Double? = nil, microphone: MicrophoneAuthorization, microphoneChangedAt: Double? = nil,
+            notifications: NotificationAuthorization? = nil, notificationsChangedAt: Double? = nil
         ) {
             self.bundle = bundle
             self.name = name
@@ -44,6 +49,8 @@ public struct PermissionList: Sendable, Hashable, Codable {
             self.locationChangedAt = locationChangedAt
             self.microphone = microphone
             self.microphoneChangedAt = microphoneChangedAt
+            self.notifications = notifications
+            self.notificationsChangedAt = notificationsChangedAt
         }
     }
 

@@ -22,7 +22,7 @@ extension ClientMessage.Body {
         // What a person does with the device, and what only a person may see or decide.
         case .status, .bundles, .reload, .open, .home, .lock, .unlock, .quit, .ps, .wake, .memoryPressure,
             .authorize, .permissions, .remoteCommand, .audio, .push, .tasks, .simulateTask, .expireTask, .transfers,
-            .dataDirectory:
+            .dataDirectory, .notifications, .activateNotification:
             .person
         // `REGIONS` naming an app is a person asking about it; without one, an app about itself.
         case .regions(let query):
@@ -30,7 +30,9 @@ extension ClientMessage.Body {
         case .checkIn, .beginTask, .endTask, .requestAuthorization, .locationUpdates, .locationReady, .locationAck,
             .startMonitoring, .stopMonitoring, .requestState, .audioSession, .openAudioStream, .audioStreamControl,
             .nowPlaying, .setFetchInterval, .complete, .registerTask, .submitTask, .cancelTasks, .pendingTasks,
-            .registerPush, .unregisterPush, .createTransfer, .cancelTransfer, .transferSession, .acknowledgeTransfer:
+            .registerPush, .unregisterPush, .createTransfer, .cancelTransfer, .transferSession, .acknowledgeTransfer,
+            .requestNotificationAuthorization, .addNotification, .listNotifications, .removeNotifications,
+            .notificationPresentation:
             .app
         }
     }

@@ -12,7 +12,8 @@ struct BGCtl: ParsableCommand {
             Status.self, PS.self, Open.self, Home.self, Lock.self, Unlock.self, Quit.self, Push.self, Tasks.self,
             Transfers.self,
             Simulate.self,
-            Authorize.self, Permissions.self, Regions.self, Audio.self, Logs.self, Bundles.self, Reload.self,
+            Notifications.self, Authorize.self, Permissions.self, Regions.self, Audio.self, Logs.self, Bundles.self,
+            Reload.self,
             Validate.self,
         ]
     )

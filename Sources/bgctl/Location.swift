@@ -13,15 +13,20 @@ struct Authorize: ParsableCommand {
             location never        no location
             microphone [granted]  recording (needs NSMicrophoneUsageDescription)
             microphone denied     no recording
+            notifications [granted]  local notifications (UNUserNotificationCenter)
+            notifications denied     none are added or shown
             The grant is stored and the app hears of it at once.
             """
     )
     @OptionGroup var options: CommonOptions
     @Argument(help: "The app's bundle identifier.", completion: .bundleIdentifier) var id: String
-    @Argument(help: "The service: location or microphone.", completion: .list(["location", "microphone"]))
+    @Argument(
+        help: "The service: location, microphone or notifications.",
+        completion: .list(["location", "microphone", "notifications"]))
     var service: String
     @Argument(
-        help: "For location: always, when-in-use or never; for the microphone: granted (the default) or denied.",
+        help:
+            "For location: always, when-in-use or never; for the microphone and notifications: granted (the default) or denied.",
         completion: .list(["always", "when-in-use", "never", "granted", "denied"]))
     var level: String?
 

@@ -4,11 +4,13 @@ import BackgrounderProtocol
 
 struct Permissions: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Show what each app has been granted (location, microphone); `bgctl authorize` changes it.",
+        abstract:
+            "Show what each app has been granted (location, microphone, notifications); `bgctl authorize` changes it.",
         discussion: """
             Lists every loaded app, and apps no longer loaded that still have grants stored.
-            Location is always, when-in-use, never or not-determined; the microphone granted,
-            denied or not-determined (not determined: nobody decided, so the app gets none).
+            Location is always, when-in-use, never or not-determined; the microphone and
+            notifications granted, denied or not-determined (not determined: nobody decided, so
+            the app gets none).
             """
     )
     @OptionGroup var options: CommonOptions
@@ -29,9 +31,9 @@ struct Permissions: ParsableCommand {
         let rows = list.apps.map { entry in
             [
                 entry.bundle, entry.loaded ? entry.name ?? "-" : "(not loaded)", entry.location.grantWord,
-                entry.microphone.grantWord,
+                entry.microphone.grantWord, entry.notifications?.grantWord ?? "-",
             ]
         }
-        print(table([["ID", "NAME", "LOCATION", "MICROPHONE"]] + rows))
+        print(table([["ID", "NAME", "LOCATION", "MICROPHONE", "NOTIFICATIONS"]] + rows))
     }
 }

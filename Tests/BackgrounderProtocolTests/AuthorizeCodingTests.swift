@@ -49,7 +49,7 @@ struct AuthorizeCodingTests {
         arguments: [
             (
                 #""service":"camera","level":"granted""#,
-                "field 'service': unknown service 'camera' (known: location, microphone)"
+                "field 'service': unknown service 'camera' (known: location, microphone, notifications)"
             ),
             (
                 #""service":"location","level":"sometimes""#,

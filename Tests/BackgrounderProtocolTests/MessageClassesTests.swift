@@ -17,6 +17,10 @@ struct MessageClassesTests {
         #"{"coordinate":{"latitude":46.05,"longitude":14.5},"timestamp":1744286400,"fixMode":"3d","horizontalAccuracy":5}"#
     static let service = #"{"server":"127.0.0.1:2947","state":"connected"}"#
     static let nowPlaying = #"{"title":"Song","artist":"Band","elapsed":12.5,"duration":200,"playing":true}"#
+    static let notificationRequest =
+        #"{"identifier":"tea","content":{"title":"Tea","subtitle":"","body":"Ready","sound":"default","#
+        + #""userInfo":{"cup":2},"threadIdentifier":"kitchen"},"trigger":{"type":"timeInterval","seconds":180,"repeats":false}}"#
+    static let delivered = #"{"request":\#(notificationRequest),"date":1744290000,"presenter":"log:1"}"#
 
     /// One line for every class a client may send.
     static let requests = [
@@ -75,6 +79,13 @@ struct MessageClassesTests {
         #"{"class":"TRANSFER_ACK","transfer":4}"#,
         #"{"class":"TRANSFERS","bundle":"org.example.a","transfer":4}"#,
         #"{"class":"DATA_DIRECTORY","bundle":"org.example.a"}"#,
+        #"{"class":"NOTIFICATION_AUTHORIZATION","options":["alert","sound"]}"#,
+        #"{"class":"NOTIFICATION_ADD",\#(notificationRequest.dropFirst())"#,
+        #"{"class":"NOTIFICATION_LIST","list":"pending"}"#,
+        #"{"class":"NOTIFICATION_REMOVE","list":"delivered","identifiers":["tea"]}"#,
+        #"{"class":"NOTIFICATION_PRESENTATION","request":"tea","options":["banner","sound"]}"#,
+        #"{"class":"NOTIFICATIONS","bundle":"org.example.a"}"#,
+        #"{"class":"NOTIFICATION_ACTIVATE","bundle":"org.example.a","request":"tea","action":"snooze"}"#,
     ]
 
     /// One line for every class the daemon may send.
@@ -136,6 +147,12 @@ struct MessageClassesTests {
             + #""error":{"code":"httpTooManyRedirects","message":"a cycle"},"rate":12.5,"retryAt":1744290001}"#,
         #"{"class":"EVENT","reason":"push","window":3,"seconds":30,"payload":{"aps":{"content-available":1}}}"#,
         #"{"class":"DATA_DIRECTORY","bundle":"org.example.a","path":"/var/b/data/org.example.a"}"#,
+        #"{"class":"NOTIFICATION_AUTHORIZATION","status":"notDetermined"}"#,
+        #"{"class":"NOTIFICATIONS","bundle":"org.example.a","authorization":"granted","#
+            + #""pending":[{"request":\#(notificationRequest),"nextFire":1744290000}],"delivered":[\#(delivered)]}"#,
+        #"{"class":"NOTIFICATION_WILL_PRESENT","notification":\#(delivered)}"#,
+        #"{"class":"NOTIFICATION_RESPONSE","notification":\#(delivered),"#
+            + #""actionIdentifier":"com.apple.UNNotificationDefaultActionIdentifier"}"#,
     ]
 
     let codec = LineCodec()

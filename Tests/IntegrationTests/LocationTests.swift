@@ -279,8 +279,15 @@ extension RealTimeSuites {
                 ])
             #expect(add.status == 0, "\(add.output)")
             try setup.authorize(Self.alerts)
+            try NotificationTests.grant(setup.running, Self.alerts)
             _ = try setup.running.request(.open(AppReference(bundle: Self.alerts)))
             #expect(await waitUntil { daemon.log.contains("monitoring region 'viewpoint'") }, "\(daemon.log)")
+            // Its notifications are location triggers the daemon posts by itself.
+            #expect(
+                try await waitUntil {
+                    try NotificationTests.list(setup.running, Self.alerts).pending.map(\.request.identifier)
+                        == ["enter viewpoint", "exit viewpoint"]
+                }, "\(setup.running.appLog(Self.alerts))")
             _ = try setup.running.request(.quit(AppReference(bundle: Self.alerts)))
             #expect(try await waitUntil { try setup.running.app(Self.alerts).state == .notRunning })
 
@@ -313,6 +320,8 @@ extension RealTimeSuites {
             let entered = try #require(enteredAt, "no entry; daemon log: \(daemon.log)")
             let exited = try #require(exitedAt, "no exit; alerts: \(alerts())")
             #expect(alerts().count == 2, "exactly one entry and one exit: \(alerts())")
+            let posted = try NotificationTests.list(setup.running, Self.alerts).delivered.map(\.request.content.title)
+            #expect(Set(posted) == ["Arrived at viewpoint", "Left viewpoint"], "\(posted)")
 
             // The first fixes that qualified, as gpspipe saw them (margin: 5 m + the fix's accuracy).
             let reports = pipe.reports

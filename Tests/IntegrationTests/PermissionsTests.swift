@@ -39,6 +39,7 @@ struct PermissionsTests {
         try authorize(daemon, Self.alpha, .microphone(.granted))
         try authorize(daemon, Self.beta, .location(.whenInUse))
         try authorize(daemon, Self.beta, .microphone(.denied))
+        try authorize(daemon, Self.alpha, .notifications(.granted))
 
         let expected: [String: (LocationAuthorization, MicrophoneAuthorization)] = [
             Self.alpha: (.always, .granted), Self.beta: (.whenInUse, .denied),
@@ -48,11 +49,15 @@ struct PermissionsTests {
             let text = try await bgctl(["permissions"], socket: daemon.socketPath, in: directory)
             #expect(text.status == 0, "\(round): \(text.output)")
             let rows = text.output.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
-            #expect(rows.first == ["ID", "NAME", "LOCATION", "MICROPHONE"], "\(round): \(text.output)")
-            #expect(rows.contains([Self.alpha, "Alpha", "always", "granted"]), "\(round): \(text.output)")
-            #expect(rows.contains([Self.beta, "Beta", "when-in-use", "denied"]), "\(round): \(text.output)")
             #expect(
-                rows.contains([Self.gamma, "Gamma", "not-determined", "not-determined"]), "\(round): \(text.output)")
+                rows.first == ["ID", "NAME", "LOCATION", "MICROPHONE", "NOTIFICATIONS"], "\(round): \(text.output)")
+            #expect(rows.contains([Self.alpha, "Alpha", "always", "granted", "granted"]), "\(round): \(text.output)")
+            #expect(
+                rows.contains([Self.beta, "Beta", "when-in-use", "denied", "not-determined"]),
+                "\(round): \(text.output)")
+            #expect(
+                rows.contains([Self.gamma, "Gamma", "not-determined", "not-determined", "not-determined"]),
+                "\(round): \(text.output)")
 
             let json = try await bgctl(["permissions", "--json"], socket: daemon.socketPath, in: directory)
             let list = try JSONDecoder().decode(PermissionList.self, from: Data(json.output.utf8))
@@ -61,6 +66,7 @@ struct PermissionsTests {
                 #expect(entry.loaded)
                 #expect(entry.location == expected[entry.bundle]?.0, "\(round): \(entry)")
                 #expect(entry.microphone == expected[entry.bundle]?.1, "\(round): \(entry)")
+                #expect(entry.notifications == (entry.bundle == Self.alpha ? .granted : .notDetermined), "\(round)")
                 #expect((entry.locationChangedAt != nil) == (entry.bundle != Self.gamma), "\(round): \(entry)")
             }
 

@@ -23,6 +23,24 @@ struct RegionAlertsTests {
         #expect(RegionSync(wanted: [], monitored: [Self.region("x")]).stop == [Self.region("x")])
     }
 
+    @Test("each region gets a location trigger per direction it notifies; only changed ones are added again")
+    func notificationPlans() {
+        var quiet = Self.region("home")
+        quiet.notifyOnExit = false
+        let plans = RegionNotifications.plans(for: [Self.region("work"), quiet])
+        #expect(plans.map(\.identifier) == ["enter work", "exit work", "enter home"])
+        #expect(plans[0].region.notifyOnEntry && !plans[0].region.notifyOnExit)
+        #expect(!plans[1].region.notifyOnEntry && plans[1].region.notifyOnExit)
+        #expect(plans[1].title == "Left work")
+        let pending: [(identifier: String, region: CircularRegion?)] = [
+            ("enter work", plans[0].region), ("exit work", Self.region("work", radius: 5)), ("exit gone", nil),
+            ("someone else's", nil),
+        ]
+        let changes = RegionNotifications.changes(wanted: plans, pending: pending)
+        #expect(changes.add.map(\.identifier) == ["exit work", "enter home"])
+        #expect(changes.remove == ["exit gone"])
+    }
+
     @Test("an alert is one line: UTC time with milliseconds, enter or exit, the identifier; on disk once written")
     func alertLog() throws {
         let directory = try TemporaryDirectory(prefix: "ra")

@@ -6,12 +6,15 @@ public enum AuthorizationGrant: Sendable, Hashable {
     case location(LocationAuthorization)
     /// The microphone: `granted` or `denied` (`notDetermined` is refused likewise).
     case microphone(MicrophoneAuthorization)
+    /// Notifications: `granted` or `denied` (`notDetermined` is refused likewise).
+    case notifications(NotificationAuthorization)
 
     /// The service it is about.
     public var service: AuthorizationService {
         switch self {
         case .location: .location
         case .microphone: .microphone
+        case .notifications: .notifications
         }
     }
 
@@ -20,14 +23,15 @@ public enum AuthorizationGrant: Sendable, Hashable {
         switch self {
         case .location(let level): level.grantWord
         case .microphone(let level): level.grantWord
+        case .notifications(let level): level.grantWord
         }
     }
 
     /// Parses what a person types.
     /// - Parameters:
-    ///   - service: `location` or `microphone`.
+    ///   - service: `location`, `microphone` or `notifications`.
     ///   - level: For location `always`, `when-in-use` or `never`; for the microphone
-    ///     `granted` (or empty) or `denied`.
+    ///     and notifications `granted` (or empty) or `denied`.
     /// - Throws: ``AuthorizationGrantProblem`` naming the word at fault and the words allowed.
     public init(service: String, level: String) throws(AuthorizationGrantProblem) {
         switch AuthorizationService(rawValue: service) {
@@ -47,6 +51,14 @@ public enum AuthorizationGrant: Sendable, Hashable {
                 )
             }
             self = .microphone(level)
+        case .notifications:
+            guard let level = NotificationAuthorization(grant: level) else {
+                throw AuthorizationGrantProblem(
+                    .level,
+                    "'\(level)' is not a notifications grant (use \(NotificationAuthorization.grantWords.joined(separator: " or ")))"
+                )
+            }
+            self = .notifications(level)
         case nil:
             let known = AuthorizationService.allCases.map(\.rawValue).joined(separator: ", ")
             throw AuthorizationGrantProblem(.service, "unknown service '\(service)' (known: \(known))")

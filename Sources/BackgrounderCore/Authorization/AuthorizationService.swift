@@ -5,4 +5,6 @@ public enum AuthorizationService: String, Sendable, Hashable, Codable, CaseItera
     case location
     /// Recording (``MicrophoneAuthorization``).
     case microphone
+    /// Posting local notifications (``NotificationAuthorization``).
+    case notifications
 }

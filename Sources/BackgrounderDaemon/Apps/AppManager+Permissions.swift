@@ -30,6 +30,7 @@ extension AppManager {
             apps: identifiers.sorted().map { identifier in
                 let location = grants.first { $0.bundleIdentifier == identifier && $0.service == .location }
                 let microphone = grants.first { $0.bundleIdentifier == identifier && $0.service == .microphone }
+                let notifications = grants.first { $0.bundleIdentifier == identifier && $0.service == .notifications }
                 return PermissionList.Entry(
                     bundle: identifier,
                     name: loaded[identifier]?.manifest.name,
@@ -38,7 +39,10 @@ extension AppManager {
                     locationChangedAt: location?.changedAt.timeIntervalSince1970,
                     microphone: microphone.flatMap { MicrophoneAuthorization(rawValue: $0.level) }
                         ?? .notDetermined,
-                    microphoneChangedAt: microphone?.changedAt.timeIntervalSince1970
+                    microphoneChangedAt: microphone?.changedAt.timeIntervalSince1970,
+                    notifications: notifications.flatMap { NotificationAuthorization(rawValue: $0.level) }
+                        ?? .notDetermined,
+                    notificationsChangedAt: notifications?.changedAt.timeIntervalSince1970
                 )
             }
         )

@@ -206,6 +206,30 @@ struct RequestRouter: Sendable {
             }
         case .transfers(let query):
             return later { .transferList(try await apps.transfers { try $0.list(query, in: $1) }) }
+        case .requestNotificationAuthorization(let request):
+            return asApp { bundle in
+                .notificationAuthorization(
+                    try await apps.notifications { $0.requestAuthorization(bundle, request, in: $1) })
+            }
+        case .addNotification(let request):
+            return asApp { bundle in .done(try await apps.notifications { try $0.add(bundle, request, in: $1) }) }
+        case .listNotifications(let query):
+            return asApp { bundle in
+                .notifications(
+                    try await apps.notifications { notifications, _ in notifications.list(bundle, query.list) })
+            }
+        case .removeNotifications(let removal):
+            return asApp { bundle in
+                .done(try await apps.notifications { try $0.remove(bundle, removal, in: $1) })
+            }
+        case .notificationPresentation(let presentation):
+            return asApp { bundle in
+                .done(try await apps.notifications { try $0.answer(bundle, presentation, in: $1) })
+            }
+        case .notifications(let query):
+            return later { .notifications(try await apps.notifications { try $0.list(person: query.bundle, in: $1) }) }
+        case .activateNotification(let activation):
+            return later { .done(try await apps.notifications { try $0.activate(activation, in: $1) }) }
         case .hello, .status, .bundles, .reload, .dataDirectory:
             preconditionFailure("answered by route(_:from:connection:logger:)")
         }

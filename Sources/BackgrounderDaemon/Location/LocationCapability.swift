@@ -93,6 +93,8 @@ final class LocationCapability: AppCapability {
             apps.appLogger(transition.owner).info(
                 "region '\(transition.region.identifier)': \(transition.from.rawValue) -> \(transition.to.rawValue)")
         }
+        // Location triggers of notifications post without the app hearing the fix.
+        postNotifications(for: transitions, in: apps)
         // Only the grants are captured: a copy of the whole book would share the listeners'
         // storage and make every fix copy them as FixDispatch advances their filters.
         let authorizations = book.authorizations

@@ -105,6 +105,7 @@ extension StateStore {
         switch grant {
         case .location(let level): level.rawValue
         case .microphone(let level): level.rawValue
+        case .notifications(let level): level.rawValue
         }
     }
 

@@ -84,6 +84,7 @@ final class StateStore: Sendable {
         migrator.registerMigration("v4: scheduling", migrate: createSchedulingTables)
         migrator.registerMigration("v5: transfers", migrate: createTransferTable)
         migrator.registerMigration("v6: app processes", migrate: createProcessTable)
+        migrator.registerMigration("v7: notifications", migrate: createNotificationTable)
         return migrator
     }
 

@@ -128,6 +128,7 @@ final class TestAppDelegate: ApplicationDelegate {
             audio = AudioBehavior(behavior)
         }
         SchedulingBehavior.launched(application, behavior: behavior, identifier: bundleIdentifier)
+        NotificationBehavior.launched(application, behavior: behavior)
         if behavior.hasPrefix("transfer-") {
             transfers = TransferBehavior(behavior)
             transfers?.launched(application)

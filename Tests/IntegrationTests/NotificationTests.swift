@@ -1,0 +1,258 @@
+import BackgrounderCore
+import BackgrounderProtocol
+import BackgrounderTestSupport
+import Foundation
+import Testing
+
+/// Local notifications with real processes and no desktop: the log presenter shows them, a
+/// person lists and activates them with `bgctl notifications`.
+@Suite("Notifications with real processes")
+struct NotificationTests {
+    typealias Running = LifecycleTests.Running
+
+    /// A daemon with one TestApp per behaviour.
+    private func running(_ prefix: String, apps: [(name: String, behavior: String)]) async throws -> (
+        Running, [String]
+    ) {
+        var ids: [String] = []
+        let running = try await Running(prefix: prefix) { bundles in
+            for app in apps { ids.append(try TestAppBundles.make(app.name, behavior: app.behavior, into: bundles)) }
+        }
+        return (running, ids)
+    }
+
+    static func grant(_ running: Running, _ id: String) throws {
+        let reply = try running.request(.authorize(Authorize(bundle: id, grant: .notifications(.granted))))
+        guard case .done = reply else { throw HarnessError("authorize: \(reply)") }
+    }
+
+    static func list(_ running: Running, _ id: String) throws -> NotificationsList {
+        let reply = try running.request(.notifications(NotificationsQuery(bundle: id)))
+        guard case .notifications(let list) = reply else { throw HarnessError("notifications: \(reply)") }
+        return list
+    }
+
+    /// What a Python app reported, by key (the last value for each).
+    static func reported(_ running: Running, _ id: String) -> [String: JSONValue] {
+        var values: [String: JSONValue] = [:]
+        for line in TrustBoundaryTests.report(running, id).split(separator: "\n") {
+            guard let entry = try? JSONValue(text: String(line)), case .string(let key)? = entry["key"] else {
+                continue
+            }
+            values[key] = entry["value"]
+        }
+        return values
+    }
+
+    static func bgctl(_ running: Running, _ arguments: [String]) async throws -> (status: Int32?, output: String) {
+        try await BGCtlTests.bgctl(arguments + ["--socket", running.daemon.socketPath], in: running.directory)
+    }
+
+    @Test("a force-quit app's notification is delivered at its time; activating it launches the app with the response")
+    func deliveredAfterForceQuitThenActivated() async throws {
+        let (running, ids) = try await running("notifyquit", apps: [("Notifier", "notify-3")])
+        defer { Task { await running.tearDown() } }
+        let id = ids[0]
+        try Self.grant(running, id)
+        _ = try running.request(.open(AppReference(bundle: id)))
+        #expect(await waitUntil { running.appLog(id).contains("added reminder") }, "\(running.appLog(id))")
+        #expect(running.appLog(id).contains("notifications granted true"))
+        _ = try running.request(.quit(AppReference(bundle: id)))
+        #expect(try await waitUntil { try running.app(id).state == .notRunning })
+
+        // Delivered with the app not running: bgctl lists it, the app's log shows it.
+        let delivered = await waitUntil {
+            let json = try? await Self.bgctl(running, ["notifications", id, "--json"])
+            guard let data = json?.output.data(using: .utf8),
+                let list = try? JSONDecoder().decode(NotificationsList.self, from: data)
+            else { return false }
+            return list.delivered.map(\.request.identifier) == ["reminder"] && list.pending.isEmpty
+        }
+        #expect(delivered, "\(String(describing: try? Self.list(running, id))) \(running.daemon.log)")
+        #expect(running.appLog(id).contains("notification reminder (log:"), "\(running.appLog(id))")
+        #expect(running.appLog(id).contains("Reminder: Tea is ready"))
+        #expect(try running.app(id).state == .notRunning, "firing a notification never launches the app")
+
+        // A person acts on it: the app is launched in front and hears the response.
+        let activated = try await Self.bgctl(running, ["notifications", id, "activate", "reminder"])
+        #expect(activated.status == 0, "\(activated.output)")
+        let responseFile = running.dataDirectory(id) + "/response.json"
+        let response = { (try? String(contentsOfFile: responseFile, encoding: .utf8)) ?? "" }
+        #expect(await waitUntil { !response().isEmpty }, "\(running.appLog(id))")
+        let got = try JSONValue(text: response())
+        #expect(got["identifier"] == .string("reminder"))
+        #expect(got["action"] == .string(NotificationAction.default))
+        #expect(got["userInfo"] == .object(["cup": .number(2)]))
+        #expect(try running.app(id).state == .active)
+        // Acted on, it leaves the delivered list.
+        #expect(try Self.list(running, id).delivered.isEmpty)
+    }
+
+    @Test("pending requests survive a daemon restart")
+    func pendingSurvivesRestart() async throws {
+        let directory = try TemporaryDirectory(prefix: "notifyrestart")
+        defer { directory.remove() }
+        let bundles = directory.appending("bundles")
+        let id = try TestAppBundles.make("Patient", behavior: "notify-600", into: bundles)
+        let first = try await DaemonProcess(
+            directory: directory, bundleDirectories: [bundles], extraArguments: LifecycleTests.fastPolicy)
+        _ = try first.client().request(.authorize(Authorize(bundle: id, grant: .notifications(.granted))))
+        _ = try first.client().request(.open(AppReference(bundle: id)))
+        let log = directory.appending("state/logs/\(id).log")
+        let appLog = { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+        #expect(await waitUntil { appLog().contains("added reminder") }, "\(appLog())")
+        func pending(_ daemon: DaemonProcess) throws -> [PendingNotification] {
+            guard
+                case .notifications(let list) = try daemon.client().request(
+                    .notifications(NotificationsQuery(bundle: id))
+                ).body
+            else { return [] }
+            return list.pending
+        }
+        let before = try pending(first)
+        #expect(before.map(\.request.identifier) == ["reminder"])
+        #expect(await first.stop())
+
+        let second = try await DaemonProcess(
+            directory: directory, bundleDirectories: [bundles], extraArguments: LifecycleTests.fastPolicy)
+        defer { Task { await second.stop() } }
+        let after = try pending(second)
+        #expect(after == before, "\(after) \(second.log)")
+        #expect(after.first?.request.content.userInfo == ["cup": .number(2)])
+    }
+
+    @Test("an app in front is asked willPresent, and the notification is shown as it answers")
+    func foregroundAppIsAsked() async throws {
+        let (running, ids) = try await running("notifyfront", apps: [("Front", "notify-1")])
+        defer { Task { await running.tearDown() } }
+        let id = ids[0]
+        try Self.grant(running, id)
+        _ = try running.request(.open(AppReference(bundle: id)))
+        #expect(await waitUntil { running.appLog(id).contains("willPresent reminder") }, "\(running.appLog(id))")
+        #expect(
+            try await waitUntil { try Self.list(running, id).delivered.map(\.request.identifier) == ["reminder"] },
+            "\(running.daemon.log)")
+        #expect(await waitUntil { running.appLog(id).contains("notification reminder (log:") })
+    }
+
+    @Test("an app in front that does not answer willPresent within a second is not shown the notification")
+    func unansweredWillPresent() async throws {
+        var id = ""
+        let running = try await Running(prefix: "notifysilent") { bundles in
+            id = try PythonAppBundles.make(
+                "Silent",
+                script: """
+                    \(PythonAppBundles.checkIn)
+                    report("add", request({"class": "NOTIFICATION_ADD", "identifier": "now", "content": {"title": "x"}}))
+                    time.sleep(2.5)
+                    request({"class": "NOTIFICATION_LIST", "list": "delivered"})
+                    report("notices", [notice.get("class") for notice in _queued])
+                    report("late answer", request({"class": "NOTIFICATION_PRESENTATION", "request": "now",
+                                                   "options": ["banner"]}))
+                    report("done", True)
+                    while True:
+                        time.sleep(1)
+                    """,
+                into: bundles)
+        }
+        defer { Task { await running.tearDown() } }
+        try Self.grant(running, id)
+        _ = try running.request(.open(AppReference(bundle: id)))
+        #expect(await waitUntil { TrustBoundaryTests.report(running, id).contains("\"done\"") })
+        let values = Self.reported(running, id)
+        #expect(values["add"]?["class"] == .string("OK"), "\(values)")
+        let notices = values["notices"].flatMap { notices -> [JSONValue]? in
+            guard case .array(let notices) = notices else { return nil }
+            return notices
+        }
+        #expect(notices?.filter { $0 == .string("NOTIFICATION_WILL_PRESENT") }.count == 1, "\(values)")
+        #expect(values["late answer"]?["code"] == .string("notFound"), "an answer after the wait shows nothing")
+        #expect(running.daemon.log.contains("did not answer willPresent in time"), "\(running.daemon.log)")
+        let list = try Self.list(running, id)
+        #expect(list.delivered.isEmpty && list.pending.isEmpty, "\(list)")
+        #expect(!running.appLog(id).contains("notification now (log:"))
+    }
+
+    @Test("an app cannot add without a grant, exceed 64 pending, touch another app's notifications, or act as a person")
+    func hostileApp() async throws {
+        var victim = ""
+        var attacker = ""
+        var ungranted = ""
+        let running = try await Running(prefix: "notifyhostile") { bundles in
+            victim = try TestAppBundles.make("Victim", behavior: "notify-600", into: bundles)
+            let request =
+                #"{"class": "NOTIFICATION_ADD", "identifier": "n%d", "content": {"title": "spam"}, "trigger": {"type": "timeInterval", "seconds": 600}}"#
+            attacker = try PythonAppBundles.make(
+                "Spammer",
+                script: """
+                    \(PythonAppBundles.checkIn)
+                    victim = "org.backgrounder.tests.victim"
+                    line = '\(request)'
+                    results = [request(json.loads(line % n)).get("class") for n in range(64)]
+                    report("adds", results)
+                    report("65th", request(json.loads(line % 64)))
+                    report("replace", request(json.loads(line % 3)))
+                    report("short repeat", request({"class": "NOTIFICATION_ADD", "identifier": "r",
+                        "content": {"title": "x"}, "trigger": {"type": "timeInterval", "seconds": 30, "repeats": True}}))
+                    report("remove victim's", request({"class": "NOTIFICATION_REMOVE", "list": "pending", "identifiers": ["reminder"]}))
+                    report("list", request({"class": "NOTIFICATION_LIST", "list": "pending"}))
+                    report("present victim's", request({"class": "NOTIFICATION_PRESENTATION", "request": "reminder", "options": ["banner"]}))
+                    for attempt in [{"class": "NOTIFICATIONS", "bundle": victim},
+                                    {"class": "NOTIFICATION_ACTIVATE", "bundle": victim, "request": "reminder"},
+                                    {"class": "AUTHORIZE", "bundle": BUNDLE, "service": "notifications", "level": "granted"}]:
+                        report("own " + attempt["class"], request(attempt))
+                        report("public " + attempt["class"], public(attempt))
+                    report("done", True)
+                    while True:
+                        time.sleep(1)
+                    """,
+                into: bundles)
+            ungranted = try PythonAppBundles.make(
+                "Ungranted",
+                script: """
+                    \(PythonAppBundles.checkIn)
+                    report("asked", request({"class": "NOTIFICATION_AUTHORIZATION", "options": ["alert"]}))
+                    report("add", request({"class": "NOTIFICATION_ADD", "identifier": "a", "content": {"title": "x"}}))
+                    report("done", True)
+                    while True:
+                        time.sleep(1)
+                    """,
+                into: bundles)
+        }
+        defer { Task { await running.tearDown() } }
+        try Self.grant(running, victim)
+        try Self.grant(running, attacker)
+        _ = try running.request(.open(AppReference(bundle: victim)))
+        #expect(await waitUntil { running.appLog(victim).contains("added reminder") }, "\(running.appLog(victim))")
+
+        _ = try running.request(.open(AppReference(bundle: attacker)))
+        #expect(
+            await waitUntil { TrustBoundaryTests.report(running, attacker).contains("\"done\"") },
+            "\(running.appLog(attacker))")
+        let report = TrustBoundaryTests.report(running, attacker)
+        let values = Self.reported(running, attacker)
+        // 64 are taken, the 65th is not; replacing one of the 64 is.
+        #expect(try Self.list(running, attacker).pending.count == 64, "\(report)")
+        #expect(values["adds"] == .array(Array(repeating: .string("OK"), count: 64)), "\(report)")
+        #expect(values["65th"]?["code"] == .string("limitReached"), "\(report)")
+        #expect(values["replace"]?["class"] == .string("OK"), "\(report)")
+        #expect(values["short repeat"]?["code"] == .string("badRequest"), "\(report)")
+        #expect(report.contains("trigger.seconds: a repeating interval must be at least 60 s"), "\(report)")
+        // The victim's request is untouched and unseen.
+        #expect(try Self.list(running, victim).pending.map(\.request.identifier) == ["reminder"])
+        #expect(!report.contains(#""identifier": "reminder""#), "the attacker saw the victim's request")
+        for request in ["NOTIFICATIONS", "NOTIFICATION_ACTIVATE", "AUTHORIZE"] {
+            #expect(running.daemon.log.contains("refused \(request) from the app \(attacker)"), "\(request)")
+        }
+        #expect(!running.appLog(victim).contains("response "), "the attacker activated the victim's notification")
+
+        // Without a grant: asking is logged for a person, adding is refused.
+        _ = try running.request(.open(AppReference(bundle: ungranted)))
+        #expect(await waitUntil { TrustBoundaryTests.report(running, ungranted).contains("\"done\"") })
+        let refused = Self.reported(running, ungranted)
+        #expect(refused["asked"]?["status"] == .string("notDetermined"), "\(refused)")
+        #expect(refused["add"]?["code"] == .string("notAuthorized"), "\(refused)")
+        #expect(running.daemon.log.contains("asks to post notifications (alert)"), "\(running.daemon.log)")
+        #expect(try Self.list(running, ungranted).pending.isEmpty)
+    }
+}
