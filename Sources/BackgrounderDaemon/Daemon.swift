@@ -138,6 +138,10 @@ public struct Daemon: Sendable {
         let players = MediaPlayers(bus: desktop)
         let pushConnector = UnifiedPushConnector(bus: desktop, logger: logger)
         pushConnector.start()
+        let notificationPresenter = DesktopNotificationPresenter(
+            bus: desktop, fallback: LogNotificationPresenter(logger: logger, logPath: { supervisor.logPath(for: $0) }),
+            logger: logger)
+        notificationPresenter.start()
         // Per app and power state, from the policy (a plug-in may vary them).
         let schedulingNumbers: @Sendable (AppManifest, Bool) -> SchedulingPolicy = { app, onExternalPower in
             policy.scheduling(for: app, onExternalPower: onExternalPower)
@@ -165,10 +169,7 @@ public struct Daemon: Sendable {
                 SchedulingCapability(store: store, logger: logger, pushConnector: pushConnector),
                 transfers,
                 ResourceCapability(controllers: controllers),
-                NotificationCapability(
-                    store: store,
-                    presenter: LogNotificationPresenter(logger: logger, logPath: { supervisor.logPath(for: $0) }),
-                    logger: logger),
+                NotificationCapability(store: store, presenter: notificationPresenter, logger: logger),
             ],
             limits: configuration.limits,
             schedulingNumbers: schedulingNumbers,
@@ -227,7 +228,9 @@ public struct Daemon: Sendable {
                     .init(service: HangupReload(registry: registry, logger: logger)),
                     .init(service: desktop),
                     .init(
-                        service: DesktopRequests(players: players, push: pushConnector, apps: apps, logger: logger)),
+                        service: DesktopRequests(
+                            players: players, push: pushConnector, notifications: notificationPresenter, apps: apps,
+                            logger: logger)),
                     .init(service: SessionLockWatcher(bus: desktop, apps: apps, logger: logger)),
                 ] + (configuration.watchesMemoryPressure ? [.init(service: memoryPressure)] : []),
                 gracefulShutdownSignals: [.sigterm, .sigint],

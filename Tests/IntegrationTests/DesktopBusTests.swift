@@ -94,6 +94,68 @@ struct DesktopBusTests {
             "\(running.appLog(id))\n\(running.daemon.log.suffix(2000))")
     }
 
+    // MARK: Notifications
+
+    @Test(
+        "a force-quit app's notification reaches the desktop's server at its time; a click launches the app with the response"
+    )
+    func notificationOnTheDesktop() async throws {
+        let directory = try TemporaryDirectory(prefix: "desktopnotify")
+        defer { directory.remove() }
+        let bus = try await SessionBus(directory: directory)
+        let server = try await NotificationServerPeer(bus: bus, directory: directory)
+        let running = try await Running(
+            prefix: "desktopnotify-daemon", environment: bus.environment,
+            setUp: Self.testApp("Notifier", behavior: "notify-3", modes: []))
+        defer {
+            Task {
+                await running.tearDown()
+                await server.stop()
+                await bus.stop()
+            }
+        }
+        let id = "org.backgrounder.tests.notifier"
+        #expect(
+            await waitUntil {
+                (try? running.daemon.status().desktop?.notifications) == "Backgrounder test notifications 1.0"
+            })
+        try NotificationTests.grant(running, id)
+        _ = try running.request(.open(AppReference(bundle: id)))
+        #expect(await waitUntil { running.appLog(id).contains("added reminder") }, "\(running.appLog(id))")
+        _ = try running.request(.quit(AppReference(bundle: id)))
+        #expect(try await waitUntil { try running.app(id).state == .notRunning })
+
+        let shown = try #require(
+            await server.waitForNotification { $0.summary == "Reminder" }, "\(running.daemon.log.suffix(3000))")
+        #expect(shown.body == "Tea is ready")
+        #expect(shown.appName == "Notifier")
+        #expect(shown.actionKeys == ["default"])
+        #expect(shown.hintTypes["urgency"] == "y")
+        #expect(try running.app(id).state == .notRunning, "showing a notification never launches the app")
+        #expect(try NotificationTests.list(running, id).delivered.first?.presenter == String(shown.id))
+
+        // The person clicks it: the app is launched in front and hears the response.
+        try await server.invokeAction(id: shown.id)
+        let responseFile = running.dataDirectory(id) + "/response.json"
+        let response = { (try? String(contentsOfFile: responseFile, encoding: .utf8)) ?? "" }
+        #expect(await waitUntil { !response().isEmpty }, "\(running.appLog(id))\n\(running.daemon.log.suffix(2000))")
+        let got = try JSONValue(text: response())
+        #expect(got["identifier"] == .string("reminder"))
+        #expect(got["action"] == .string(NotificationAction.default))
+        #expect(try running.app(id).state == .active)
+
+        // Another client's notification, clicked, opens nothing of ours.
+        try await bus.call(
+            destination: NotificationServerPeer.name, path: NotificationServerPeer.path,
+            method: "org.freedesktop.Notifications.Notify", signature: "susssasa{sv}i",
+            "other", "0", "", "Elsewhere", "", "2", "default", "Open", "0", "-1")
+        let other = try #require(await server.waitForNotification { $0.summary == "Elsewhere" })
+        _ = try running.request(.home)
+        try await server.invokeAction(id: other.id)
+        try await Task.sleep(for: .seconds(1))
+        #expect(try running.app(id).state != .active)
+    }
+
     // MARK: UnifiedPush
 
     @Test("an app with a device token is registered with the distributor, and its messages arrive as silent pushes")

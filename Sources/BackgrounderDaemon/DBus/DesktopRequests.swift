@@ -4,10 +4,12 @@ import ServiceLifecycle
 
 /// Carries out on the app manager what arrives from the desktop: a media player command goes
 /// the way of `bgctl audio ID COMMAND` (waking or launching the app), `Raise` the way of
-/// `bgctl open`, and a UnifiedPush message the way of `bgctl push`.
+/// `bgctl open`, a UnifiedPush message the way of `bgctl push`, and a click on a notification
+/// the way of `bgctl notifications ID activate`.
 struct DesktopRequests: Service {
     let players: MediaPlayers
     let push: UnifiedPushConnector
+    let notifications: DesktopNotificationPresenter
     let apps: AppManager
     let logger: Logger
 
@@ -16,6 +18,7 @@ struct DesktopRequests: Service {
             await withDiscardingTaskGroup { group in
                 group.addTask { await carryOutPlayerRequests() }
                 group.addTask { await offerPushes() }
+                group.addTask { await activateNotifications() }
             }
         }
     }
@@ -33,6 +36,21 @@ struct DesktopRequests: Service {
                 }
             } catch {
                 logger.warning("MPRIS: \(request) not carried out: \(error)")
+            }
+        }
+    }
+
+    private func activateNotifications() async {
+        for await activation in notifications.activations {
+            // The server's `default` is the click on the notification itself: iOS's default action.
+            let action =
+                activation.action == DesktopNotificationPresenter.defaultAction ? nil : activation.action
+            do {
+                let done = try await apps.notificationActivated(
+                    bundle: activation.bundle, requestIdentifier: activation.request, action: action)
+                logger.info("notification clicked: \(done.detail)")
+            } catch {
+                logger.warning("notification \(activation.request) of \(activation.bundle) not opened: \(error)")
             }
         }
     }
