@@ -4,6 +4,10 @@ import BackgrounderTestSupport
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The desktop over D-Bus, against real `dbus-daemon`s the tests start: logind's screen lock
 /// (a stand-in logind on a bus playing the system bus), UnifiedPush (a test distributor), and
 /// a daemon with no bus at all.
@@ -234,6 +238,77 @@ struct DesktopBusTests {
                 (try? running.daemon.status().desktop?.unifiedPush)?.contains("no UnifiedPush distributor") == true
             })
         #expect(try running.daemon.status().desktop?.sessionBus.state == .connected)
+    }
+
+    // MARK: Hostile apps
+
+    @Test("a sandboxed app cannot reach the person's session bus to press play, forge a push or post as the daemon")
+    func sandboxedAppIsOffTheBus() async throws {
+        let directory = try TemporaryDirectory(prefix: "busreach")
+        defer { directory.remove() }
+        let bus = try await SessionBus(directory: directory)
+        // Reachable on the file system: only the bus's own rules keep the app out.
+        chmod(directory.path, 0o755)
+        chmod(bus.socketPath, 0o777)
+        var id = ""
+        let running = try await Running(prefix: "busreach-daemon", environment: bus.environment) { bundles in
+            id = try PythonAppBundles.make(
+                "BusReacher",
+                script: """
+                    \(PythonAppBundles.checkIn)
+                    def attempt():
+                        try:
+                            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+                                sock.settimeout(5)
+                                sock.connect(\(String(reflecting: bus.socketPath)))
+                                uid = str(os.getuid()).encode().hex()
+                                sock.sendall(b"\\0AUTH EXTERNAL " + uid.encode() + b"\\r\\n")
+                                answer = sock.recv(256).decode(errors="replace").strip()
+                                if not answer.startswith("OK"):
+                                    return answer or "closed"
+                                # Authenticated; the bus decides whether this uid may connect once
+                                # the first message, Hello, arrives.
+                                sock.sendall(b"BEGIN\\r\\n" + hello())
+                                reply = sock.recv(4096)
+                                return "accepted" if reply else "closed"
+                        except OSError as error:
+                            return "error: " + str(error)
+                    def hello():
+                        import struct
+                        def pad(data, n):
+                            return data + b"\\0" * ((-len(data)) % n)
+                        fields = b""
+                        for code, signature, value in [(1, b"o", b"/org/freedesktop/DBus"),
+                                                       (2, b"s", b"org.freedesktop.DBus"),
+                                                       (3, b"s", b"Hello"), (6, b"s", b"org.freedesktop.DBus")]:
+                            fields = pad(fields, 8)
+                            fields += bytes([code, 1]) + signature + b"\\0"
+                            fields += struct.pack("<I", len(value)) + value + b"\\0"
+                        return pad(b"l\\x01\\x00\\x01" + struct.pack("<III", 0, 1, len(fields)) + fields, 8)
+                    report("auth", attempt())
+                    report("uid", os.getuid())
+                    while True:
+                        time.sleep(1)
+                    """,
+                into: bundles)
+        }
+        defer {
+            Task {
+                await running.tearDown()
+                await bus.stop()
+            }
+        }
+        _ = try running.request(.open(AppReference(bundle: id)))
+        #expect(await waitUntil { TrustBoundaryTests.report(running, id).contains("\"uid\"") })
+        let reported = NotificationTests.reported(running, id)
+        let answer = reported["auth"].flatMap { if case .string(let text) = $0 { text } else { nil } } ?? ""
+        if reported["uid"] == .number(Double(getuid())) {
+            // No uid of its own (an unprivileged test run): the app is the person, as any of the
+            // person's programs is; nothing more to check here.
+            return
+        }
+        #expect(answer != "accepted", "the bus let the app in")
+        #expect(answer == "closed" || answer.hasPrefix("REJECTED") || answer.hasPrefix("error"), "\(answer)")
     }
 
     // MARK: No bus

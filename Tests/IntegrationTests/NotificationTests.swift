@@ -72,6 +72,7 @@ struct NotificationTests {
         #expect(running.appLog(id).contains("notification reminder (log:"), "\(running.appLog(id))")
         #expect(running.appLog(id).contains("Reminder: Tea is ready"))
         #expect(try running.app(id).state == .notRunning, "firing a notification never launches the app")
+        let firstDelivery = try #require(try Self.list(running, id).delivered.first?.date)
 
         // A person acts on it: the app is launched in front and hears the response.
         let activated = try await Self.bgctl(running, ["notifications", id, "activate", "reminder"])
@@ -84,8 +85,9 @@ struct NotificationTests {
         #expect(got["action"] == .string(NotificationAction.default))
         #expect(got["userInfo"] == .object(["cup": .number(2)]))
         #expect(try running.app(id).state == .active)
-        // Acted on, it leaves the delivered list.
-        #expect(try Self.list(running, id).delivered.isEmpty)
+        // Acted on, it leaves the delivered list. (Opened by a person, the app adds a new
+        // reminder, which a loaded machine may already have delivered: only the first counts.)
+        #expect(try !Self.list(running, id).delivered.contains { $0.date == firstDelivery })
     }
 
     @Test("pending requests survive a daemon restart")

@@ -146,7 +146,8 @@ struct SchedulingTests {
         // equal counts of fetches, so each reading belongs to its fetch).
         let completions = { running.appLog(id).components(separatedBy: "fetch completed noData").count - 1 }
         var nextRuns: [Int: Double] = [:]
-        let sampled = try await waitUntil(timeout: .seconds(60)) {
+        // The third reading comes some 42 s in (6 + 12 + 24); a loaded parallel run needs room.
+        let sampled = try await waitUntil(timeout: .seconds(150)) {
             let before = completions()
             guard (1...3).contains(before), nextRuns[before] == nil, try running.app(id).state == .suspended
             else { return nextRuns.count == 3 }

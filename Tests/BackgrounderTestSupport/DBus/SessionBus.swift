@@ -68,8 +68,8 @@ public final class SessionBus: Sendable {
           <type>session</type>
           <listen>\(listen)</listen>
           <auth>EXTERNAL</auth>
+          <!-- As Debian's session.conf: no <allow user>, so only the bus's own uid connects. -->
           <policy context="default">
-            <allow user="*"/>
             <allow own="*"/>
             <allow send_destination="*" eavesdrop="true"/>
             <allow eavesdrop="true"/>
