@@ -25,6 +25,9 @@ extension Application {
             switch reply {
             case .pushToken(let token)?:
                 self.delegate?.application(self, didRegisterForRemoteNotificationsWithDeviceToken: token.token)
+                if let endpoint = token.endpoint {
+                    self.delegate?.application(self, didReceivePushEndpoint: endpoint)
+                }
             case .error(let error)?:
                 self.delegate?.application(self, didFailToRegisterForRemoteNotificationsWithError: error)
             default:
@@ -99,4 +102,6 @@ extension ApplicationDelegate {
     public func application(
         _ application: Application, didFailToRegisterForRemoteNotificationsWithError error: any Error
     ) {}
+
+    public func application(_ application: Application, didReceivePushEndpoint endpoint: String) {}
 }

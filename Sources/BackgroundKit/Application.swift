@@ -43,6 +43,10 @@ public protocol ApplicationDelegate: AnyObject {
     func application(_ application: Application, didRegisterForRemoteNotificationsWithDeviceToken deviceToken: String)
     /// Why no device token came.
     func application(_ application: Application, didFailToRegisterForRemoteNotificationsWithError error: any Error)
+    /// The UnifiedPush endpoint for this app's pushes (the URL its server posts to), when the
+    /// desktop's distributor gives one or changes it; Linux's counterpart of handing the
+    /// device token to the app's server.
+    func application(_ application: Application, didReceivePushEndpoint endpoint: String)
     /// Every transfer of the background session `identifier` is finished: recreate the
     /// session with that identifier to hear of them, keep the handler, and call it when the
     /// session's delegate hears `urlSessionDidFinishEvents` (the app is suspended then). The
@@ -249,6 +253,8 @@ public final class Application {
             RemoteCommandCenter.shared.receive(command)
         case .transferUpdate(let transfer):
             URLSessionRegistry.shared.receive(transfer)
+        case .pushToken(let token):
+            if let endpoint = token.endpoint { delegate?.application(self, didReceivePushEndpoint: endpoint) }
         case .notificationWillPresent, .notificationResponse:
             UNUserNotificationCenter.current().receive(message)
         case .expire(let expire):

@@ -94,10 +94,14 @@ public struct TaskRequestList: Sendable, Hashable, Codable {
 public struct PushToken: Sendable, Hashable, Codable {
     /// 64 hexadecimal digits; a push may be addressed to it instead of the bundle.
     public var token: String
+    /// The UnifiedPush endpoint the app's server posts to, once the session's distributor
+    /// has given one (docs/DESKTOP.md). Sent again, as a notice, when it changes.
+    public var endpoint: String?
 
     /// Creates a reply.
-    public init(token: String) {
+    public init(token: String, endpoint: String? = nil) {
         self.token = token
+        self.endpoint = endpoint
     }
 }
 

@@ -148,6 +148,16 @@ struct DesktopBusTests {
         #expect(got["action"] == .string(NotificationAction.default))
         #expect(try running.app(id).state == .active)
 
+        // Opened by a person, the app added its reminder again; dismissed on the desktop, it
+        // leaves the delivered list.
+        let second = try #require(await server.waitForNotification { $0.summary == "Reminder" && $0.id != shown.id })
+        #expect(
+            try await waitUntil {
+                try NotificationTests.list(running, id).delivered.first?.presenter == String(second.id)
+            })
+        try await server.dismiss(id: second.id)
+        #expect(try await waitUntil { try NotificationTests.list(running, id).delivered.isEmpty })
+
         // Another client's notification, clicked, opens nothing of ours.
         try await bus.call(
             destination: NotificationServerPeer.name, path: NotificationServerPeer.path,
@@ -196,6 +206,9 @@ struct DesktopBusTests {
                 running.daemon.log.contains("UnifiedPush: \(id)'s endpoint is \(PushDistributorPeer.endpointPrefix)")
             })
         #expect(try running.daemon.status().desktop?.unifiedPush == "distributor \(PushDistributorPeer.name)")
+        // The app hears its endpoint, to hand to its server.
+        let endpoint = try await distributor.endpoint(token: token)
+        #expect(await waitUntil { running.appLog(id).contains("push endpoint \(endpoint)") }, "\(running.appLog(id))")
         #expect(try await waitUntil(timeout: .seconds(30)) { try running.app(id).state == .suspended })
 
         // A JSON push payload passes as it is and wakes the suspended app.

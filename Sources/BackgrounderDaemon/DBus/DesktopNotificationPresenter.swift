@@ -25,6 +25,8 @@ final class DesktopNotificationPresenter: NotificationPresenter {
     static let interface = "org.freedesktop.Notifications"
     /// The action key servers run on a click.
     static let defaultAction = "default"
+    /// What a dismissal is passed on as: iOS's dismiss action.
+    static let dismissAction = NotificationAction.dismiss
 
     private let bus: DesktopBus
     private let logger: Logger
@@ -123,10 +125,17 @@ final class DesktopNotificationPresenter: NotificationPresenter {
             activationStream.yield(Activation(bundle: owner.bundle, request: owner.request, action: action))
         }
         try connection.addMatch(signals + ",member='NotificationClosed'") { [self] message, _ in
-            guard let id = (try? message.readAll())?.first?.integerValue.flatMap(UInt32.init(exactly:)) else { return }
-            // Closed (expired, dismissed): nothing to act on any more. An activation comes
-            // first, so it was already taken.
-            shown.withLock { _ = $0.removeValue(forKey: id) }
+            guard let arguments = try? message.readAll(), arguments.count == 2,
+                let id = arguments[0].integerValue.flatMap(UInt32.init(exactly:)),
+                let owner = shown.withLock({ $0.removeValue(forKey: id) })
+            else { return }
+            // Reason 2: the person dismissed it, which takes it off the delivered list as on
+            // iOS. Expired (1) or closed by a call (3), it stays delivered. A click comes
+            // first, with ActionInvoked, and has already taken the id.
+            if arguments[1].integerValue == 2 {
+                activationStream.yield(
+                    Activation(bundle: owner.bundle, request: owner.request, action: Self.dismissAction))
+            }
         }
         try connection.addMatch(
             "type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Self.destination)'"

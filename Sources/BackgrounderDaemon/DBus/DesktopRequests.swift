@@ -48,7 +48,7 @@ struct DesktopRequests: Service {
             do {
                 let done = try await apps.notificationActivated(
                     bundle: activation.bundle, requestIdentifier: activation.request, action: action)
-                logger.info("notification clicked: \(done.detail)")
+                logger.info("notification \(activation.request) of \(activation.bundle): \(done.detail)")
             } catch {
                 logger.warning("notification \(activation.request) of \(activation.bundle) not opened: \(error)")
             }
@@ -56,13 +56,18 @@ struct DesktopRequests: Service {
     }
 
     private func offerPushes() async {
-        for await message in push.messages {
-            do {
-                let request = PushRequest(token: message.token, payload: message.payload)
-                let result = try await apps.scheduling { try $0.push(request, in: $1) }
-                logger.info("UnifiedPush message from \(message.distributor): \(result.detail)")
-            } catch {
-                logger.warning("UnifiedPush message from \(message.distributor) not delivered: \(error)")
+        for await event in push.events {
+            switch event {
+            case .message(let token, let payload, let distributor):
+                do {
+                    let request = PushRequest(token: token, payload: payload)
+                    let result = try await apps.scheduling { try $0.push(request, in: $1) }
+                    logger.info("UnifiedPush message from \(distributor): \(result.detail)")
+                } catch {
+                    logger.warning("UnifiedPush message from \(distributor) not delivered: \(error)")
+                }
+            case .endpoint(let token, let url):
+                try? await apps.scheduling { $0.pushEndpointChanged(token: token, endpoint: url, in: $1) }
             }
         }
     }

@@ -19,11 +19,12 @@ import Synchronization
 /// specification asks). Only the distributor it registered with may deliver: any other peer
 /// on the bus calling `Message` is refused.
 final class UnifiedPushConnector: Sendable {
-    /// A message for an app, to be offered as a push.
-    struct Message: Sendable {
-        var token: String
-        var payload: JSONValue
-        var distributor: String
+    /// What the distributor sent for an app.
+    enum Event: Sendable {
+        /// A message, to be offered as a push.
+        case message(token: String, payload: JSONValue, distributor: String)
+        /// The app's endpoint, to be handed to it.
+        case endpoint(token: String, url: String)
     }
 
     static let connectorPath = "/org/unifiedpush/Connector"
@@ -39,14 +40,14 @@ final class UnifiedPushConnector: Sendable {
     private let tokens = Mutex<[String: String]>([:])
     /// What is registered: the distributor's name and unique name, and endpoints by app.
     private let state = Mutex<(distributor: String?, owner: String?, endpoints: [String: String])>((nil, nil, [:]))
-    private let messageStream: AsyncStream<Message>.Continuation
-    /// Messages for ``DesktopRequests`` to offer as pushes.
-    let messages: AsyncStream<Message>
+    private let eventStream: AsyncStream<Event>.Continuation
+    /// Messages and endpoints, for ``DesktopRequests`` to carry out on the app manager.
+    let events: AsyncStream<Event>
 
     init(bus: DesktopBus, logger: Logger) {
         self.bus = bus
         self.logger = logger
-        (messages, messageStream) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(256))
+        (events, eventStream) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(256))
     }
 
     /// The connector name of an app.
@@ -215,11 +216,11 @@ final class UnifiedPushConnector: Sendable {
         case "Message":
             guard arguments.count >= 2, let bytes = arguments[1].bytesValue else { return true }
             let id = arguments.dropFirst(2).first?.stringValue ?? ""
-            messageStream.yield(
-                Message(token: token, payload: Self.payload(bytes, id: id), distributor: distributor))
+            eventStream.yield(.message(token: token, payload: Self.payload(bytes, id: id), distributor: distributor))
         case "NewEndpoint":
             guard let endpoint = arguments.dropFirst().first?.stringValue else { return true }
             state.withLock { $0.endpoints[identifier] = endpoint }
+            eventStream.yield(.endpoint(token: token, url: endpoint))
             logger.notice("UnifiedPush: \(identifier)'s endpoint is \(endpoint)")
         case "Unregistered":
             state.withLock { _ = $0.endpoints.removeValue(forKey: identifier) }

@@ -152,7 +152,7 @@ extension SchedulingCapability {
 
     /// `REGISTER_PUSH`: the app's token, made once and kept until it unregisters.
     func registerPush(_ identifier: String) throws(ProtocolError) -> PushToken {
-        if let token = tokens[identifier] { return PushToken(token: token) }
+        if let token = tokens[identifier] { return PushToken(token: token, endpoint: pushEndpoints[identifier]) }
         var generator = SystemRandomNumberGenerator()
         let token = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
         do {
@@ -162,6 +162,14 @@ extension SchedulingCapability {
         }
         tokens[identifier] = token
         return PushToken(token: token)
+    }
+
+    /// The session's UnifiedPush distributor gave the app with `token` an endpoint: kept for
+    /// its next `REGISTER_PUSH`, and told to it now if it can hear.
+    func pushEndpointChanged(token: String, endpoint: String, in apps: isolated AppManager) {
+        guard let identifier = tokens.first(where: { $0.value == token })?.key else { return }
+        pushEndpoints[identifier] = endpoint
+        if apps.canHear(identifier) { apps.notify(identifier, .pushToken(PushToken(token: token, endpoint: endpoint))) }
     }
 
     /// `UNREGISTER_PUSH`: the token stops working.

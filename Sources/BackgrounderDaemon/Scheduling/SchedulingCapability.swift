@@ -37,6 +37,9 @@ final class SchedulingCapability: AppCapability {
         // UnifiedPush registers every app that has a token.
         didSet { pushConnector?.update(tokens) }
     }
+    /// UnifiedPush endpoints by app, as the distributor last gave them (it gives them again
+    /// whenever the daemon registers, so they are not stored).
+    var pushEndpoints: [String: String] = [:]
     /// The UnifiedPush connector on the session bus, if the daemon has one.
     let pushConnector: UnifiedPushConnector?
     var budgets: [String: PushBudget]

@@ -164,6 +164,10 @@ final class TestAppDelegate: ApplicationDelegate {
     func application(_ application: Application, didFailToRegisterForRemoteNotificationsWithError error: any Error) {
         say("no device token: \(error)")
     }
+
+    func application(_ application: Application, didReceivePushEndpoint endpoint: String) {
+        say("push endpoint \(endpoint)")
+    }
     func application(
         _ application: Application, handleEventsForBackgroundURLSession identifier: String,
         completionHandler: @escaping @MainActor () -> Void
