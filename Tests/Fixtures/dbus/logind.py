@@ -197,6 +197,32 @@ class Session(dbus.service.Object):
             self.state.active = bool(active)
             self.changed("Active", "State")
 
+    @dbus.service.method(
+        dbus.INTROSPECTABLE_IFACE,
+        in_signature="",
+        out_signature="s",
+        path_keyword="object_path",
+        connection_keyword="connection",
+    )
+    def Introspect(self, object_path, connection):
+        # python-dbus declares only decorated members: add the calls answered in _message_cb
+        # and the properties, so busctl/gdbus introspect show the session as logind's.
+        xml = dbus.service.Object.Introspect(self, object_path, connection)
+        properties = "".join(
+            f'    <property name="{name}" type="{peer.signature(value)}" access="read"/>\n'
+            for name, value in self.state.properties().items()
+        )
+        session = '    <method name="Lock"/>\n    <method name="Unlock"/>\n' + properties
+        xml = xml.replace(f'<interface name="{SESSION}">\n', f'<interface name="{SESSION}">\n' + session, 1)
+        test = (
+            f'  <interface name="{peer.TEST_INTERFACE}">\n'
+            '    <method name="Lock"/>\n    <method name="Unlock"/>\n'
+            '    <method name="SetLockedHint"><arg name="locked" type="b" direction="in"/></method>\n'
+            '    <method name="SetActive"><arg name="active" type="b" direction="in"/></method>\n'
+            "  </interface>\n"
+        )
+        return xml.replace("</node>", test + "</node>")
+
     @dbus.service.method(SESSION, in_signature="b", out_signature="")
     def SetLockedHint(self, locked):
         """What a screen locker calls once the screen is (un)locked."""
