@@ -24,7 +24,6 @@ struct DesktopBusTests {
     @Test("logind's Lock and Unlock signals and its LockedHint move the foreground app")
     func logindLockMovesForegroundApp() async throws {
         let directory = try TemporaryDirectory(prefix: "logind")
-        defer { directory.remove() }
         let system = try await SessionBus(directory: directory, name: "system")
         let logind = try await LogindPeer(bus: system, directory: directory)
         let running = try await Running(
@@ -35,6 +34,8 @@ struct DesktopBusTests {
                 await running.tearDown()
                 await logind.stop()
                 await system.stop()
+                // The bus first: dbus-daemon unlinks its socket as it goes.
+                directory.remove()
             }
         }
         let id = "org.backgrounder.tests.front"
@@ -61,7 +62,6 @@ struct DesktopBusTests {
     @Test("locked since boot, a push for an app that is not running waits for the first unlock, then launches it")
     func backgroundLaunchWaitsForFirstUnlock() async throws {
         let directory = try TemporaryDirectory(prefix: "firstunlock")
-        defer { directory.remove() }
         let system = try await SessionBus(directory: directory, name: "system")
         let logind = try await LogindPeer(bus: system, directory: directory)
         try await logind.setLockedHint(true)
@@ -74,6 +74,8 @@ struct DesktopBusTests {
                 await running.tearDown()
                 await logind.stop()
                 await system.stop()
+                // The bus first: dbus-daemon unlinks its socket as it goes.
+                directory.remove()
             }
         }
         let id = "org.backgrounder.tests.waiting"
@@ -105,7 +107,6 @@ struct DesktopBusTests {
     )
     func notificationOnTheDesktop() async throws {
         let directory = try TemporaryDirectory(prefix: "desktopnotify")
-        defer { directory.remove() }
         let bus = try await SessionBus(directory: directory)
         let server = try await NotificationServerPeer(bus: bus, directory: directory)
         let running = try await Running(
@@ -116,6 +117,8 @@ struct DesktopBusTests {
                 await running.tearDown()
                 await server.stop()
                 await bus.stop()
+                // The bus first: dbus-daemon unlinks its socket as it goes.
+                directory.remove()
             }
         }
         let id = "org.backgrounder.tests.notifier"
@@ -175,7 +178,6 @@ struct DesktopBusTests {
     @Test("an app with a device token is registered with the distributor, and its messages arrive as silent pushes")
     func unifiedPushMessageWakesApp() async throws {
         let directory = try TemporaryDirectory(prefix: "unifiedpush")
-        defer { directory.remove() }
         let bus = try await SessionBus(directory: directory)
         let distributor = try await PushDistributorPeer(bus: bus, directory: directory)
         let running = try await Running(
@@ -187,6 +189,8 @@ struct DesktopBusTests {
                 await running.tearDown()
                 await distributor.stop()
                 await bus.stop()
+                // The bus first: dbus-daemon unlinks its socket as it goes.
+                directory.remove()
             }
         }
         let id = "org.backgrounder.tests.pushed"
@@ -235,7 +239,6 @@ struct DesktopBusTests {
     @Test("with no distributor installed, bgctl status says so")
     func noDistributor() async throws {
         let directory = try TemporaryDirectory(prefix: "nodistributor")
-        defer { directory.remove() }
         let bus = try await SessionBus(directory: directory)
         let running = try await Running(
             prefix: "nodistributor-daemon", environment: bus.environment,
@@ -244,6 +247,8 @@ struct DesktopBusTests {
             Task {
                 await running.tearDown()
                 await bus.stop()
+                // The bus first: dbus-daemon unlinks its socket as it goes.
+                directory.remove()
             }
         }
         #expect(
@@ -258,7 +263,6 @@ struct DesktopBusTests {
     @Test("a sandboxed app cannot reach the person's session bus to press play, forge a push or post as the daemon")
     func sandboxedAppIsOffTheBus() async throws {
         let directory = try TemporaryDirectory(prefix: "busreach")
-        defer { directory.remove() }
         let bus = try await SessionBus(directory: directory)
         // Reachable on the file system: only the bus's own rules keep the app out.
         chmod(directory.path, 0o755)
@@ -309,6 +313,8 @@ struct DesktopBusTests {
             Task {
                 await running.tearDown()
                 await bus.stop()
+                // The bus first: dbus-daemon unlinks its socket as it goes.
+                directory.remove()
             }
         }
         _ = try running.request(.open(AppReference(bundle: id)))
@@ -346,7 +352,6 @@ struct DesktopBusTests {
     @Test("a session bus that appears late, dies and comes back is followed")
     func sessionBusComesAndGoes() async throws {
         let directory = try TemporaryDirectory(prefix: "lateBus")
-        defer { directory.remove() }
         let address = "unix:path=\(directory.appending("bus"))"
         let running = try await Running(
             prefix: "latebus-daemon", environment: ["DBUS_SESSION_BUS_ADDRESS": address],
@@ -371,7 +376,12 @@ struct DesktopBusTests {
         _ = try running.request(.open(AppReference(bundle: "org.backgrounder.tests.steady")))
         #expect(try await waitUntil { try running.app("org.backgrounder.tests.steady").state == .active })
         let again = try await SessionBus(directory: directory)
-        defer { Task { await again.stop() } }
+        defer {
+            Task {
+                await again.stop()
+                directory.remove()
+            }
+        }
         #expect(
             await waitUntil(timeout: .seconds(20)) {
                 (try? running.daemon.status().desktop?.sessionBus.state) == .connected

@@ -20,7 +20,6 @@ struct MediaKeysTests {
     @Test("playerctl lists the player, reads its metadata, and play-pause and next wake a suspended player")
     func playerctlReachesSuspendedPlayer() async throws {
         let directory = try TemporaryDirectory(prefix: "mpris")
-        defer { directory.remove() }
         let bus = try await SessionBus(directory: directory)
         let pulse = try await PulseAudioServer(directory: directory)
         let bundles = directory.appending("bundles")
@@ -33,6 +32,8 @@ struct MediaKeysTests {
                 await daemon.stop()
                 await pulse.stop()
                 await bus.stop()
+                // The bus first: dbus-daemon unlinks its socket as it goes.
+                directory.remove()
             }
         }
         #expect(await waitUntil { (try? daemon.status().pulseAudio.state) == .connected })
