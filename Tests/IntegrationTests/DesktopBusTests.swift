@@ -21,28 +21,49 @@ struct DesktopBusTests {
 
     // MARK: Screen lock
 
+    /// A daemon whose system bus is a private dbus-daemon with the logind stand-in on it.
+    struct LogindFixture {
+        let directory: TemporaryDirectory
+        let system: SessionBus
+        let logind: LogindPeer
+        let running: Running
+
+        /// Starts it; with `lockedAtStart` the session is locked before the daemon first looks.
+        static func start(
+            _ prefix: String, lockedAtStart: Bool = false, extraArguments: [String] = [],
+            setUp: (String) throws -> Void
+        ) async throws -> LogindFixture {
+            let directory = try TemporaryDirectory(prefix: prefix)
+            let system = try await SessionBus(directory: directory, name: "system")
+            let logind = try await LogindPeer(bus: system, directory: directory)
+            if lockedAtStart { try await logind.setLockedHint(true) }
+            let running = try await Running(
+                prefix: prefix + "-daemon", extraArguments: extraArguments, environment: logind.environment,
+                setUp: setUp)
+            let fixture = LogindFixture(directory: directory, system: system, logind: logind, running: running)
+            #expect(
+                await waitUntil {
+                    (try? running.daemon.status().desktop?.screenLock)?.contains(LogindPeer.sessionPath) == true
+                }, "the daemon follows the session: \(running.daemon.log.suffix(2000))")
+            return fixture
+        }
+
+        func tearDown() async {
+            await running.tearDown()
+            await logind.stop()
+            // The bus before its directory: dbus-daemon unlinks its socket as it goes.
+            await system.stop()
+            directory.remove()
+        }
+    }
+
     @Test("logind's Lock and Unlock signals and its LockedHint move the foreground app")
     func logindLockMovesForegroundApp() async throws {
-        let directory = try TemporaryDirectory(prefix: "logind")
-        let system = try await SessionBus(directory: directory, name: "system")
-        let logind = try await LogindPeer(bus: system, directory: directory)
-        let running = try await Running(
-            prefix: "logind-daemon", environment: logind.environment,
-            setUp: Self.testApp("Front", behavior: "idle", modes: ["fetch"]))
-        defer {
-            Task {
-                await running.tearDown()
-                await logind.stop()
-                await system.stop()
-                // The bus first: dbus-daemon unlinks its socket as it goes.
-                directory.remove()
-            }
-        }
+        let fixture = try await LogindFixture.start(
+            "logind", setUp: Self.testApp("Front", behavior: "idle", modes: ["fetch"]))
+        defer { Task { await fixture.tearDown() } }
+        let (running, logind) = (fixture.running, fixture.logind)
         let id = "org.backgrounder.tests.front"
-        #expect(
-            await waitUntil {
-                (try? running.daemon.status().desktop?.screenLock)?.contains(LogindPeer.sessionPath) == true
-            }, "\(running.daemon.log.suffix(2000))")
         _ = try running.request(.open(AppReference(bundle: id)))
         #expect(try await waitUntil { try running.app(id).state == .active })
 
@@ -61,28 +82,12 @@ struct DesktopBusTests {
 
     @Test("locked since boot, a push for an app that is not running waits for the first unlock, then launches it")
     func backgroundLaunchWaitsForFirstUnlock() async throws {
-        let directory = try TemporaryDirectory(prefix: "firstunlock")
-        let system = try await SessionBus(directory: directory, name: "system")
-        let logind = try await LogindPeer(bus: system, directory: directory)
-        try await logind.setLockedHint(true)
-        let running = try await Running(
-            prefix: "firstunlock-daemon", extraArguments: ["--scheduling", "pushWindow=30"],
-            environment: logind.environment,
+        let fixture = try await LogindFixture.start(
+            "firstunlock", lockedAtStart: true, extraArguments: ["--scheduling", "pushWindow=30"],
             setUp: Self.testApp("Waiting", behavior: "push", modes: ["remote-notification"]))
-        defer {
-            Task {
-                await running.tearDown()
-                await logind.stop()
-                await system.stop()
-                // The bus first: dbus-daemon unlinks its socket as it goes.
-                directory.remove()
-            }
-        }
+        defer { Task { await fixture.tearDown() } }
+        let (running, logind) = (fixture.running, fixture.logind)
         let id = "org.backgrounder.tests.waiting"
-        #expect(
-            await waitUntil {
-                (try? running.daemon.status().desktop?.screenLock)?.contains(LogindPeer.sessionPath) == true
-            })
         #expect(await waitUntil { running.daemon.log.contains("background launches wait for the first unlock") })
 
         let payload = JSONValue.object(["aps": .object(["content-available": .number(1)]), "n": .number(3)])
