@@ -351,6 +351,8 @@ struct DesktopBusTests {
         #expect(desktop.sessionBus.state == .disconnected)
         #expect(desktop.sessionBus.detail?.contains("DBUS_SESSION_BUS_ADDRESS is empty") == true)
         #expect(desktop.systemBus.detail?.contains("DBUS_SYSTEM_BUS_ADDRESS is empty") == true)
+        #expect(desktop.screenLock == "not followed: DBUS_SYSTEM_BUS_ADDRESS is empty")
+        #expect(desktop.notifications.contains("notifications are logged"))
         #expect(desktop.mediaPlayers == 0)
     }
 

@@ -107,6 +107,33 @@ struct MediaKeysTests {
             dominantFrequency(samples, from: nextAt + 1.5, seconds: 1) > 600,
             "the high tone of the second track plays after next")
         #expect(try player().state == .background, "playing in the background, not suspended")
+
+        // Bad calls get the bus's errors, named, and change nothing.
+        let name = "org.mpris.MediaPlayer2." + Self.playerName
+        let path = "/org/mpris/MediaPlayer2"
+        for (method, signature, arguments, expected) in [
+            ("org.mpris.MediaPlayer2.Player.OpenUri", "s", ["http://example.test/x.mp3"], "needs a file:// URI"),
+            ("org.mpris.MediaPlayer2.Player.Seek", "s", ["soon"], "needs a position in microseconds"),
+            ("org.mpris.MediaPlayer2.Quit", "", [], "CanQuit is false"),
+            ("org.mpris.MediaPlayer2.Player.Frobnicate", "", [], "Frobnicate"),
+        ] {
+            do {
+                _ = try await busCall(
+                    address: bus.address, destination: name, path: path, method: method, signature: signature,
+                    arguments: arguments)
+                Issue.record("\(method) was accepted")
+            } catch let error as BusCallError {
+                #expect(error.output.contains(expected), "\(method): \(error.output)")
+            }
+        }
+        // SetPosition for another track is ignored, as MPRIS says.
+        _ = try await busCall(
+            address: bus.address, destination: name, path: path,
+            method: "org.mpris.MediaPlayer2.Player.SetPosition", signature: "ox",
+            arguments: ["/org/backgrounder/track/7", "1000000"])
+        #expect(try await ctl("metadata", "title") == "2-high.wav")
+        #expect(try await ctl("status") == "Playing")
+        #expect(daemon.isRunning)
     }
 
     /// The frequency with the most zero crossings' worth in a second of mono samples.

@@ -33,12 +33,16 @@ extension DesktopBus {
                 server: server, state: status.connected ? .connected : .disconnected,
                 detail: status.connected ? nil : status.detail)
         }
+        let systemBus = connection(.system, endpoint: Self.systemEndpoint)
+        // Until logind answers, the system bus's own trouble says why the lock is not followed.
+        let screenLock =
+            notes[.screenLock] ?? systemBus.detail.map { "not followed: \($0)" } ?? DesktopPart.screenLock.initialNote
         return DesktopStatus(
             sessionBus: connection(.session, endpoint: Self.sessionEndpoint),
-            systemBus: connection(.system, endpoint: Self.systemEndpoint),
+            systemBus: systemBus,
             mediaPlayers: mediaPlayers,
             notifications: notes[.notifications] ?? DesktopPart.notifications.initialNote,
-            screenLock: notes[.screenLock] ?? DesktopPart.screenLock.initialNote,
+            screenLock: screenLock,
             unifiedPush: notes[.unifiedPush] ?? DesktopPart.unifiedPush.initialNote)
     }
 }

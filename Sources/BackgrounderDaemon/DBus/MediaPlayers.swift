@@ -139,6 +139,11 @@ final class MediaPlayers: Sendable {
             }
             connection.reply(to: message)
         case MPRIS.player:
+            // SetPosition for another track is ignored, as the specification says.
+            if member == "SetPosition", arguments.count == 2, arguments[0].stringValue != MPRIS.trackID(state.info) {
+                connection.reply(to: message)
+                return true
+            }
             guard let command = playerCommand(member, arguments, state: state) else {
                 guard
                     ["Next", "Previous", "Pause", "PlayPause", "Stop", "Play", "Seek", "SetPosition", "OpenUri"]
@@ -173,10 +178,7 @@ final class MediaPlayers: Sendable {
             let target = max(0, state.position(at: .now) + Double(offset) / 1_000_000)
             return (.changePlaybackPosition, String(target))
         case "SetPosition":
-            // Ignored for another track, as the specification says.
-            guard arguments.count == 2, let position = arguments[1].integerValue, position >= 0,
-                arguments[0].stringValue == MPRIS.trackID(state.info)
-            else { return nil }
+            guard arguments.count == 2, let position = arguments[1].integerValue, position >= 0 else { return nil }
             return (.changePlaybackPosition, String(Double(position) / 1_000_000))
         case "OpenUri":
             guard let uri = arguments.first?.stringValue, uri.hasPrefix("file:///"),
