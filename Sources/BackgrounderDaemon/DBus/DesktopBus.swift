@@ -85,6 +85,8 @@ final class DesktopBus: Service, Sendable {
                 wait(loop)
             }
             loop.closeAll()
+            // Jobs still queued find no connection and fail, so no caller waits for ever.
+            runJobs(loop)
         }
     }
 
