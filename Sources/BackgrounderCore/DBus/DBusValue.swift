@@ -96,13 +96,6 @@ extension DBusValue {
         }
     }
 
-    /// The value of a `d` or any integer, looking through a variant.
-    public var doubleValue: Double? {
-        if case .double(let value) = self { return value }
-        if case .variant(let inner) = self { return inner.doubleValue }
-        return integerValue.map(Double.init)
-    }
-
     /// The value of a `b`, looking through a variant.
     public var booleanValue: Bool? {
         switch self {

@@ -74,13 +74,6 @@ final class BusConnection {
         handlers = []
     }
 
-    /// The connection's unique name (`:1.42`), once the bus has said hello.
-    var uniqueName: String? {
-        var name: UnsafePointer<CChar>?
-        guard sd_bus_get_unique_name(bus, &name) >= 0, let name else { return nil }
-        return String(cString: name)
-    }
-
     // MARK: Driving it
 
     /// Handles everything that has arrived, without blocking.

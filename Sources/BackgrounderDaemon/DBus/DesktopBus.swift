@@ -50,11 +50,6 @@ final class DesktopBus: Service, Sendable {
         perform { $0.add(endpoint) }
     }
 
-    /// Removes an endpoint, closing its connection (and so releasing its names).
-    func remove(_ name: String) {
-        perform { $0.remove(name) }
-    }
-
     /// Whether a bus is turned off by an empty address variable.
     func isDisabled(_ kind: BusKind) -> Bool { BusKind.isDisabled(kind, environment: environment) }
 

@@ -69,13 +69,6 @@ final class MediaPlayers: Sendable {
         if known { announce(identifier) }
     }
 
-    /// The app's bundle is gone: so is its player.
-    func remove(_ identifier: String) {
-        guard states.withLock({ $0.removeValue(forKey: identifier) }) != nil else { return }
-        announced.withLock { $0[identifier] = nil }
-        bus.remove(Self.endpointName(identifier))
-    }
-
     private func state(_ identifier: String) -> MediaPlayerState? { states.withLock { $0[identifier] } }
 
     // MARK: On the bus thread

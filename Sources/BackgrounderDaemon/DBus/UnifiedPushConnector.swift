@@ -38,8 +38,8 @@ final class UnifiedPushConnector: Sendable {
     private let logger: Logger
     /// Device tokens by app.
     private let tokens = Mutex<[String: String]>([:])
-    /// What is registered: the distributor's name and unique name, and endpoints by app.
-    private let state = Mutex<(distributor: String?, owner: String?, endpoints: [String: String])>((nil, nil, [:]))
+    /// The distributor registered with: its name, and the unique name only it may call from.
+    private let state = Mutex<(distributor: String?, owner: String?)>((nil, nil))
     private let eventStream: AsyncStream<Event>.Continuation
     /// Messages and endpoints, for ``DesktopRequests`` to carry out on the app manager.
     let events: AsyncStream<Event>
@@ -55,9 +55,6 @@ final class UnifiedPushConnector: Sendable {
         "org.backgrounder.Push." + BusName.elements(of: identifier)
     }
 
-    /// The endpoint URL the distributor gave an app, for its server to push to.
-    func endpoint(of identifier: String) -> String? { state.withLock { $0.endpoints[identifier] } }
-
     /// Starts serving (called once, when the daemon starts).
     func start() {
         bus.setNote(.unifiedPush, "no session bus yet")
@@ -66,7 +63,7 @@ final class UnifiedPushConnector: Sendable {
                 name: Self.endpointName, kind: .session,
                 setUp: { [self] (connection) throws(DBusError) in try setUp(connection) },
                 lost: { [self] in
-                    state.withLock { $0 = (nil, nil, $0.endpoints) }
+                    state.withLock { $0 = (nil, nil) }
                     bus.setNote(.unifiedPush, "not registered: the session bus connection was lost")
                 }))
     }
@@ -107,7 +104,7 @@ final class UnifiedPushConnector: Sendable {
                 logger.info("UnifiedPush: distributor \(name) appeared")
                 choose(name, on: connection)
             } else if arguments[2].stringValue?.isEmpty == true, name == current {
-                state.withLock { $0 = (nil, nil, $0.endpoints) }
+                state.withLock { $0 = (nil, nil) }
                 bus.setNote(.unifiedPush, "no distributor: \(name) left the bus")
                 logger.notice("UnifiedPush: distributor \(name) left; pushes wait for another")
                 findDistributor(on: connection)
@@ -143,7 +140,7 @@ final class UnifiedPushConnector: Sendable {
             [.string(distributor)]
         ) { [self] result in
             guard case .success(let values) = result, let owner = values.first?.stringValue else { return }
-            state.withLock { $0 = (distributor, owner, $0.endpoints) }
+            state.withLock { $0 = (distributor, owner) }
             bus.setNote(.unifiedPush, "distributor \(distributor)")
             register(tokens.withLock { $0 }, with: distributor, on: connection)
         }
@@ -180,7 +177,6 @@ final class UnifiedPushConnector: Sendable {
     }
 
     private func unregister(_ identifier: String, token: String, on connection: BusConnection) {
-        state.withLock { _ = $0.endpoints.removeValue(forKey: identifier) }
         if let distributor = state.withLock({ $0.distributor }) {
             connection.call(
                 distributor, Self.distributorPath, Self.distributorInterface, "Unregister", [.string(token)]
@@ -219,11 +215,9 @@ final class UnifiedPushConnector: Sendable {
             eventStream.yield(.message(token: token, payload: Self.payload(bytes, id: id), distributor: distributor))
         case "NewEndpoint":
             guard let endpoint = arguments.dropFirst().first?.stringValue else { return true }
-            state.withLock { $0.endpoints[identifier] = endpoint }
             eventStream.yield(.endpoint(token: token, url: endpoint))
             logger.notice("UnifiedPush: \(identifier)'s endpoint is \(endpoint)")
         case "Unregistered":
-            state.withLock { _ = $0.endpoints.removeValue(forKey: identifier) }
             logger.notice("UnifiedPush: \(distributor) unregistered \(identifier)")
         default:
             break
