@@ -38,6 +38,31 @@ struct BGCtlTests {
         #expect(wrong.status == 3, "the socket given first is the one used: \(wrong.output)")
     }
 
+    @Test("while the screen is locked, open is refused with unlock first; unlock when not locked says so")
+    func lockSemantics() async throws {
+        let fixture = try await DaemonFixture(prefix: "ctl-lock")
+        defer { Task { await fixture.tearDown() } }
+        let socket = fixture.daemon.socketPath
+        let id = "org.backgrounder.samples.hello"
+        let notLocked = try await Self.bgctl(["unlock", "--socket", socket], in: fixture.directory)
+        #expect(notLocked.status == 0)
+        #expect(notLocked.output.contains("the screen is not locked; nothing to unlock"), "\(notLocked.output)")
+
+        #expect(try await Self.bgctl(["lock", "--socket", socket], in: fixture.directory).status == 0)
+        let refused = try await Self.bgctl(["open", id, "--socket", socket], in: fixture.directory)
+        #expect(refused.status != 0)
+        #expect(refused.output.contains("the screen is locked: unlock first"), "\(refused.output)")
+        guard case .apps(let list) = try fixture.daemon.client().request(.ps).body else {
+            Issue.record("no PS")
+            return
+        }
+        #expect(list.apps.first { $0.id == id }?.state == .notRunning, "nothing launched behind the lock")
+
+        #expect(try await Self.bgctl(["unlock", "--socket", socket], in: fixture.directory).status == 0)
+        let opened = try await Self.bgctl(["open", id, "--socket", socket], in: fixture.directory)
+        #expect(opened.status == 0, "\(opened.output)")
+    }
+
     @Test("status and bundles, as text and as JSON, through --socket and BACKGROUNDER_SOCKET")
     func statusAndBundles() async throws {
         let fixture = try await DaemonFixture(prefix: "ctl")

@@ -4,9 +4,14 @@ import BackgrounderProtocol
 /// What a person does: open, home, lock, unlock, quit; and the events and pressure a person
 /// (or a test) stands in for.
 extension AppManager {
-    /// `bgctl open`: launches the app in the foreground, or brings it there.
+    /// `bgctl open`: launches the app in the foreground, or brings it there. Refused while
+    /// the screen is locked: as on iOS, nothing comes to the front behind the lock screen.
     func open(_ identifier: String) throws(ProtocolError) -> Done {
         let app = try app(identifier)
+        guard !screenLocked else {
+            throw ProtocolError(
+                .invalidState, "the screen is locked: unlock first (bgctl unlock), then open \(identifier)")
+        }
         clearForceQuit(identifier)
         lockedForeground = nil
         setIdle(false)
@@ -44,6 +49,7 @@ extension AppManager {
 
     /// `bgctl unlock`: the app that was in front comes back.
     func unlock() throws(ProtocolError) -> Done {
+        guard screenLocked else { return Done(detail: "the screen is not locked; nothing to unlock") }
         screenLocked = false
         setIdle(false)
         firstUnlockHappened()
