@@ -31,9 +31,14 @@ public struct BundleScanner: Sendable {
     }
 
     /// Scans directories for bundles, in a stable order (directories as given, entries sorted).
-    /// - Parameter directories: Directories that contain `Name.bundle` directories.
-    /// - Returns: The catalog, and a problem for each directory that could not be listed.
-    public func scan(directories: [String]) -> (catalog: BundleCatalog, unreadable: [BundleProblem]) {
+    /// - Parameters:
+    ///   - directories: Directories that contain `Name.bundle` directories.
+    ///   - incumbents: The path each identifier was loaded from before, which keeps it.
+    /// - Returns: The catalog, and a problem for each directory that could not be listed and
+    ///   for each directory in them not named `Name.bundle` (skipped, but said).
+    public func scan(directories: [String], incumbents: [String: String] = [:]) -> (
+        catalog: BundleCatalog, unreadable: [BundleProblem]
+    ) {
         var outcomes: [Result<ValidatedBundle, BundleProblem>] = []
         var unreadable: [BundleProblem] = []
         for directory in directories {
@@ -46,10 +51,27 @@ public struct BundleScanner: Sendable {
                 unreadable.append(BundleProblem(path: directory, key: "--bundles", reason: "cannot list the directory"))
                 continue
             }
-            for entry in entries.sorted() where entry.hasSuffix(".bundle") {
-                outcomes.append(validate(bundleAt: directory + "/" + entry))
+            for entry in entries.sorted() {
+                let path = directory + "/" + entry
+                if entry.hasSuffix(".bundle") {
+                    outcomes.append(validate(bundleAt: path))
+                } else if !entry.hasPrefix("."), Self.isDirectory(path) {
+                    unreadable.append(Self.notABundle(path))
+                }
             }
         }
-        return (BundleCatalog(outcomes), unreadable)
+        return (BundleCatalog(outcomes, incumbents: incumbents), unreadable)
+    }
+
+    /// Why a directory without the `.bundle` suffix is not loaded.
+    public static func notABundle(_ path: String) -> BundleProblem {
+        BundleProblem(
+            path: path, key: "path",
+            reason: "not a Name.bundle directory, so it is not loaded; rename it to end in .bundle")
+    }
+
+    private static func isDirectory(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR
     }
 }

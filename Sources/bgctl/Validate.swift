@@ -18,6 +18,12 @@ struct Validate: ParsableCommand {
         var catalog = BundleCatalog()
         var entries: [BundleEntry] = []
         for path in paths {
+            // The daemon loads only Name.bundle directories: one named otherwise would never load.
+            let name = path.split(separator: "/").last.map(String.init) ?? path
+            guard name.hasSuffix(".bundle") else {
+                entries.append(.refused(BundleScanner.notABundle(path)))
+                continue
+            }
             switch scanner.validate(bundleAt: path) {
             case .success(let bundle):
                 let refusedBefore = catalog.refused.count

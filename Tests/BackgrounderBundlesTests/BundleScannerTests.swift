@@ -70,7 +70,9 @@ struct BundleScannerTests {
         }
     }
 
-    @Test func entriesNotEndingInDotBundleAreIgnored() throws {
+    /// Not loaded, and not refused, but each directory is reported so a person sees why (a
+    /// hidden one and plain files are left alone).
+    @Test func entriesNotEndingInDotBundleAreNotLoadedButReported() throws {
         try withScratchDirectory { fixture in
             let valid = InfoPlistText.valid(identifier: "org.example.ignored").data
             for name in ["Ignored.app", "Ignored.bundle.old", "Ignored", ".bundle-ish"] {
@@ -81,7 +83,8 @@ struct BundleScannerTests {
 
             let (catalog, unreadable) = BundleScanner().scan(directories: [fixture.directory])
 
-            #expect(unreadable.isEmpty)
+            #expect(unreadable.map(\.path) == ["Ignored", "Ignored.app", "Ignored.bundle.old"].map(fixture.path))
+            #expect(unreadable.allSatisfy { $0.reason.contains("rename it to end in .bundle") })
             #expect(catalog.refused.isEmpty)
             #expect(catalog.sortedLoaded.map(\.path) == [good])
         }

@@ -21,6 +21,60 @@ struct DuplicateIdentifierTests {
         }
     }
 
+    @Test("a bundle already loaded keeps its identifier: a copy that sorts first is the one refused")
+    func incumbentKeepsItsIdentifier() throws {
+        try withScratchDirectory { fixture in
+            let loaded = try fixture.makeGoodBundle("Hello.bundle", identifier: "org.example.same")
+            let before = BundleScanner().scan(directories: [fixture.directory]).catalog
+            #expect(before.loaded["org.example.same"]?.path == loaded)
+
+            let copy = try fixture.makeGoodBundle("Dup.bundle", identifier: "org.example.same")
+            let incumbents = before.loaded.mapValues(\.path)
+            let after = BundleScanner().scan(directories: [fixture.directory], incumbents: incumbents).catalog
+            #expect(after.loaded["org.example.same"]?.path == loaded)
+            let problem = try #require(after.refused.only)
+            #expect(problem.path == copy)
+            #expect(problem.reason.contains("already loaded from \(loaded)"))
+            // Without a history, scan order decides as before.
+            #expect(
+                BundleScanner().scan(directories: [fixture.directory]).catalog.loaded["org.example.same"]?.path == copy)
+        }
+    }
+
+    @Test("a directory without the .bundle suffix is reported, not silently skipped")
+    func directoryWithoutSuffixIsReported() throws {
+        try withScratchDirectory { fixture in
+            _ = try fixture.makeGoodBundle("Hello.bundle", identifier: "org.example.hello")
+            let stray = fixture.path("Hello")
+            try fixture.makeDirectory(stray)
+            try fixture.makeDirectory(fixture.path(".hidden"))
+            let (catalog, problems) = BundleScanner().scan(directories: [fixture.directory])
+            #expect(catalog.loaded.count == 1)
+            let problem = try #require(problems.only)
+            #expect(problem.path == stray)
+            #expect(problem.reason.contains("rename it to end in .bundle"))
+        }
+    }
+
+    @Test("an override put in an earlier directory still takes the identifier from the incumbent")
+    func earlierDirectoryOverridesTheIncumbent() throws {
+        try withScratchDirectory { fixture in
+            let user = fixture.path("user")
+            let system = fixture.path("system")
+            try fixture.makeDirectory(user)
+            try fixture.makeDirectory(system)
+            let shipped = try BundleFixture(directory: system).makeGoodBundle(
+                "App.bundle", identifier: "org.example.same")
+            let override = try BundleFixture(directory: user).makeGoodBundle(
+                "App.bundle", identifier: "org.example.same")
+            let catalog = BundleScanner().scan(
+                directories: [user, system], incumbents: ["org.example.same": shipped]
+            ).catalog
+            #expect(catalog.loaded["org.example.same"]?.path == override)
+            #expect(catalog.refused.map(\.path) == [shipped])
+        }
+    }
+
     @Test func earlierDirectoryWins() throws {
         try withScratchDirectory { fixture in
             let system = fixture.path("system")

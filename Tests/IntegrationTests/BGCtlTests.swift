@@ -116,6 +116,13 @@ struct BGCtlTests {
         try Data("not a plist".utf8).write(to: URL(fileURLWithPath: bad + "/Info.plist"))
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: bad + "/Info.plist")
 
+        // A directory the daemon would skip for its name is refused, with the fix.
+        let misnamed = directory.appending("Misnamed")
+        try FileManager.default.copyItem(atPath: good.path, toPath: misnamed)
+        let renamed = try await Self.bgctl(["validate", misnamed], in: directory)
+        #expect(renamed.status == 1)
+        #expect(renamed.output.contains("refused \(misnamed): path: not a Name.bundle directory"), "\(renamed.output)")
+
         let okOnly = try await Self.bgctl(["validate", good.path], in: directory)
         #expect(okOnly.status == 0)
         #expect(okOnly.output == "ok org.backgrounder.samples.hello\n")

@@ -51,6 +51,41 @@ struct BundleUpdateTests {
         }
         #expect(after.message.contains("NSMicrophoneUsageDescription"), "\(after)")
     }
+
+    @Test(
+        "a loaded bundle keeps its identifier: a copy dropped beside it, sorting first, is refused, after a reload and a restart"
+    )
+    func duplicateCopyDoesNotStealTheIdentifier() async throws {
+        let running = try await LifecycleTests.Running(prefix: "dupcopy") { bundles in
+            _ = try SampleBundles.assemble("Hello", into: bundles)
+        }
+        defer { Task { await running.tearDown() } }
+        let id = "org.backgrounder.samples.hello"
+        let original = running.bundles + "/Hello.bundle"
+        let copy = running.bundles + "/Dup.bundle"
+        try FileManager.default.copyItem(atPath: original, toPath: copy)
+        func entries(_ daemon: DaemonProcess) throws -> [BundleEntry] {
+            guard case .bundles(let list) = try daemon.client().request(.bundles).body else {
+                throw HarnessError("no BUNDLES")
+            }
+            return list.bundles
+        }
+        _ = try running.request(.reload)
+        var list = try entries(running.daemon)
+        #expect(list.first { $0.id == id && $0.status == BundleEntry.Status.loaded }?.path == original)
+        #expect(list.first { $0.path == copy }?.status == BundleEntry.Status.refused)
+        #expect(list.first { $0.path == copy }?.reason?.contains("already loaded from \(original)") == true)
+
+        // A new daemon on the same state directory remembers which one it loaded.
+        #expect(await running.daemon.stop())
+        let again = try await DaemonProcess(
+            directory: running.directory, bundleDirectories: [running.bundles],
+            extraArguments: LifecycleTests.fastPolicy)
+        defer { Task { await again.stop() } }
+        list = try entries(again)
+        #expect(list.first { $0.id == id && $0.status == BundleEntry.Status.loaded }?.path == original)
+        #expect(list.first { $0.path == copy }?.status == BundleEntry.Status.refused)
+    }
 }
 
 extension DaemonMessage.Body {
@@ -59,4 +94,5 @@ extension DaemonMessage.Body {
         guard case .permissions(let list) = self else { return nil }
         return list.apps.first
     }
+
 }

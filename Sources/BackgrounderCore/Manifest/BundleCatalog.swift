@@ -10,11 +10,36 @@ public struct BundleCatalog: Sendable, Hashable {
     public init() {}
 
     /// Builds a catalog from validation outcomes in scan order.
-    /// - Parameter outcomes: One result per bundle directory, in the order they were found.
-    public init(_ outcomes: [Result<ValidatedBundle, BundleProblem>]) {
+    /// - Parameters:
+    ///   - outcomes: One result per bundle directory, in the order they were found.
+    ///   - incumbents: The path each identifier was loaded from before. That bundle keeps its
+    ///     identifier against a copy dropped into its own directory (or a later one), wherever
+    ///     the copy's name sorts; one in an earlier directory still overrides it, as in a
+    ///     search path.
+    public init(_ outcomes: [Result<ValidatedBundle, BundleProblem>], incumbents: [String: String] = [:]) {
+        var directoryRank: [String: Int] = [:]
+        for outcome in outcomes {
+            let path =
+                switch outcome {
+                case .success(let bundle): bundle.path
+                case .failure(let problem): problem.path
+                }
+            let directory = Self.directory(of: path)
+            if directoryRank[directory] == nil { directoryRank[directory] = directoryRank.count }
+        }
+        let rank = { (path: String) in directoryRank[Self.directory(of: path)] ?? Int.max }
+        for case .success(let bundle) in outcomes where incumbents[bundle.manifest.bundleIdentifier] == bundle.path {
+            let overridden = outcomes.contains { outcome in
+                guard case .success(let other) = outcome else { return false }
+                return other.manifest.bundleIdentifier == bundle.manifest.bundleIdentifier
+                    && rank(other.path) < rank(bundle.path)
+            }
+            if !overridden { add(bundle) }
+        }
         for outcome in outcomes {
             switch outcome {
-            case .success(let bundle): add(bundle)
+            case .success(let bundle):
+                if loaded[bundle.manifest.bundleIdentifier]?.path != bundle.path { add(bundle) }
             case .failure(let problem): refused.append(problem)
             }
         }
@@ -36,6 +61,12 @@ public struct BundleCatalog: Sendable, Hashable {
         } else {
             loaded[identifier] = bundle
         }
+    }
+
+    /// The directory holding a bundle: its path without the last component.
+    private static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "" }
+        return String(path[..<slash])
     }
 
     /// Loaded bundles sorted by identifier, for stable listings.

@@ -34,7 +34,11 @@ actor BundleRegistry {
     /// Rescans every bundle directory and reports what changed.
     @discardableResult
     func reload() -> ReloadResult {
-        let (newCatalog, unreadable) = scanner.scan(directories: directories)
+        // A bundle keeps the identifier it was loaded with, in this run or (from the store)
+        // the last: a copy dropped beside it is refused, whatever its name sorts to.
+        var incumbents = (try? store.recordedBundlePaths()) ?? [:]
+        for (identifier, bundle) in published.withLock({ $0.loaded }) { incumbents[identifier] = bundle.path }
+        let (newCatalog, unreadable) = scanner.scan(directories: directories, incumbents: incumbents)
         for problem in unreadable {
             // An optional directory that is not there is normal; one that is there but
             // cannot be listed is still worth a warning.

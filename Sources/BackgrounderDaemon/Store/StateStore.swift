@@ -121,6 +121,16 @@ final class StateStore: Sendable {
     }
 
     /// Remembers the bundles that loaded, keeping first-seen times and force-quit flags.
+    /// Where each identifier was last loaded from.
+    func recordedBundlePaths() throws -> [String: String] {
+        try database.read { db in
+            Dictionary(
+                try Row.fetchAll(db, sql: "SELECT bundleIdentifier, path FROM bundle").map {
+                    ($0["bundleIdentifier"] as String, $0["path"] as String)
+                }, uniquingKeysWith: { first, _ in first })
+        }
+    }
+
     func recordLoaded(_ bundles: [ValidatedBundle], at time: Date) throws {
         try write { db in
             for bundle in bundles {
