@@ -41,6 +41,30 @@ struct CommonOptions: ParsableArguments {
         return reply.body
     }
 
+    /// The bundle identifier a person meant: the full identifier, a unique suffix (`hello`) or
+    /// a bundle's name (`Hello`), matched against the daemon's loaded bundles. An ambiguous
+    /// one lists the candidates; an unknown one says which is nearest. Exits 1 for either.
+    func resolveBundle(_ typed: String) throws -> String {
+        guard case .bundles(let list) = try request(.bundles) else { return typed }
+        let candidates = list.bundles.compactMap { entry -> BundleReference.Candidate? in
+            guard entry.status == .loaded, let identifier = entry.id else { return nil }
+            return BundleReference.Candidate(identifier: identifier, name: entry.name ?? "")
+        }
+        switch BundleReference.resolve(typed, among: candidates) {
+        case .resolved(let identifier):
+            return identifier
+        case .ambiguous(let identifiers):
+            printError(
+                "bgctl: '\(typed)' matches \(identifiers.count) bundles: \(identifiers.joined(separator: ", ")); give one of them"
+            )
+            throw ExitCode.failure
+        case .unknown(let suggestion):
+            let hint = suggestion.map { "; did you mean \($0)?" } ?? "; `bgctl bundles` lists them"
+            printError("bgctl: no loaded bundle is '\(typed)'\(hint)")
+            throw ExitCode.failure
+        }
+    }
+
     /// Prints a value as pretty JSON on standard output.
     func printJSON(_ value: some Encodable) throws {
         let encoder = JSONEncoder()

@@ -17,9 +17,14 @@ struct Open: ParsableCommand {
         abstract: "Launch an app, or bring it to the foreground; the foreground app goes to the background."
     )
     @OptionGroup var options: CommonOptions
-    @Argument(help: "The app's bundle identifier.", completion: .bundleIdentifier) var id: String
+    @Argument(
+        help: "The app's bundle identifier, a unique suffix of it (hello), or the bundle's name.",
+        completion: .bundleIdentifier)
+    var id: String
 
-    func run() throws { try report(options.request(.open(AppReference(bundle: id))), options: options) }
+    func run() throws {
+        try report(options.request(.open(AppReference(bundle: options.resolveBundle(id)))), options: options)
+    }
 }
 
 struct Home: ParsableCommand {
@@ -52,7 +57,9 @@ struct Quit: ParsableCommand {
     @OptionGroup var options: CommonOptions
     @Argument(help: "The app's bundle identifier.", completion: .bundleIdentifier) var id: String
 
-    func run() throws { try report(options.request(.quit(AppReference(bundle: id))), options: options) }
+    func run() throws {
+        try report(options.request(.quit(AppReference(bundle: options.resolveBundle(id)))), options: options)
+    }
 }
 
 struct PS: ParsableCommand {

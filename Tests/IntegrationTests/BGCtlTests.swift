@@ -63,6 +63,27 @@ struct BGCtlTests {
         #expect(opened.status == 0, "\(opened.output)")
     }
 
+    @Test("open takes a unique suffix or the bundle's name, and a near miss gets did you mean")
+    func bundleNames() async throws {
+        let fixture = try await DaemonFixture(prefix: "ctl-names")
+        defer { Task { await fixture.tearDown() } }
+        let socket = fixture.daemon.socketPath
+        let id = "org.backgrounder.samples.hello"
+        for typed in ["hello", "Hello"] {
+            let opened = try await Self.bgctl(["open", typed, "--socket", socket], in: fixture.directory)
+            #expect(opened.status == 0, "\(typed): \(opened.output)")
+            #expect(opened.output.contains(id), "\(typed): \(opened.output)")
+        }
+        let typo = try await Self.bgctl(["quit", "helo", "--socket", socket], in: fixture.directory)
+        #expect(typo.status == 1)
+        #expect(typo.output.contains("no loaded bundle is 'helo'; did you mean \(id)?"), "\(typo.output)")
+        guard case .apps(let list) = try fixture.daemon.client().request(.ps).body else {
+            Issue.record("no PS")
+            return
+        }
+        #expect(list.apps.first { $0.id == id }?.state != .notRunning, "the typo quit nothing")
+    }
+
     @Test("status and bundles, as text and as JSON, through --socket and BACKGROUNDER_SOCKET")
     func statusAndBundles() async throws {
         let fixture = try await DaemonFixture(prefix: "ctl")
