@@ -14,6 +14,10 @@ public struct NotificationContent: Sendable, Hashable, Codable {
     /// Notifications of one thread are grouped together.
     public var threadIdentifier: String
 
+    /// The title, and the subtitle after a dash when there is one: the one line a desktop
+    /// notification's summary and the log both show.
+    public var heading: String { subtitle.isEmpty ? title : "\(title) — \(subtitle)" }
+
     /// Creates content.
     public init(
         title: String = "", subtitle: String = "", body: String = "", sound: String? = nil,

@@ -71,9 +71,8 @@ final class DesktopNotificationPresenter: NotificationPresenter {
         ]
         if let sound = content.sound { hints["sound-name"] = .string(sound.isEmpty ? "message-new-instant" : sound) }
         if !content.threadIdentifier.isEmpty { hints["x-backgrounder-thread"] = .string(content.threadIdentifier) }
-        let summary = content.subtitle.isEmpty ? content.title : "\(content.title) — \(content.subtitle)"
         let arguments: [DBusValue] = [
-            .string(appName), .uint32(0), .string(""), .string(summary), .string(content.body),
+            .string(appName), .uint32(0), .string(""), .string(content.heading), .string(content.body),
             .strings([Self.defaultAction, "Open"]), .vardict(hints), .int32(-1),
         ]
         let result = await call("Notify", arguments)

@@ -28,8 +28,7 @@ struct LogNotificationPresenter: NotificationPresenter {
     {
         let handle = "log:\(counter.next())"
         let content = notification.request.content
-        var text = content.title
-        if !content.subtitle.isEmpty { text += " — " + content.subtitle }
+        var text = content.heading
         if !content.body.isEmpty { text += (text.isEmpty ? "" : ": ") + content.body }
         // One line whatever the app wrote: its newlines must not forge other log lines.
         let line = "notification \(notification.request.identifier) (\(handle)): \(text)"
