@@ -29,10 +29,12 @@ extension RealTimeSuites {
         }
 
         /// The player's stream keeps moving audio (the server asks for it in bursts about a
-        /// second apart, so this waits for the next).
+        /// second apart, so this waits for the next). The wait is generous: at the start of a CI
+        /// run, with every suite starting at once on two cores, the server once asked for
+        /// nothing for over five seconds.
         static func expectPlayingOn(_ fixture: AudioFixture) async throws {
             let before = try #require(try fixture.stream(AudioFixture.player))
-            let moved = await waitUntil(timeout: .seconds(5)) {
+            let moved = await waitUntil(timeout: .seconds(20)) {
                 ((try? fixture.stream(AudioFixture.player))??.bytes ?? 0) > before.bytes
             }
             let now = try fixture.stream(AudioFixture.player)
