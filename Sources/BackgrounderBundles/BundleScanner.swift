@@ -42,12 +42,16 @@ public struct BundleScanner: Sendable {
         var outcomes: [Result<ValidatedBundle, BundleProblem>] = []
         var unreadable: [BundleProblem] = []
         for directory in directories {
-            let entries: [String]
-            do {
-                entries = try FileManager.default.contentsOfDirectory(atPath: directory)
-            } catch {
-                // A missing bundles directory is normal on a new machine: report it apart
-                // from the bundles, so it is not counted as a refused bundle.
+            // A missing bundles directory is normal on a new machine: report it apart from
+            // the bundles, so it is not counted as a refused bundle, with the system's reason.
+            guard let handle = opendir(directory) else {
+                let reason = String(cString: strerror(errno))
+                unreadable.append(
+                    BundleProblem(path: directory, key: "--bundles", reason: "cannot list the directory: \(reason)"))
+                continue
+            }
+            closedir(handle)
+            guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
                 unreadable.append(BundleProblem(path: directory, key: "--bundles", reason: "cannot list the directory"))
                 continue
             }

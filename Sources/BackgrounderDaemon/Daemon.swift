@@ -1,5 +1,6 @@
 import BackgrounderBundles
 import BackgrounderCore
+import BackgrounderProtocol
 import Foundation
 public import Logging
 import ServiceLifecycle
@@ -64,6 +65,18 @@ public struct Daemon: Sendable {
         }
     }
 
+    /// The sockets made beside the control socket are longer than it: a path that fits but
+    /// leaves them too long is refused by the name the person typed, before anything is made.
+    static func checkSocketLength(_ control: String) throws {
+        let longest = AudioSocketServer.path(forControlSocket: control)
+        let excess = longest.utf8.count - DaemonSocket.maximumPathLength
+        guard excess > 0 else { return }
+        throw DaemonError(
+            .socket, path: control,
+            "--socket is \(control.utf8.count) bytes, too long: the audio socket beside it (\(longest.split(separator: "/").last ?? "")) must fit a Unix socket's \(DaemonSocket.maximumPathLength) bytes; choose a path at least \(excess) bytes shorter"
+        )
+    }
+
     /// Runs until SIGTERM or SIGINT.
     /// - Throws: ``DaemonError`` when the socket or state directory cannot be used, or the
     ///   first error a service fails with.
@@ -71,6 +84,7 @@ public struct Daemon: Sendable {
         // Whatever the daemon creates is its own unless it says otherwise (the state
         // database and its WAL, logs): apps under other uids pass through its directories.
         umask(0o077)
+        try Self.checkSocketLength(configuration.socketPath)
         let sandbox = AppSandbox.make(configuration.sandbox, logger: logger)
         // Apps under uids of their own pass through these to the audio socket and their
         // data directory (0711 when created here; an existing one is checked, not changed).

@@ -142,10 +142,10 @@ public struct AppInfo: Sendable, Hashable, Codable {
     public var backgroundTimeRemaining: Double?
     /// CPU time of all its processes, in seconds.
     public var cpuSeconds: Double
-    /// How its last process ended, for example "terminated: background task overran".
-    public var lastExit: String?
+    /// How its last process ended.
+    public var lastExit: AppExit?
     /// Set while crash-loop throttling refuses launches.
-    public var throttled: String?
+    public var throttled: AppThrottle?
     /// Whether a person force-quit it (it is then not relaunched for most events).
     public var forceQuit: Bool
     /// Its audio streams' underruns and overruns, summed, while it has streams.
@@ -162,8 +162,8 @@ public struct AppInfo: Sendable, Hashable, Codable {
         assertions: [String],
         backgroundTimeRemaining: Double?,
         cpuSeconds: Double,
-        lastExit: String?,
-        throttled: String?,
+        lastExit: AppExit?,
+        throttled: AppThrottle?,
         forceQuit: Bool,
         audioUnderruns: Int? = nil,
         audioOverruns: Int? = nil

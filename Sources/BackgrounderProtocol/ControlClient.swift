@@ -124,6 +124,8 @@ public enum ControlClientError: Error, Sendable, CustomStringConvertible {
     case daemonNotRunning(String)
     /// The socket path does not fit in `sockaddr_un`.
     case socketPathTooLong(String)
+    /// Something other than a socket is at the path: what it is.
+    case notASocket(String, String)
     /// A system call failed.
     case system(String, Int32)
     /// No reply came in time.
@@ -140,7 +142,9 @@ public enum ControlClientError: Error, Sendable, CustomStringConvertible {
         case .daemonNotRunning(let path):
             "backgrounderd is not running (nothing listens on \(path)); start it with `backgrounderd --socket \(path)`, or point --socket or BACKGROUNDER_SOCKET at a running daemon"
         case .socketPathTooLong(let path):
-            "socket path is too long for a Unix socket: \(path)"
+            "the socket path \(path) is \(path.utf8.count) bytes, longer than a Unix socket's \(DaemonSocket.maximumPathLength); choose a shorter one"
+        case .notASocket(let path, let what):
+            "\(path) is \(what), not a socket; point --socket or BACKGROUNDER_SOCKET at backgrounderd's socket"
         case .system(let call, let code):
             "\(call) failed: \(String(cString: strerror(code)))"
         case .timedOut:

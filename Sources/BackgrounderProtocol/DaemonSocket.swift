@@ -6,11 +6,15 @@
 /// `ControlClient`, BackgroundKit's app connection), so all of them tell "no daemon" apart
 /// from other failures the same way.
 public enum DaemonSocket {
+    /// The longest path a Unix socket can have, in bytes (`sun_path` less its NUL).
+    public static let maximumPathLength = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
+
     /// Connects a close-on-exec stream socket to `path`.
     /// - Parameter path: The daemon's socket.
     /// - Returns: The connected descriptor; the caller closes it.
     /// - Throws: ``ControlClientError``: `.daemonNotRunning` when nothing listens there,
-    ///   `.socketPathTooLong`, or `.system` with the failing call and errno.
+    ///   `.notASocket` when something else is there, `.socketPathTooLong`, or `.system` with
+    ///   the failing call and errno.
     public static func connect(to path: String) throws(ControlClientError) -> Int32 {
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw .system("socket", errno) }
@@ -26,7 +30,16 @@ public enum DaemonSocket {
         guard result == 0 else {
             let code = errno
             close(descriptor)
-            if code == ENOENT || code == ECONNREFUSED { throw .daemonNotRunning(path) }
+            if code == ENOENT || code == ECONNREFUSED {
+                // A path that is there but is no socket is a typo, not a stopped daemon.
+                var info = stat()
+                if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFSOCK {
+                    let kind = info.st_mode & S_IFMT
+                    throw .notASocket(
+                        path, kind == S_IFDIR ? "a directory" : kind == S_IFREG ? "a regular file" : "a device or pipe")
+                }
+                throw .daemonNotRunning(path)
+            }
             throw .system("connect to \(path)", code)
         }
         return descriptor

@@ -26,6 +26,10 @@ public enum DefaultPaths {
         return "/tmp/backgrounder-\(getuid())/backgrounderd.sock"
     }
 
+    /// How ``socket`` is chosen, for `--help`.
+    public static let socketRule =
+        "$\(socketEnvironmentVariable), else $XDG_RUNTIME_DIR/backgrounder/backgrounderd.sock, else /tmp/backgrounder-UID/backgrounderd.sock"
+
     /// The socket an app's lead process reconnects on after the daemon restarted, beside the
     /// control socket (which is its owner's alone, while apps may run under uids of their own).
     public static func appSocket(forControlSocket control: String) -> String {

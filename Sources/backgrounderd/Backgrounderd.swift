@@ -12,6 +12,16 @@ struct Backgrounderd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "backgrounderd",
         abstract: "Runs apps from plug-in bundles with iOS-style background execution.",
+        discussion: """
+            Stops on SIGTERM or SIGINT (exit 0); exits 1 when it cannot start, naming the option, \
+            path or service at fault, and 64 for a wrong command line. bgctl drives it; \
+            docs/ARCHITECTURE.md says how it works.
+
+            Examples:
+              backgrounderd
+              backgrounderd --bundles Bundles --socket /tmp/bg/bg.sock --state-dir /tmp/bg
+              backgrounderd --task-budget 180 --log-level debug
+            """,
         version: BackgrounderVersion.release
     )
 
@@ -25,13 +35,15 @@ struct Backgrounderd: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "The control socket (default: $BACKGROUNDER_SOCKET, else $XDG_RUNTIME_DIR/backgrounder/backgrounderd.sock).",
+            "The control socket; the apps' and audio sockets go beside it (default: \(DefaultPaths.socketRule)).",
             valueName: "PATH"))
     var socket: String?
 
     @Option(
         name: .customLong("state-dir"),
-        help: ArgumentHelp("Where the state database lives (default: $XDG_STATE_HOME/backgrounder).", valueName: "DIR"))
+        help: ArgumentHelp(
+            "Where the state database, app logs and data live (default: $XDG_STATE_HOME/backgrounder, else ~/.local/state/backgrounder).",
+            valueName: "DIR"))
     var stateDirectory: String?
 
     @Option(help: ArgumentHelp("gpsd's address.", valueName: "HOST:PORT"))
@@ -43,28 +55,28 @@ struct Backgrounderd: AsyncParsableCommand {
     var pulseServer: String?
 
     @Option(
-        name: .customLong("task-budget"),
+        name: .customLong("task-budget"), parsing: .unconditional,
         help: ArgumentHelp(
             "Seconds of background time for finite-length tasks (iOS: 30; classic: 180).", valueName: "SECONDS"))
     var taskBudget: Double = 30
 
     @Option(
-        name: .customLong("expiration-warning"),
+        name: .customLong("expiration-warning"), parsing: .unconditional,
         help: ArgumentHelp("Seconds before the budget ends that expiration handlers run.", valueName: "SECONDS"))
     var expirationWarning: Double = 5
 
     @Option(
-        name: .customLong("suspend-grace"),
+        name: .customLong("suspend-grace"), parsing: .unconditional,
         help: ArgumentHelp(
             "Seconds an app with no assertion runs in the background before it is suspended.", valueName: "SECONDS"))
     var suspendGrace: Double = 5
     @Option(
-        name: .customLong("crash-loop-window"),
+        name: .customLong("crash-loop-window"), parsing: .unconditional,
         help: ArgumentHelp("Seconds in which five crashes throttle an app's launches.", valueName: "SECONDS"))
     var crashLoopWindow: Double = 10
 
     @Option(
-        name: .customLong("check-in-deadline"),
+        name: .customLong("check-in-deadline"), parsing: .unconditional,
         help: ArgumentHelp(
             "Seconds an app launched into the background may run without checking in before it is suspended.",
             valueName: "SECONDS"))
@@ -110,7 +122,7 @@ struct Backgrounderd: AsyncParsableCommand {
     var powerSupplyDirectory = "/sys/class/power_supply"
 
     @Option(
-        name: .customLong("conditions-interval"),
+        name: .customLong("conditions-interval"), parsing: .unconditional,
         help: ArgumentHelp("Seconds between two readings of external power and network.", valueName: "SECONDS"))
     var conditionsInterval: Double = 5
 
@@ -141,7 +153,7 @@ struct Backgrounderd: AsyncParsableCommand {
             ("--check-in-deadline", checkInDeadline),
         ]
         where !(value.isFinite && value >= 0) {
-            throw ValidationError("\(flag) must be a number of seconds, 0 or more")
+            throw ValidationError("\(flag) must be a number of seconds, 0 or more, not \(value)")
         }
         guard conditionsInterval.isFinite, conditionsInterval > 0 else {
             throw ValidationError("--conditions-interval must be a number of seconds greater than 0, such as 5 or 0.5")

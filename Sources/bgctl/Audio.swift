@@ -6,59 +6,93 @@ struct Audio: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show the sound server, every app's audio session and every stream with its health.",
         discussion: """
-            Streams show their state (playing, recording, paused, corked, starved, waiting), what
-            corks them besides the app (interrupted, background, server), underruns and overruns,
-            the seconds in the shared ring, the server's latency and the buffer attributes granted.
+            Streams show their state (playing, recording, paused, corked, starved, waiting), what \
+            corks them besides the app (interrupted, background, server), underruns and overruns, \
+            the seconds in the shared ring and the server's latency. --wide adds the sample \
+            format, the volume and the buffer attributes the server granted (- where it chose).
+
+            Examples:
+              bgctl audio
+              bgctl audio backgroundplayer --wide
             """
     )
     @OptionGroup var options: CommonOptions
-    @Argument(help: "Only this app's bundle identifier.", completion: .bundleIdentifier) var id: String?
+    @Argument(
+        help: "Only this app (its bundle identifier, a unique suffix or its name).", completion: .bundleIdentifier)
+    var id: String?
+    @Flag(help: "Every column, and lines as long as they need.") var wide = false
 
     func run() throws {
-        guard case .audioStatus(let status) = try options.request(.audio(AudioQuery(bundle: id))) else {
-            throw ValidationError("unexpected reply")
+        let bundle = try id.map(options.resolveBundle)
+        guard case .audioStatus(let status) = try options.request(.audio(AudioQuery(bundle: bundle))) else {
+            throw Failure.unexpectedReply
         }
         if options.json {
-            try options.printJSON(status)
+            try options.printJSON("audio", status)
             return
         }
         print("PulseAudio: \(status.server.state.rawValue)\(status.server.detail.map { " (\($0))" } ?? "")")
+        let width = wide ? nil : terminalWidth
         if !status.sessions.isEmpty {
-            var rows = [["APP", "CATEGORY", "OPTIONS", "ACTIVE", "INTERRUPTED", "DUCKED", "NOW PLAYING"]]
-            for session in status.sessions {
-                let playing = session.nowPlaying.map {
-                    "\($0.playing ? "▶" : "⏸") \($0.title) \(String(format: "%.0f", $0.elapsed)) s"
-                }
-                rows.append([
-                    session.bundle, session.category.rawValue,
-                    session.options.isEmpty ? "-" : session.options.joined(separator: ","),
-                    session.active ? "yes" : "no", session.interrupted ? "yes" : "no", session.ducked ? "yes" : "no",
-                    playing ?? "-",
-                ])
-            }
-            print(table(rows))
+            print(table(sessionRows(status.sessions), width: width))
         }
         guard !status.streams.isEmpty else {
             print("no audio streams")
             return
         }
-        var rows = [
-            [
+        print(table(streamRows(status.streams), width: width))
+    }
+
+    private func sessionRows(_ sessions: [AudioSessionInfo]) -> [[String]] {
+        let header =
+            wide
+            ? ["APP", "CATEGORY", "OPTIONS", "ACTIVE", "INTERRUPTED", "DUCKED", "NOW PLAYING"]
+            : ["APP", "CATEGORY", "ACTIVE", "NOW PLAYING"]
+        return [header]
+            + sessions.map { session in
+                let playing =
+                    session.nowPlaying.map {
+                        "\($0.playing ? "playing" : "paused") \($0.title) at \(String(format: "%.0f", $0.elapsed)) s"
+                    } ?? "-"
+                let active = session.active ? "yes" : "no"
+                guard wide else { return [shortName(session.bundle), session.category.rawValue, active, playing] }
+                return [
+                    session.bundle, session.category.rawValue,
+                    session.options.isEmpty ? "-" : session.options.joined(separator: ","),
+                    active, session.interrupted ? "yes" : "no", session.ducked ? "yes" : "no", playing,
+                ]
+            }
+    }
+
+    private func streamRows(_ streams: [AudioStreamInfo]) -> [[String]] {
+        let header =
+            wide
+            ? [
                 "STREAM", "APP", "DIR", "FORMAT", "STATE", "UNDER", "OVER", "RING s", "LATENCY ms", "VOL",
                 "TLENGTH/PREBUF/MINREQ/FRAG",
             ]
-        ]
-        for stream in status.streams {
-            let corkedBy = stream.corkedBy.map(\.rawValue).joined(separator: ",")
-            let state = stream.corkedBy.isEmpty ? stream.state : "\(stream.state) (\(corkedBy))"
-            let attributes = stream.attributes.map { "\($0.tlength)/\($0.prebuf)/\($0.minreq)/\($0.fragsize)" }
-            rows.append([
-                String(stream.stream), stream.bundle, stream.direction.rawValue, stream.format.description, state,
-                String(stream.underruns), String(stream.overruns), String(format: "%.2f", stream.ringSeconds),
-                stream.serverLatency.map { String(format: "%.0f", $0 * 1000) } ?? "-",
-                String(format: "%.2f", stream.volume), attributes ?? "-",
-            ])
-        }
-        print(table(rows))
+            : ["STREAM", "APP", "DIR", "STATE", "UNDER", "OVER", "RING s", "LATENCY ms"]
+        return [header]
+            + streams.map { stream in
+                let corkedBy = stream.corkedBy.map(\.rawValue).joined(separator: ",")
+                let state = stream.corkedBy.isEmpty ? stream.state : "\(stream.state) (\(corkedBy))"
+                let counts = [
+                    String(stream.underruns), String(stream.overruns), String(format: "%.2f", stream.ringSeconds),
+                    stream.serverLatency.map { String(format: "%.0f", $0 * 1000) } ?? "-",
+                ]
+                guard wide else {
+                    return [String(stream.stream), shortName(stream.bundle), stream.direction.rawValue, state] + counts
+                }
+                return [
+                    String(stream.stream), stream.bundle, stream.direction.rawValue, stream.format.description, state,
+                ] + counts + [String(format: "%.2f", stream.volume), stream.attributes.map(Self.describe) ?? "-"]
+            }
+    }
+
+    /// `352800/88200/88200/-`: each attribute the server granted, `-` for one left to it
+    /// (PulseAudio's `(uint32_t) -1`).
+    static func describe(_ attributes: AudioBufferAttributes) -> String {
+        [attributes.tlength, attributes.prebuf, attributes.minreq, attributes.fragsize]
+            .map { $0 == UInt32.max ? "-" : String($0) }.joined(separator: "/")
     }
 }

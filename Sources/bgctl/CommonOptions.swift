@@ -3,41 +3,35 @@ import BackgrounderCore
 import BackgrounderProtocol
 import Foundation
 
-/// Options every subcommand takes.
-struct CommonOptions: ParsableArguments {
+/// `--socket`: where the daemon is, for every subcommand that asks it something.
+struct SocketOption: ParsableArguments {
     @Option(
-        help: ArgumentHelp(
-            "The daemon's control socket (default: $BACKGROUNDER_SOCKET, else the daemon's default).", valueName: "PATH"
-        ))
-    var socket: String = DefaultPaths.socket
+        name: .customLong("socket"),
+        help: ArgumentHelp("The daemon's control socket (default: \(DefaultPaths.socketRule)).", valueName: "PATH"))
+    var socketOption: String?
 
-    @Flag(help: "Print JSON instead of text, for scripts.")
-    var json = false
+    /// `--socket`, else the default the daemon also uses.
+    var socket: String { socketOption ?? DefaultPaths.socket }
 
-    /// Connects, or exits with a message saying the daemon is not running and how to start it.
+    /// Connects, or fails saying the daemon is not running and how to start it (exit 3).
     func connect() throws -> ControlClient {
         do {
             return try ControlClient(socketPath: socket)
         } catch {
-            printError("bgctl: \(error)")
-            throw ExitCode(3)
+            throw Failure.unreachable(error)
         }
     }
 
-    /// Sends one request and returns the reply, exiting with the daemon's error if it sent one.
+    /// Sends one request and returns the reply; the daemon's refusal becomes a ``Failure``.
     func request(_ body: ClientMessage.Body) throws -> DaemonMessage.Body {
         let client = try connect()
         let reply: DaemonMessage
         do {
             reply = try client.request(body)
         } catch {
-            printError("bgctl: \(error)")
-            throw ExitCode(3)
+            throw Failure.unreachable(error)
         }
-        if case .error(let error) = reply.body {
-            printError("bgctl: the daemon refused: \(error)")
-            throw ExitCode.failure
-        }
+        if case .error(let error) = reply.body { throw Failure.refused(error) }
         return reply.body
     }
 
@@ -45,7 +39,7 @@ struct CommonOptions: ParsableArguments {
     /// a bundle's name (`Hello`), matched against the daemon's loaded bundles. An ambiguous
     /// one lists the candidates; an unknown one says which is nearest. Exits 1 for either.
     func resolveBundle(_ typed: String) throws -> String {
-        guard case .bundles(let list) = try request(.bundles) else { return typed }
+        guard case .bundles(let list) = try request(.bundles) else { throw Failure.unexpectedReply }
         let candidates = list.bundles.compactMap { entry -> BundleReference.Candidate? in
             guard entry.status == .loaded, let identifier = entry.id else { return nil }
             return BundleReference.Candidate(identifier: identifier, name: entry.name ?? "")
@@ -54,42 +48,34 @@ struct CommonOptions: ParsableArguments {
         case .resolved(let identifier):
             return identifier
         case .ambiguous(let identifiers):
-            printError(
-                "bgctl: '\(typed)' matches \(identifiers.count) bundles: \(identifiers.joined(separator: ", ")); give one of them"
-            )
-            throw ExitCode.failure
+            throw Failure(
+                code: "ambiguous",
+                message:
+                    "'\(typed)' matches \(identifiers.count) bundles: \(identifiers.joined(separator: ", ")); give one of them",
+                exitStatus: 1)
         case .unknown(let suggestion):
             let hint = suggestion.map { "; did you mean \($0)?" } ?? "; `bgctl bundles` lists them"
-            printError("bgctl: no loaded bundle is '\(typed)'\(hint)")
-            throw ExitCode.failure
+            throw Failure(code: "notFound", message: "no loaded bundle is '\(typed)'\(hint)", exitStatus: 1)
         }
     }
 
-    /// Prints a value as pretty JSON on standard output.
-    func printJSON(_ value: some Encodable) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        print(String(decoding: try encoder.encode(value), as: UTF8.self))
-    }
 }
 
-/// Writes a line to standard error, escaped: the daemon's errors quote what apps sent.
-func printError(_ message: String) {
-    FileHandle.standardError.write(Data((message.escapedForTerminal + "\n").utf8))
-}
+/// Options every subcommand that prints a daemon's answer takes: `--socket` and `--json`.
+@dynamicMemberLookup
+struct CommonOptions: ParsableArguments {
+    @OptionGroup var daemon: SocketOption
 
-/// Pads columns so a table lines up in a terminal. Every cell is escaped first: cells hold
-/// text apps control (task names, titles, identifiers), which must not steer the terminal.
-func table(_ rows: [[String]]) -> String {
-    let rows = rows.map { $0.map(\.escapedForTerminal) }
-    guard let width = rows.map(\.count).max() else { return "" }
-    var widths = [Int](repeating: 0, count: width)
-    for row in rows {
-        for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) }
+    @Flag(help: "Print JSON instead of text, for scripts (docs/JSON.md has the shapes).")
+    var json = false
+
+    subscript<T>(dynamicMember keyPath: KeyPath<SocketOption, T>) -> T { daemon[keyPath: keyPath] }
+
+    func request(_ body: ClientMessage.Body) throws -> DaemonMessage.Body { try daemon.request(body) }
+    func resolveBundle(_ typed: String) throws -> String { try daemon.resolveBundle(typed) }
+
+    /// Prints `value` under `key` in the versioned JSON object (docs/JSON.md).
+    func printJSON(_ key: String, _ value: some Encodable) throws {
+        try JSONOutput.print(key, value)
     }
-    return rows.map { row in
-        row.enumerated().map { index, cell in
-            index == row.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
-        }.joined(separator: "  ")
-    }.joined(separator: "\n")
 }

@@ -7,67 +7,87 @@ struct Authorize: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Grant or refuse an app a permission, as the person using the device.",
         discussion: """
-            location always       in the foreground and the background, with relaunch for regions and
-                                  significant changes (needs NSLocationAlwaysAndWhenInUseUsageDescription)
-            location when-in-use  only while the app is in the foreground
-            location never        no location
-            microphone [granted]  recording (needs NSMicrophoneUsageDescription)
-            microphone denied     no recording
-            notifications [granted]  local notifications (UNUserNotificationCenter)
-            notifications denied     none are added or shown
-            The grant is stored and the app hears of it at once.
+            Levels by service:
+              location        always, when-in-use or never
+              microphone      granted (the default) or denied
+              notifications   granted (the default) or denied
+
+            location always also reaches the app in the background, with relaunch for regions \
+            and significant changes; its Info.plist needs NSLocationAlwaysAndWhenInUseUsageDescription. \
+            when-in-use gives location only while the app is in front. Recording needs \
+            NSMicrophoneUsageDescription. Case does not matter. The grant is stored and the app \
+            hears of it at once; bgctl permissions lists them.
+
+            Examples:
+              bgctl authorize regionalerts location always
+              bgctl authorize backgroundplayer microphone
+              bgctl authorize hello notifications denied
             """
     )
     @OptionGroup var options: CommonOptions
-    @Argument(help: "The app's bundle identifier.", completion: .bundleIdentifier) var id: String
+    @Argument(help: ArgumentHelp(appArgumentHelp, valueName: "id"), completion: .bundleIdentifier) var id: String
     @Argument(
-        help: "The service: location, microphone or notifications.",
+        help: "location, microphone or notifications.",
         completion: .list(["location", "microphone", "notifications"]))
     var service: String
     @Argument(
-        help:
-            "For location: always, when-in-use or never; for the microphone and notifications: granted (the default) or denied.",
+        help: "The level (see above); for the microphone and notifications, granted when left out.",
         completion: .list(["always", "when-in-use", "never", "granted", "denied"]))
     var level: String?
 
-    func run() throws {
-        let grant: AuthorizationGrant
+    func validate() throws {
         do {
-            grant = try AuthorizationGrant(service: service, level: level ?? "")
+            _ = try AuthorizationGrant(service: service, level: level ?? "")
         } catch {
             throw ValidationError(error.description)
         }
-        let reply = try options.request(.authorize(BackgrounderProtocol.Authorize(bundle: id, grant: grant)))
-        guard case .done(let done) = reply else { throw ValidationError("unexpected reply") }
-        if options.json { try options.printJSON(done) } else { print(done.detail.escapedForTerminal) }
+    }
+
+    func run() throws {
+        let grant = try AuthorizationGrant(service: service, level: level ?? "")
+        let bundle = try options.resolveBundle(id)
+        let reply = try options.request(.authorize(BackgrounderProtocol.Authorize(bundle: bundle, grant: grant)))
+        guard case .done(let done) = reply else { throw Failure.unexpectedReply }
+        if options.json { try options.printJSON("result", done) } else { print(done.detail.escapedForTerminal) }
     }
 }
 
 struct Regions: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "List the regions an app monitors and where the device last was relative to each.")
+        abstract: "List the regions an app monitors and where the device last was relative to each.",
+        discussion: """
+            STATE is inside, outside or unknown (no fix has placed the device yet); it is kept \
+            across restarts, so an entry is not reported twice.
+
+            Examples:
+              bgctl regions regionalerts
+              bgctl regions org.backgrounder.samples.regionalerts --json
+            """)
     @OptionGroup var options: CommonOptions
-    @Argument(help: "The app's bundle identifier.", completion: .bundleIdentifier) var id: String
+    @Argument(help: "The app (its bundle identifier, a unique suffix or its name).", completion: .bundleIdentifier)
+    var id: String
 
     func run() throws {
-        guard case .regions(let list) = try options.request(.regions(RegionQuery(bundle: id))) else {
-            throw ValidationError("unexpected reply")
+        let bundle = try options.resolveBundle(id)
+        guard case .regions(let list) = try options.request(.regions(RegionQuery(bundle: bundle))) else {
+            throw Failure.unexpectedReply
         }
         if options.json {
-            try options.printJSON(list)
+            try options.printJSON("regions", list.regions)
             return
         }
         guard !list.regions.isEmpty else {
-            print("\(id) monitors no regions")
+            print("\(bundle) monitors no regions")
             return
         }
-        for entry in list.regions {
+        let rows = list.regions.map { entry in
             let region = entry.region
-            let center = String(format: "%.6f, %.6f", region.center.latitude, region.center.longitude)
-            // The identifier is the app's own text: escaped, it cannot steer the terminal.
-            print(
-                "\(region.identifier.escapedForTerminal)\t\(center)\tr=\(Int(region.radius)) m\t\(entry.state.rawValue)"
-            )
+            // The identifier is the app's own text; table() escapes it.
+            return [
+                region.identifier, String(format: "%.6f", region.center.latitude),
+                String(format: "%.6f", region.center.longitude), String(Int(region.radius)), entry.state.rawValue,
+            ]
         }
+        print(table([["REGION", "LATITUDE", "LONGITUDE", "RADIUS m", "STATE"]] + rows, width: terminalWidth))
     }
 }

@@ -11,33 +11,37 @@ struct Logs: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print the end of an app's output (STATE/logs/ID.log and its rotation ID.log.1).",
         discussion: """
-            The daemon keeps each app's standard output and error, up to --app-log-limit (16 MiB by
-            default) in ID.log and one rotation in ID.log.1. bgctl reads them directly, so run it as
-            the daemon's user or root; it asks the daemon where its state directory is. Control
-            characters the app wrote are shown escaped unless --raw is given.
+            The daemon keeps each app's standard output and error, up to its --app-log-limit \
+            (16 MiB by default) in ID.log and one rotation in ID.log.1. bgctl reads them \
+            directly, so run it as the daemon's user or root; it asks the daemon where its state \
+            directory is. Control characters the app wrote are shown escaped unless --raw is given.
+
+            Examples:
+              bgctl logs hikerecorder
+              bgctl logs backgroundplayer -n 200
+              bgctl logs regionalerts --follow
             """
     )
-    @OptionGroup var options: CommonOptions
-    @Argument(help: "The app's bundle identifier.", completion: .bundleIdentifier) var id: String
+    @OptionGroup var options: SocketOption
+    @Argument(help: ArgumentHelp(appArgumentHelp, valueName: "id"), completion: .bundleIdentifier) var id: String
     @Flag(name: .shortAndLong, help: "Keep printing what the app writes, across rotations, until interrupted.")
     var follow = false
     @Option(name: [.customShort("n"), .long], help: "How many lines to print first.") var lines = 50
     @Flag(help: "Print the app's bytes as they are, control characters included.") var raw = false
 
     func validate() throws {
-        if let problem = BundleIdentifierRules.problem(with: id) {
-            throw ValidationError("'\(id.escapedForTerminal)' is not a bundle identifier: \(problem)")
-        }
-        guard lines >= 0 else { throw ValidationError("--lines must be 0 or more") }
+        guard lines >= 0 else { throw ValidationError("--lines must be 0 or more, not \(lines)") }
     }
 
     func run() throws {
-        guard case .status(let status) = try options.request(.status) else { throw ValidationError("unexpected reply") }
+        // Resolved against the loaded bundles, it is a bundle identifier: safe in a path.
+        let id = try options.resolveBundle(id)
+        guard case .status(let status) = try options.request(.status) else { throw Failure.unexpectedReply }
         let path = status.stateDirectory + "/logs/\(id).log"
         let current = open(path, O_RDONLY | O_CLOEXEC)
         guard current >= 0 || follow else {
-            printError("bgctl: cannot read \(path): \(String(cString: strerror(errno)))")
-            throw ExitCode.failure
+            throw Failure.failed(
+                "cannot read \(path): \(String(cString: strerror(errno))) (run bgctl as the daemon's user or root)")
         }
         // The rotation first, then the current file: together they hold the latest output.
         var tail = AppLogTail.lastBytes(of: path + ".1")

@@ -7,15 +7,21 @@ struct Notifications: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "An app's local notifications, pending and delivered; `activate` acts on one as the person would.",
         discussion: """
-            bgctl notifications ID                         pending requests and delivered notifications
-            bgctl notifications ID activate REQUEST_ID     open the app with the response (as clicking it)
-            bgctl notifications ID activate REQUEST_ID --action dismiss
-            Without a desktop notification server, delivered notifications are written to the app's log
-            (bgctl logs ID) and listed here; activating one launches the app if it is not running.
+            Without a verb: the app's pending requests and delivered notifications. activate \
+            REQUEST_ID opens the app with the response, as clicking the notification does; \
+            --action dismiss dismisses it instead, and --action KEY chooses one of its actions. \
+            Without a desktop notification server, delivered notifications are written to the \
+            app's log (bgctl logs ID) and listed here; activating one launches the app if it is \
+            not running.
+
+            Examples:
+              bgctl notifications regionalerts
+              bgctl notifications regionalerts activate arrival-home
+              bgctl notifications regionalerts activate arrival-home --action dismiss
             """
     )
     @OptionGroup var options: CommonOptions
-    @Argument(help: "The app's bundle identifier.", completion: .bundleIdentifier) var id: String
+    @Argument(help: ArgumentHelp(appArgumentHelp, valueName: "id"), completion: .bundleIdentifier) var id: String
     @Argument(help: "activate, to act on a delivered notification.", completion: .list(["activate"]))
     var verb: String?
     @Argument(help: "The delivered notification's request identifier.") var request: String?
@@ -44,16 +50,16 @@ struct Notifications: ParsableCommand {
                 }
             let activation = NotificationActivation(bundle: id, request: request, action: action)
             guard case .done(let done) = try options.request(.activateNotification(activation)) else {
-                throw ValidationError("unexpected reply")
+                throw Failure.unexpectedReply
             }
-            if options.json { try options.printJSON(done) } else { print(done.detail.escapedForTerminal) }
+            if options.json { try options.printJSON("result", done) } else { print(done.detail.escapedForTerminal) }
             return
         }
         guard case .notifications(let list) = try options.request(.notifications(NotificationsQuery(bundle: id))) else {
-            throw ValidationError("unexpected reply")
+            throw Failure.unexpectedReply
         }
         if options.json {
-            try options.printJSON(list)
+            try options.printJSON("notifications", list)
             return
         }
         print("authorization: \(list.authorization.grantWord)")

@@ -7,21 +7,28 @@ struct Permissions: ParsableCommand {
         abstract:
             "Show what each app has been granted (location, microphone, notifications); `bgctl authorize` changes it.",
         discussion: """
-            Lists every loaded app, and apps no longer loaded that still have grants stored.
-            Location is always, when-in-use, never or not-determined; the microphone and
-            notifications granted, denied or not-determined (not determined: nobody decided, so
+            Lists every loaded app, and apps no longer loaded that still have grants stored. \
+            Location is always, when-in-use, never or not-determined; the microphone and \
+            notifications granted, denied or not-determined (not determined: nobody decided, so \
             the app gets none).
+
+            Examples:
+              bgctl permissions
+              bgctl permissions regionalerts --json
             """
     )
     @OptionGroup var options: CommonOptions
-    @Argument(help: "Only this app's bundle identifier.", completion: .bundleIdentifier) var id: String?
+    @Argument(help: ArgumentHelp("Only this app. " + appArgumentHelp, valueName: "id"), completion: .bundleIdentifier)
+    var id: String?
 
     func run() throws {
-        guard case .permissions(let list) = try options.request(.permissions(PermissionsQuery(bundle: id))) else {
-            throw ValidationError("unexpected reply")
+        // An app no longer loaded may still have grants stored: its full identifier is taken as typed.
+        let bundle = id.map { typed in (try? options.resolveBundle(typed)) ?? typed }
+        guard case .permissions(let list) = try options.request(.permissions(PermissionsQuery(bundle: bundle))) else {
+            throw Failure.unexpectedReply
         }
         if options.json {
-            try options.printJSON(list)
+            try options.printJSON("apps", list.apps)
             return
         }
         guard !list.apps.isEmpty else {

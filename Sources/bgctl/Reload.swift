@@ -2,16 +2,24 @@ import ArgumentParser
 import BackgrounderProtocol
 
 struct Reload: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Rescan the bundle directories.")
+    static let configuration = CommandConfiguration(
+        abstract: "Rescan the bundle directories.",
+        discussion: """
+            Added bundles load, removed ones are forgotten (their apps quit first), changed ones \
+            are read again. A loaded bundle keeps its identifier against a copy dropped beside it.
+
+            Example:
+              bgctl reload
+            """)
 
     @OptionGroup var options: CommonOptions
 
     func run() throws {
         guard case .reload(let result) = try options.request(.reload) else {
-            throw ValidationError("unexpected reply")
+            throw Failure.unexpectedReply
         }
         if options.json {
-            try options.printJSON(result)
+            try options.printJSON("reload", result)
             return
         }
         print("\(result.loaded) loaded, \(result.refused) refused")

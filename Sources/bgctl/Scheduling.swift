@@ -9,10 +9,15 @@ struct Push: ParsableCommand {
         discussion: """
             Over the app's budget (about 3 an hour) the push is deferred, keeping only the latest \
             payload, and delivered when budget returns: bgctl says until when. Exit 1 when refused.
+
+            Examples:
+              bgctl push feedreader
+              bgctl push feedreader --payload '{"aps":{"content-available":1},"n":2}'
             """
     )
     @OptionGroup var options: CommonOptions
-    @Argument(help: "The app's bundle identifier (or use --token).", completion: .bundleIdentifier) var id: String?
+    @Argument(help: ArgumentHelp(appArgumentHelp + " Or use --token.", valueName: "id"), completion: .bundleIdentifier)
+    var id: String?
     @Option(help: "The app's device token instead of its bundle identifier.") var token: String?
     @Option(help: ArgumentHelp("The payload, a JSON object of at most 4096 bytes.", valueName: "JSON"))
     var payload = #"{"aps":{"content-available":1}}"#
@@ -25,12 +30,13 @@ struct Push: ParsableCommand {
     }
 
     func run() throws {
-        let request = PushRequest(bundle: id, token: token, payload: try JSONValue(text: payload))
+        let request = PushRequest(
+            bundle: try id.map(options.resolveBundle), token: token, payload: try JSONValue(text: payload))
         guard case .pushed(let result) = try options.request(.push(request)) else {
-            throw ValidationError("unexpected reply")
+            throw Failure.unexpectedReply
         }
         if options.json {
-            try options.printJSON(result)
+            try options.printJSON("result", result)
         } else {
             print(result.detail.escapedForTerminal)
         }
@@ -40,17 +46,27 @@ struct Push: ParsableCommand {
 struct Tasks: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract:
-            "Pending fetches, app-refresh and processing tasks and deferred pushes: when each may run, and what it waits for."
+            "Pending fetches, app-refresh and processing tasks and deferred pushes: when each may run, and what it waits for.",
+        discussion: """
+            Examples:
+              bgctl tasks
+              bgctl tasks compactor --json
+            """
     )
     @OptionGroup var options: CommonOptions
-    @Argument(help: "One app's bundle identifier (default: every app).", completion: .bundleIdentifier) var id: String?
+    @Argument(
+        help: ArgumentHelp("Only this app (default: every app). " + appArgumentHelp, valueName: "id"),
+        completion: .bundleIdentifier)
+    var id: String?
 
     func run() throws {
-        guard case .schedule(let list) = try options.request(.tasks(ScheduleQuery(bundle: id))) else {
-            throw ValidationError("unexpected reply")
+        guard
+            case .schedule(let list) = try options.request(.tasks(ScheduleQuery(bundle: id.map(options.resolveBundle))))
+        else {
+            throw Failure.unexpectedReply
         }
         if options.json {
-            try options.printJSON(list)
+            try options.printJSON("tasks", list.entries)
             return
         }
         guard !list.entries.isEmpty else {

@@ -5,17 +5,25 @@ import Foundation
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract:
-            "Show the daemon's version, uptime, socket, bundles, gpsd and PulseAudio connections, power and network, and the desktop buses."
+            "Show the daemon's version, uptime, socket, bundles, gpsd and PulseAudio connections, power and network, and the desktop buses.",
+        discussion: """
+            Each service line says whether it is connected, to what, and if not, why and what \
+            the daemon does meanwhile.
+
+            Examples:
+              bgctl status
+              bgctl --socket /tmp/test.sock status --json
+            """
     )
 
     @OptionGroup var options: CommonOptions
 
     func run() throws {
         guard case .status(let status) = try options.request(.status) else {
-            throw ValidationError("unexpected reply")
+            throw Failure.unexpectedReply
         }
         if options.json {
-            try options.printJSON(status)
+            try options.printJSON("status", status)
             return
         }
         var gps = "\(status.gpsd.state.rawValue)  \(status.gpsd.server)"

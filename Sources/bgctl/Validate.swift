@@ -5,10 +5,20 @@ import BackgrounderProtocol
 
 struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Check bundles as the daemon would, without a daemon. Exits 1 if any is refused."
+        abstract: "Check bundles as the daemon would, without a daemon. Exits 1 if any is refused.",
+        discussion: """
+            Reads each Name.bundle directory given, and nothing else: no daemon is asked, so it \
+            works before one is installed. A directory whose name does not end in .bundle is \
+            refused, because the daemon would never load it.
+
+            Examples:
+              bgctl validate Bundles/Hello.bundle
+              bgctl validate --json ~/.local/share/backgrounder/bundles/*.bundle
+            """
     )
 
-    @OptionGroup var options: CommonOptions
+    @Flag(help: "Print JSON instead of text, for scripts.")
+    var json = false
 
     @Argument(help: "Bundle directories (Name.bundle).", completion: .directory)
     var paths: [String]
@@ -38,8 +48,8 @@ struct Validate: ParsableCommand {
             }
         }
         let anyRefused = entries.contains { $0.status == .refused }
-        if options.json {
-            try options.printJSON(entries)
+        if json {
+            try JSONOutput.print("bundles", entries)
         } else {
             for entry in entries {
                 switch entry.status {

@@ -37,6 +37,9 @@ struct AuthorizeCodingTests {
             ("location", "never", .location(.denied)), ("location", "denied", .location(.denied)),
             ("microphone", "granted", .microphone(.granted)), ("microphone", "", .microphone(.granted)),
             ("microphone", "denied", .microphone(.denied)),
+            // Case does not matter to a person typing: ALWAYS was refused while whenInUse passed.
+            ("location", "ALWAYS", .location(.always)), ("location", "When-In-Use", .location(.whenInUse)),
+            ("Location", "always", .location(.always)), ("notifications", "DENIED", .notifications(.denied)),
         ])
     func acceptedWords(service: String, level: String, grant: AuthorizationGrant) throws {
         let message = try decode(
@@ -55,7 +58,10 @@ struct AuthorizeCodingTests {
                 #""service":"location","level":"sometimes""#,
                 "field 'level': 'sometimes' is not a location grant (use always, when-in-use, never)"
             ),
-            (#""service":"location","level":"""#, "field 'level': '' is not a location grant"),
+            (
+                #""service":"location","level":"""#,
+                "field 'level': location needs a level: always, when-in-use, never (for example: location always)"
+            ),
             (
                 #""service":"microphone","level":"maybe""#,
                 "field 'level': 'maybe' is not a microphone grant (use granted or denied)"

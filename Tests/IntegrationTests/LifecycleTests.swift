@@ -174,7 +174,9 @@ struct LifecycleTests {
         _ = try running.request(.home)
         #expect(await waitUntil { running.appLog(id).contains("expiration handler ignored") })
         #expect(try await waitUntil { try running.app(id).state == .notRunning }, "\(running.daemon.log)")
-        #expect(try running.app(id).lastExit == "terminated: background task overran")
+        #expect(
+            try running.app(id).lastExit
+                == AppExit(kind: .terminated, signal: SIGKILL, reason: "background task overran"))
         #expect(running.daemon.log.contains("background task overran"))
     }
 
@@ -208,7 +210,7 @@ struct LifecycleTests {
         #expect(try await waitUntil { try running.app(id).state == .notRunning })
         #expect(running.appLog(id).contains("willTerminate"))
         #expect(!running.appLog(id).contains("didEnterBackground"), "\(running.appLog(id))")
-        #expect(try running.app(id).lastExit == "terminated: exits on suspend")
+        #expect(try running.app(id).lastExit?.reason == "exits on suspend")
     }
 
     @Test("force quit ends the app, is remembered, and open clears it")
@@ -244,7 +246,7 @@ struct LifecycleTests {
             }
             #expect(try await waitUntil { try running.app(id).state == .notRunning })
         }
-        #expect(try running.app(id).lastExit == "crashed: exited with status 3")
+        #expect(try running.app(id).lastExit == AppExit(kind: .crashed, status: 3))
         guard case .error(let error) = try running.request(.open(AppReference(bundle: id))) else {
             Issue.record("the sixth launch was not refused")
             return

@@ -83,7 +83,7 @@ struct MemoryPressureTests {
             }
             let victim = try #require([hog, small, front].first { done.detail.contains($0) }, "\(done.detail)")
             #expect(try await waitUntil { try running.app(victim).state == .notRunning })
-            #expect(try running.app(victim).lastExit == "terminated: memory pressure")
+            #expect(try running.app(victim).lastExit?.reason == "memory pressure")
             ended.append(victim)
         }
         #expect(ended == [hog, small, front])

@@ -26,7 +26,7 @@ struct RelaunchTests {
         _ = try running.request(.open(AppReference(bundle: id)))
         #expect(await waitUntil { running.appLog(id).contains("began task") })
         _ = try running.request(.home)
-        #expect(try await waitUntil { try running.app(id).lastExit == "terminated: background task overran" })
+        #expect(try await waitUntil { try running.app(id).lastExit?.reason == "background task overran" })
 
         guard case .done(let done) = try running.request(.wake(WakeRequest(bundle: id, reason: .push))) else {
             Issue.record("the push was refused")

@@ -150,7 +150,7 @@ struct RestartAdoptionTests {
         defer { Task { await second.stop() } }
         let front = try Self.app(scene.front, of: second)
         #expect(front.state == .notRunning && front.pid == nil)
-        #expect(front.lastExit?.contains("not adopted") == true, "\(String(describing: front.lastExit))")
+        #expect(front.lastExit?.reason?.contains("not adopted") == true, "\(String(describing: front.lastExit))")
         #expect(try Self.app(scene.sleeper, of: second).pid == pids.sleeper)
     }
 

@@ -12,7 +12,7 @@ public enum AuthorizationDecision: String, Sendable, Hashable, Codable, CaseIter
 
     /// Parses what a person types: `granted` (or nothing, the default) or `denied`.
     public init?(grant: String) {
-        switch grant {
+        switch grant.lowercased() {
         case "granted", "": self = .granted
         case "denied": self = .denied
         default: return nil

@@ -31,11 +31,17 @@ public enum AuthorizationGrant: Sendable, Hashable {
     /// - Parameters:
     ///   - service: `location`, `microphone` or `notifications`.
     ///   - level: For location `always`, `when-in-use` or `never`; for the microphone
-    ///     and notifications `granted` (or empty) or `denied`.
+    ///     and notifications `granted` (or empty) or `denied`. Case does not matter.
     /// - Throws: ``AuthorizationGrantProblem`` naming the word at fault and the words allowed.
     public init(service: String, level: String) throws(AuthorizationGrantProblem) {
-        switch AuthorizationService(rawValue: service) {
+        switch AuthorizationService(rawValue: service.lowercased()) {
         case .location:
+            guard !level.isEmpty else {
+                throw AuthorizationGrantProblem(
+                    .level,
+                    "location needs a level: \(LocationAuthorization.grantWords.joined(separator: ", ")) (for example: location always)"
+                )
+            }
             guard let level = LocationAuthorization(grant: level) else {
                 throw AuthorizationGrantProblem(
                     .level,

@@ -12,9 +12,11 @@ public enum LocationAuthorization: String, Sendable, Hashable, Codable, CaseIter
 
     /// Parses what a person types: `always`, `when-in-use` or `never`.
     public init?(grant: String) {
-        switch grant {
+        // Case and separators do not matter: ALWAYS, when-in-use and CoreLocation's
+        // whenInUse are all one word to a person.
+        switch grant.lowercased().filter({ $0 != "-" && $0 != "_" }) {
         case "always": self = .always
-        case "when-in-use", "whenInUse": self = .whenInUse
+        case "wheninuse": self = .whenInUse
         case "never", "denied": self = .denied
         default: return nil
         }

@@ -42,31 +42,14 @@ public enum BundleReference: Sendable, Hashable {
     /// The identifier whose identifier, last component or name is within a few edits of
     /// `typed` (a third of its length, at least 2), the closest first.
     private static func nearest(_ typed: String, among candidates: [Candidate]) -> String? {
-        let limit = max(2, typed.count / 3)
+        let limit = NearMiss.limit(for: typed)
         let scored = candidates.map { candidate -> (String, Int) in
             let forms = [
                 candidate.identifier.lowercased(), candidate.name.lowercased(),
                 String(candidate.identifier.lowercased().split(separator: ".").last ?? ""),
             ]
-            return (candidate.identifier, forms.map { editDistance(typed, $0) }.min() ?? .max)
+            return (candidate.identifier, forms.map { NearMiss.editDistance(typed, $0) }.min() ?? .max)
         }
         return scored.filter { $0.1 <= limit }.min { $0.1 == $1.1 ? $0.0 < $1.0 : $0.1 < $1.1 }?.0
-    }
-
-    /// Levenshtein distance: insertions, deletions and substitutions.
-    static func editDistance(_ first: String, _ second: String) -> Int {
-        let a = Array(first)
-        let b = Array(second)
-        guard !a.isEmpty else { return b.count }
-        guard !b.isEmpty else { return a.count }
-        var previous = Array(0...b.count)
-        for i in 1...a.count {
-            var current = [i] + Array(repeating: 0, count: b.count)
-            for j in 1...b.count {
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-            }
-            previous = current
-        }
-        return previous[b.count]
     }
 }

@@ -73,7 +73,8 @@ extension AppManager {
             case .failure(let why):
                 logger.notice("not adopted: \(why); treated as terminated by the system")
                 endLeftover(record, why)
-                apps[identifier]?.lastExit = "terminated: not adopted after a daemon restart (\(why))"
+                apps[identifier]?.lastExit = AppExit(
+                    kind: .terminated, reason: "not adopted after a daemon restart (\(why))")
             case .success(let process):
                 // What the kernel says, not the record: a run killed between freezing an app
                 // and recording it left it frozen all the same.

@@ -69,17 +69,17 @@ extension AppManager {
     func exited(_ identifier: String, status: ExitStatus) {
         guard var app = apps[identifier], let process = app.process else { return }
         let logger = appLogger(identifier, pid: process.pid)
-        let description: String
+        let exit: AppExit
         if let reason = app.lifecycle.terminating {
-            description = "terminated: \(reason.rawValue)"
-            logger.notice("\(description) (\(status))")
+            exit = status.exit(.terminated, reason: reason.rawValue)
+            logger.notice("\(exit)")
         } else if status.isCrash {
-            description = "crashed: \(status)"
-            logger.error("\(description)")
+            exit = status.exit(.crashed)
+            logger.error("\(exit)")
             app.recentCrashes.append(now)
         } else {
-            description = "exited: \(status)"
-            logger.info("\(description)")
+            exit = status.exit(.exited)
+            logger.info("\(exit)")
         }
         supervisor.kill(process)  // descendants it left behind go with it
         forgetProcess(identifier, pid: process.pid)
@@ -90,7 +90,7 @@ extension AppManager {
         app.channel?.close(promise: nil)
         app.channel = nil
         app.process = nil
-        app.lastExit = description
+        app.lastExit = exit
         app.pendingEvents = []
         app.recorded = nil
         app.lifecycle.exited()

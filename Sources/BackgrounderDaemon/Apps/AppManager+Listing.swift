@@ -15,8 +15,7 @@ extension AppManager {
             var assertions = (lifecycle?.tasks ?? [:]).sorted { $0.key < $1.key }.map { "task:\($0.value)" }
             assertions += (lifecycle?.assertions ?? []).sorted().map(\.rawValue)
             let throttled = app?.throttledUntil.flatMap { until in
-                until > now
-                    ? "crash loop; launches refused for \(String(format: "%.1f", (until - now).seconds)) s" : nil
+                until > now ? AppThrottle(reason: "crash loop", secondsRemaining: (until - now).seconds) : nil
             }
             return AppInfo(
                 id: identifier,

@@ -20,7 +20,7 @@ struct ManagedApp: Sendable {
     /// (a system termination or a clean exit does not count).
     var recentCrashes: [Duration] = []
     /// How the last process ended.
-    var lastExit: String?
+    var lastExit: AppExit?
     /// Why launches are refused, while crash-loop throttling is on.
     var throttledUntil: Duration?
     /// Events for a process launched for them, until it checks in and can hear them.

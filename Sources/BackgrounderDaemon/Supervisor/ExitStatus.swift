@@ -1,3 +1,5 @@
+import BackgrounderProtocol
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -23,6 +25,15 @@ enum ExitStatus: Sendable, Hashable, CustomStringConvertible {
         case .exited(let code): code != 0
         case .signaled(let signal): signal != SIGTERM && signal != SIGKILL && signal != SIGINT
         case .unknown: false
+        }
+    }
+
+    /// The account `bgctl ps` gives of it, as `kind` (and, when the system ended it, `reason`).
+    func exit(_ kind: AppExit.Kind, reason: String? = nil) -> AppExit {
+        switch self {
+        case .exited(let code): AppExit(kind: kind, status: code, reason: reason)
+        case .signaled(let signal): AppExit(kind: kind, signal: signal, reason: reason)
+        case .unknown: AppExit(kind: kind, reason: reason ?? "status unknown: started by an earlier run of the daemon")
         }
     }
 
