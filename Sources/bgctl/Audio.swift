@@ -23,7 +23,7 @@ struct Audio: ParsableCommand {
     @Flag(help: "Every column, and lines as long as they need.") var wide = false
 
     func run() throws {
-        let bundle = try id.map(options.resolveBundle)
+        let bundle = try id.map { try options.resolveBundle($0) }
         guard case .audioStatus(let status) = try options.request(.audio(AudioQuery(bundle: bundle))) else {
             throw Failure.unexpectedReply
         }

@@ -38,7 +38,9 @@ struct SocketOption: ParsableArguments {
     /// The bundle identifier a person meant: the full identifier, a unique suffix (`hello`) or
     /// a bundle's name (`Hello`), matched against the daemon's loaded bundles. An ambiguous
     /// one lists the candidates; an unknown one says which is nearest. Exits 1 for either.
-    func resolveBundle(_ typed: String) throws -> String {
+    /// - Parameter unloaded: Whether a full identifier no loaded bundle has is passed on as
+    ///   typed: an app removed since may still have grants or notifications stored.
+    func resolveBundle(_ typed: String, unloaded: Bool = false) throws -> String {
         guard case .bundles(let list) = try request(.bundles) else { throw Failure.unexpectedReply }
         let candidates = list.bundles.compactMap { entry -> BundleReference.Candidate? in
             guard entry.status == .loaded, let identifier = entry.id else { return nil }
@@ -53,12 +55,13 @@ struct SocketOption: ParsableArguments {
                 message:
                     "'\(typed)' matches \(identifiers.count) bundles: \(identifiers.joined(separator: ", ")); give one of them",
                 exitStatus: 1)
+        case .unknown where unloaded && typed.contains(".") && BundleIdentifierRules.problem(with: typed) == nil:
+            return typed
         case .unknown(let suggestion):
             let hint = suggestion.map { "; did you mean \($0)?" } ?? "; `bgctl bundles` lists them"
             throw Failure(code: "notFound", message: "no loaded bundle is '\(typed)'\(hint)", exitStatus: 1)
         }
     }
-
 }
 
 /// Options every subcommand that prints a daemon's answer takes: `--socket` and `--json`.
@@ -72,7 +75,9 @@ struct CommonOptions: ParsableArguments {
     subscript<T>(dynamicMember keyPath: KeyPath<SocketOption, T>) -> T { daemon[keyPath: keyPath] }
 
     func request(_ body: ClientMessage.Body) throws -> DaemonMessage.Body { try daemon.request(body) }
-    func resolveBundle(_ typed: String) throws -> String { try daemon.resolveBundle(typed) }
+    func resolveBundle(_ typed: String, unloaded: Bool = false) throws -> String {
+        try daemon.resolveBundle(typed, unloaded: unloaded)
+    }
 
     /// Prints `value` under `key` in the versioned JSON object (docs/JSON.md).
     func printJSON(_ key: String, _ value: some Encodable) throws {

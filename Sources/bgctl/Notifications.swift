@@ -48,14 +48,18 @@ struct Notifications: ParsableCommand {
                 case "dismiss": NotificationAction.dismiss
                 case let key?: key
                 }
-            let activation = NotificationActivation(bundle: id, request: request, action: action)
+            let bundle = try options.resolveBundle(id, unloaded: true)
+            let activation = NotificationActivation(bundle: bundle, request: request, action: action)
             guard case .done(let done) = try options.request(.activateNotification(activation)) else {
                 throw Failure.unexpectedReply
             }
             if options.json { try options.printJSON("result", done) } else { print(done.detail.escapedForTerminal) }
             return
         }
-        guard case .notifications(let list) = try options.request(.notifications(NotificationsQuery(bundle: id))) else {
+        guard
+            case .notifications(let list) = try options.request(
+                .notifications(NotificationsQuery(bundle: options.resolveBundle(id, unloaded: true))))
+        else {
             throw Failure.unexpectedReply
         }
         if options.json {

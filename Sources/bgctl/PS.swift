@@ -60,7 +60,10 @@ struct PS: ParsableCommand {
         var notes: [String] = []
         if let throttled = app.throttled { notes.append(throttled.description) }
         if app.state == .notRunning {
-            if app.forceQuit { notes.append("force-quit") }
+            // "terminated: force quit" already says it.
+            if app.forceQuit && app.lastExit?.reason != TerminationReason.forceQuit.rawValue {
+                notes.append("force-quit")
+            }
             if let exit = app.lastExit { notes.append(exit.description) }
         }
         return notes.isEmpty ? "-" : notes.joined(separator: "; ")

@@ -22,8 +22,7 @@ struct Permissions: ParsableCommand {
     var id: String?
 
     func run() throws {
-        // An app no longer loaded may still have grants stored: its full identifier is taken as typed.
-        let bundle = id.map { typed in (try? options.resolveBundle(typed)) ?? typed }
+        let bundle = try id.map { try options.resolveBundle($0, unloaded: true) }
         guard case .permissions(let list) = try options.request(.permissions(PermissionsQuery(bundle: bundle))) else {
             throw Failure.unexpectedReply
         }

@@ -31,7 +31,7 @@ struct Push: ParsableCommand {
 
     func run() throws {
         let request = PushRequest(
-            bundle: try id.map(options.resolveBundle), token: token, payload: try JSONValue(text: payload))
+            bundle: try id.map { try options.resolveBundle($0) }, token: token, payload: try JSONValue(text: payload))
         guard case .pushed(let result) = try options.request(.push(request)) else {
             throw Failure.unexpectedReply
         }
@@ -61,7 +61,8 @@ struct Tasks: ParsableCommand {
 
     func run() throws {
         guard
-            case .schedule(let list) = try options.request(.tasks(ScheduleQuery(bundle: id.map(options.resolveBundle))))
+            case .schedule(let list) = try options.request(
+                .tasks(ScheduleQuery(bundle: id.map { try options.resolveBundle($0) })))
         else {
             throw Failure.unexpectedReply
         }

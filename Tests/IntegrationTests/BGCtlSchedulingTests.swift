@@ -37,7 +37,7 @@ struct BGCtlSchedulingTests {
             table.output.contains("APP") && table.output.contains(id) && table.output.contains("push"),
             "\(table.output)")
         let json = try await bgctl(["tasks", id, "--json"])
-        let list = try JSONDecoder().decode(ScheduleList.self, from: Data(json.output.utf8))
+        let list = ScheduleList(entries: try CLIJSON.decode([ScheduledWork].self, "tasks", from: json.output))
         #expect(list.entries.contains { $0.bundle == id && $0.kind == "push" && $0.nextRun != nil }, "\(list)")
 
         let notJSON = try await bgctl(["push", id, "--payload", "{nope"])

@@ -100,7 +100,7 @@ struct BGCtlTests {
         let json = try await Self.bgctl(
             ["status", "--json"], in: fixture.directory, environment: ["BACKGROUNDER_SOCKET": socket])
         #expect(json.status == 0)
-        let status = try JSONDecoder().decode(DaemonStatus.self, from: Data(json.output.utf8))
+        let status = try CLIJSON.decode(DaemonStatus.self, "status", from: json.output)
         #expect(status.socket == socket)
         #expect(status.pid == fixture.daemon.pid)
 
@@ -108,7 +108,7 @@ struct BGCtlTests {
         #expect(bundles.output.contains("org.backgrounder.samples.hello"))
         #expect(bundles.output.contains("loaded"))
         let bundlesJSON = try await Self.bgctl(["bundles", "--socket", socket, "--json"], in: fixture.directory)
-        let entries = try JSONDecoder().decode([BundleEntry].self, from: Data(bundlesJSON.output.utf8))
+        let entries = try CLIJSON.decode([BundleEntry].self, "bundles", from: bundlesJSON.output)
         #expect(entries.map(\.id) == ["org.backgrounder.samples.hello"])
         #expect(entries.first?.modes == ["fetch"])
 
@@ -154,7 +154,7 @@ struct BGCtlTests {
         #expect(mixed.output.contains("refused \(bad)/Info.plist: Info.plist: not a valid property list"))
 
         let json = try await Self.bgctl(["validate", "--json", good.path, bad], in: directory)
-        let entries = try JSONDecoder().decode([BundleEntry].self, from: Data(json.output.utf8))
+        let entries = try CLIJSON.decode([BundleEntry].self, "bundles", from: json.output)
         #expect(entries.map(\.status) == [.loaded, .refused])
     }
 }

@@ -20,7 +20,7 @@ struct BGCtlTransfersTests {
         let json = try await bgctl(["transfers", "--json"])
         #expect(json.status == 0)
         #expect(
-            try JSONDecoder().decode(TransferList.self, from: Data(json.output.utf8)) == TransferList(transfers: []))
+            try CLIJSON.decode([TransferInfo].self, "transfers", from: json.output) == [])
         let watch = try await bgctl(["transfers", "--watch"])
         #expect(watch.status == 0 && watch.output.contains("no transfers"), "\(watch.output)")
         let missing = try await bgctl(["transfers", "4711"])

@@ -51,7 +51,7 @@ struct DeviceConditionsTests {
         let external = await conditions(of: daemon) { $0.externalPower }
         #expect(external?.powerSource == "AC (Mains) online")
         let json = try await bgctlStatus(daemon, json: true, in: fixture.directory)
-        let decoded = try JSONDecoder().decode(DaemonStatus.self, from: Data(json.utf8))
+        let decoded = try CLIJSON.decode(DaemonStatus.self, "status", from: json)
         #expect(decoded.conditions?.externalPower == true)
 
         try tree.write("AC/online", "0")

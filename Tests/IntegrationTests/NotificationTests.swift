@@ -63,8 +63,8 @@ struct NotificationTests {
         // Delivered with the app not running: bgctl lists it, the app's log shows it.
         let delivered = await waitUntil {
             let json = try? await Self.bgctl(running, ["notifications", id, "--json"])
-            guard let data = json?.output.data(using: .utf8),
-                let list = try? JSONDecoder().decode(NotificationsList.self, from: data)
+            guard let output = json?.output,
+                let list = try? CLIJSON.decode(NotificationsList.self, "notifications", from: output)
             else { return false }
             return list.delivered.map(\.request.identifier) == ["reminder"] && list.pending.isEmpty
         }

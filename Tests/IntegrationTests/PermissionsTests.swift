@@ -60,7 +60,7 @@ struct PermissionsTests {
                 "\(round): \(text.output)")
 
             let json = try await bgctl(["permissions", "--json"], socket: daemon.socketPath, in: directory)
-            let list = try JSONDecoder().decode(PermissionList.self, from: Data(json.output.utf8))
+            let list = PermissionList(apps: try CLIJSON.decode([PermissionList.Entry].self, "apps", from: json.output))
             #expect(list.apps.map(\.bundle) == [Self.alpha, Self.beta, Self.gamma], "\(round)")
             for entry in list.apps {
                 #expect(entry.loaded)
@@ -71,7 +71,7 @@ struct PermissionsTests {
             }
 
             let one = try await bgctl(["permissions", Self.beta, "--json"], socket: daemon.socketPath, in: directory)
-            let only = try JSONDecoder().decode(PermissionList.self, from: Data(one.output.utf8))
+            let only = PermissionList(apps: try CLIJSON.decode([PermissionList.Entry].self, "apps", from: one.output))
             #expect(only.apps.map(\.bundle) == [Self.beta], "\(round): \(one.output)")
             #expect(only.apps.first?.location == .whenInUse && only.apps.first?.microphone == .denied)
 

@@ -79,7 +79,7 @@ struct TransferTests {
         #expect(table.output.contains(id) && table.output.contains("running"), "\(table.output)")
         let json = try await BGCtlTests.bgctl(
             ["transfers", "--json", "--socket", fixture.daemon.socketPath], in: fixture.directory)
-        let listed = try JSONDecoder().decode(TransferList.self, from: Data(json.output.utf8))
+        let listed = TransferList(transfers: try CLIJSON.decode([TransferInfo].self, "transfers", from: json.output))
         #expect(listed.transfers.map(\.bundle) == [id])
 
         await waitUntil(timeout: .seconds(60)) { !fixture.reports(id, "finished").isEmpty }
