@@ -13,8 +13,19 @@ struct Audio: ParsableCommand {
     )
     @OptionGroup var options: CommonOptions
     @Argument(help: "Only this app's bundle identifier.", completion: .bundleIdentifier) var id: String?
+    @Argument(
+        help:
+            "A remote command to send the app: play, pause, togglePlayPause, nextTrack, previousTrack, changePlaybackPosition."
+    )
+    var command: String?
+    @Argument(help: "The command's argument: a path for play, seconds for changePlaybackPosition.") var argument:
+        String?
 
     func run() throws {
+        if let id, let command {
+            try sendRemoteCommand(command, to: id)
+            return
+        }
         guard case .audioStatus(let status) = try options.request(.audio(AudioQuery(bundle: id))) else {
             throw ValidationError("unexpected reply")
         }
@@ -60,5 +71,40 @@ struct Audio: ParsableCommand {
             ])
         }
         print(table(rows))
+    }
+
+    /// `bgctl audio ID COMMAND [ARGUMENT]`: sends the command as the app's media keys would and
+    /// waits for the app's answer (`MPRemoteCommandHandlerStatus`); exits 1 unless it is
+    /// `success`.
+    private func sendRemoteCommand(_ name: String, to id: String) throws {
+        guard let remote = RemoteCommand(rawValue: name) else {
+            let known = RemoteCommand.allCases.map(\.rawValue).joined(separator: ", ")
+            throw ValidationError("'\(name)' is not a remote command (known: \(known))")
+        }
+        let bundle = try options.resolveBundle(id)
+        // The daemon holds the reply up to 10 s for the app's answer: wait longer than that.
+        let client: ControlClient
+        let reply: DaemonMessage
+        do {
+            client = try ControlClient(socketPath: options.socket, timeout: .seconds(20))
+            reply = try client.request(
+                .remoteCommand(RemoteCommandRequest(bundle: bundle, command: remote, argument: argument)))
+        } catch {
+            printError("bgctl: \(error)")
+            throw ExitCode(3)
+        }
+        switch reply.body {
+        case .done(let done):
+            if options.json { try options.printJSON(done) } else { print(done.detail) }
+            guard let status = done.handlerStatus, status != .success else { return }
+            printError("bgctl: \(bundle) did not carry out \(name): \(status.rawValue)")
+            throw ExitCode.failure
+        case .error(let error):
+            printError("bgctl: \(error.message)")
+            throw ExitCode.failure
+        default:
+            printError("bgctl: unexpected \(reply.className) to REMOTE_COMMAND")
+            throw ExitCode.failure
+        }
     }
 }
