@@ -18,9 +18,10 @@ let usage = """
     opened it adds entries and prunes old ones, and a processing task that runs while the device
     is idle and on external power gives the free pages back. backgrounderd launches it; a person
     does not:
-      bgctl open \(identifier)                 launch it: it writes and submits its task
-      bgctl tasks \(identifier)                the task and what it waits for
-      bgctl simulate task \(identifier) \(CompactorDelegate.compactTask)   run it now
+      bgctl open ID                  launch it: it writes and submits its task
+      bgctl tasks ID                 the task and what it waits for
+      bgctl simulate task ID TASK    run the task now
+    where ID is \(identifier) and TASK \(CompactorDelegate.compactTask).
     example:
       bgctl open \(identifier) && bgctl home && bgctl logs \(identifier)
     """

@@ -70,9 +70,10 @@ let usage = """
     Fibonacci computes Fibonacci numbers twice a second and, sent to the background, goes on
     for as long as its background task lasts (about 30 s), then is suspended. backgrounderd
     launches it; a person does not:
-      bgctl open \(identifier)     launch it, or bring it to the foreground
-      bgctl home                                     send it to the background
-      bgctl ps                                       its state and the background time left
+      bgctl open ID    launch it, or bring it to the foreground
+      bgctl home       send it to the background
+      bgctl ps         its state and the background time left
+    where ID is \(identifier).
     example:
       bgctl open \(identifier) && bgctl home && bgctl logs \(identifier)
     """

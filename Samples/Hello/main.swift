@@ -26,9 +26,10 @@ let usage = """
     usage: Hello [--help]
     Hello is the smallest app bundle: it prints what happens to it (launched, in the foreground,
     in the background, terminating) to its log. backgrounderd launches it; a person does not:
-      bgctl open \(identifier)     launch it, or bring it to the foreground
-      bgctl home                                 send it to the background (then it is suspended)
-      bgctl logs \(identifier)     read what it printed
+      bgctl open ID    launch it, or bring it to the foreground
+      bgctl home       send it to the background (then it is suspended)
+      bgctl logs ID    read what it printed
+    where ID is \(identifier).
     example:
       bgctl open \(identifier) && bgctl home && bgctl logs \(identifier)
     """
