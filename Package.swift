@@ -173,7 +173,7 @@ let package = Package(
         // MARK: Samples (each keeps its Info.plist beside its sources)
         .executableTarget(
             name: "Hello",
-            dependencies: ["BackgroundKit"],
+            dependencies: ["BackgroundKit", "SampleSupport"],
             path: "Samples/Hello",
             exclude: ["Info.plist"],
             swiftSettings: swiftSettings
@@ -181,7 +181,7 @@ let package = Package(
 
         .executableTarget(
             name: "Fibonacci",
-            dependencies: ["BackgroundKit"],
+            dependencies: ["BackgroundKit", "SampleSupport"],
             path: "Samples/Fibonacci",
             exclude: ["Info.plist"],
             swiftSettings: swiftSettings

@@ -2,15 +2,24 @@ import BackgroundKit
 import Foundation
 import SampleSupport
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Runs what a person asked on the command line, through the daemon: commands are remote
-/// commands (the daemon wakes or launches the app for them), `status` reads what the app last
-/// told the daemon it plays, so a suspended player is not woken just to be looked at.
+/// commands (the daemon wakes or launches the app for them, and passes back what the app made
+/// of them), `status` reads what the app last told the daemon it plays, so a suspended player
+/// is not woken just to be looked at.
 enum PlayerCommand {
     /// The app's bundle identifier (its Info.plist's `CFBundleIdentifier`).
     static let bundleIdentifier = "org.backgrounder.samples.backgroundplayer"
     /// `EX_USAGE`.
     static let usageExit: Int32 = 64
-    /// `EX_UNAVAILABLE`.
+    /// `EX_DATAERR`: a file that is not audio, or a playlist that names one.
+    static let dataExit: Int32 = 65
+    /// `EX_NOINPUT`: a file or directory that does not exist or may not be read.
+    static let noInputExit: Int32 = 66
+    /// `EX_UNAVAILABLE`: no daemon, or the app did not carry out the command.
     static let unavailableExit: Int32 = 69
 
     /// Runs the command line.
@@ -31,33 +40,101 @@ enum PlayerCommand {
             case .play(let path):
                 var argument: String?
                 if let path {
-                    // Resolve here first, so a mistake is reported to the person who made it.
+                    // Checked here first, so a mistake is reported to the person who made it.
                     let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
-                    let items = try Playlist.resolve(absolute, readableExtensions: AudioFile.readableExtensions)
+                    let items = try playable(absolute, as: path)
                     say("\(items.count) item\(items.count == 1 ? "" : "s") from \(path)")
                     argument = absolute
                 }
-                say(try connect().send(.play, to: bundleIdentifier, argument: argument))
-            case .pause: say(try connect().send(.pause, to: bundleIdentifier))
-            case .next: say(try connect().send(.nextTrack, to: bundleIdentifier))
-            case .previous: say(try connect().send(.previousTrack, to: bundleIdentifier))
+                return try perform(.play, argument: argument, verb: "play")
+            case .pause: return try perform(.pause, verb: "pause")
+            case .next: return try perform(.nextTrack, verb: "next")
+            case .previous: return try perform(.previousTrack, verb: "previous")
             case .seek(let seconds):
-                say(try connect().send(.changePlaybackPosition, to: bundleIdentifier, argument: String(seconds)))
+                return try perform(.changePlaybackPosition, argument: String(seconds), verb: "seek")
             case .status:
                 say(try status(connect()))
             }
             return 0
         } catch let error as PlaylistError {
-            complain("BackgroundPlayer: \(error)")
-            return usageExit
+            complain("BackgroundPlayer: cannot play \(error)")
+            return error.code == .notFound || error.code == .unreadable ? noInputExit : dataExit
+        } catch let error as AudioFileError {
+            complain("BackgroundPlayer: cannot play \(error)")
+            return error.systemError == nil ? dataExit : noInputExit
         } catch {
             complain("BackgroundPlayer: \(error)")
             return unavailableExit
         }
     }
 
+    /// The files a path gives, each opened with libsndfile as the app will open it.
+    /// - Parameters:
+    ///   - absolute: The path, made absolute.
+    ///   - typed: The path as the person typed it, for messages.
+    /// - Throws: ``PlaylistError`` or ``AudioFileError`` naming the path and the reason.
+    static func playable(_ absolute: String, as typed: String) throws -> [String] {
+        let items: [String]
+        do {
+            items = try Playlist.resolve(absolute, readableExtensions: AudioFile.readableExtensions)
+        } catch {
+            throw error.naming(typed, for: absolute)
+        }
+        for item in items {
+            do {
+                try withoutStandardError { _ = try AudioFile(path: item) }
+            } catch let error as AudioFileError {
+                var named = error
+                if item == absolute { named.path = typed }
+                throw named
+            }
+        }
+        return items
+    }
+
+    /// Sends a remote command and says what came of it: the app's own answer.
+    private static func perform(_ command: RemoteCommand, argument: String? = nil, verb: String) throws -> Int32 {
+        let done = try connect().perform(command, on: bundleIdentifier, argument: argument)
+        guard let status = done.handlerStatus, status != .success else {
+            say("\(verb): done")
+            return 0
+        }
+        complain(
+            "BackgroundPlayer: \(verb): \(explanation(of: status, for: command)) (the app answered \(status.rawValue))")
+        return unavailableExit
+    }
+
+    /// What a status the app answered means for a command, in a person's words.
+    static func explanation(of status: RemoteCommandHandlerStatus, for command: RemoteCommand) -> String {
+        switch (status, command) {
+        case (.noSuchContent, .nextTrack): "there is no next track: the last one is playing"
+        case (.noSuchContent, .previousTrack): "there is no previous track"
+        case (.noSuchContent, _): "the app found nothing to play there"
+        case (.noActionableNowPlayingItem, _): "nothing is playing or paused; start with BackgroundPlayer play PATH"
+        case (.deviceNotFound, _): "there is no audio device to play on"
+        case (.commandFailed, _): "the app could not carry it out (its log says why: bgctl logs \(bundleIdentifier))"
+        case (.success, _): "done"
+        }
+    }
+
     private static func connect() throws -> DaemonConnection {
         try DaemonConnection(clientName: "BackgroundPlayer")
+    }
+
+    /// Runs `body` with standard error sent to /dev/null: libmpg123 prints notes there while
+    /// libsndfile probes a damaged MP3, which would bury the one line that says what is wrong.
+    private static func withoutStandardError<Result>(_ body: () throws -> Result) rethrows -> Result {
+        let saved = dup(STDERR_FILENO)
+        let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
+        if saved >= 0, null >= 0 { dup2(null, STDERR_FILENO) }
+        defer {
+            if saved >= 0 {
+                dup2(saved, STDERR_FILENO)
+                close(saved)
+            }
+            if null >= 0 { close(null) }
+        }
+        return try body()
     }
 
     /// The app's state, what it plays and its streams' health.
@@ -79,5 +156,14 @@ enum PlayerCommand {
             )
         }
         return lines.joined(separator: "\n")
+    }
+}
+
+extension PlaylistError {
+    /// The error with the path as the person typed it, where it names the path given.
+    func naming(_ typed: String, for absolute: String) -> PlaylistError {
+        var named = self
+        if file == absolute { named.file = typed }
+        return named
     }
 }

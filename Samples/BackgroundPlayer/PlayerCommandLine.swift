@@ -17,13 +17,23 @@ struct PlayerCommandLine: Equatable {
                BackgroundPlayer pause | resume | next | previous
                BackgroundPlayer seek SECONDS
                BackgroundPlayer status
-        The app is launched through backgrounderd (BACKGROUNDER_SOCKET names its socket) when
-        it is not running, and woken when it is suspended.
+        Each command goes to the app through backgrounderd (BACKGROUNDER_SOCKET names its socket),
+        which launches the app when it is not running and wakes it when it is suspended; what the
+        app answers is the outcome. Files are checked with libsndfile before they are sent.
+        Without a command it is the app itself, which backgrounderd launches.
+        examples:
+          BackgroundPlayer play ~/Music/album      every audio file in the directory, in order
+          BackgroundPlayer next                    fails (exit 69) on the last track
+        exit status: 0 done, 64 usage, 65 not audio, 66 no such file, 69 no daemon or not carried out
         """
 
     /// Parses the arguments after the program's name.
     /// - Throws: ``PlayerCommandLineError`` naming what is wrong.
     init(_ arguments: [String]) throws(PlayerCommandLineError) {
+        if arguments.contains(where: { $0 == "-h" || $0 == "--help" }) {
+            action = .help
+            return
+        }
         guard let verb = arguments.first else { throw PlayerCommandLineError("no command") }
         let rest = Array(arguments.dropFirst())
         func noMore() throws(PlayerCommandLineError) {
@@ -32,6 +42,9 @@ struct PlayerCommandLine: Equatable {
         switch verb {
         case "play":
             guard rest.count <= 1 else { throw PlayerCommandLineError("play takes one PATH") }
+            if let path = rest.first, path.isEmpty {
+                throw PlayerCommandLineError("play needs a PATH; '' names no file (resume plays on without one)")
+            }
             action = .play(rest.first)
         case "resume":
             try noMore()

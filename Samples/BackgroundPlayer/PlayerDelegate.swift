@@ -25,8 +25,10 @@ final class PlayerDelegate: ApplicationDelegate {
                 interruption.began
                     ? "interrupted: \(cause)" : "interruption ended (\(cause)), resume: \(interruption.shouldResume)")
         }
-        RemoteCommandCenter.shared.setHandler { [weak self] command, argument in
-            self?.handle(command, argument)
+        // The status goes back to the person who sent the command (`BackgroundPlayer next` on
+        // the last track is told there is none), as an MPRemoteCommand target's does.
+        RemoteCommandCenter.shared.addTarget { [weak self] command, argument in
+            self?.handle(command, argument) ?? .commandFailed
         }
         // Elapsed time moves on while playing; the daemon keeps the last value for `status`.
         nowPlayingTimer = Timer.scheduledTimer(withTimeInterval: 5, repeats: true) { _ in
@@ -41,31 +43,54 @@ final class PlayerDelegate: ApplicationDelegate {
         say(player.isPlaying ? "in the background, still playing" : "in the background, paused")
     }
 
-    private func handle(_ command: RemoteCommand, _ argument: String?) {
+    private func handle(_ command: RemoteCommand, _ argument: String?) -> RemoteCommandHandlerStatus {
         say("command: \(command.rawValue)\(argument.map { " \($0)" } ?? "")")
+        // Decided on what the commands so far lead to (`queuedIndex`), not on what plays this
+        // instant: a `next` right after `play` must see the new list.
+        let hasItem = player.queuedIndex != nil
         switch command {
         case .play:
             guard let argument else {
+                guard player.queuedCount > 0 else { return refuse(.noActionableNowPlayingItem, "nothing to resume") }
                 player.play()
-                return
+                return .success
             }
             do {
                 let items = try Playlist.resolve(argument, readableExtensions: AudioFile.readableExtensions)
                 player.play(items)
+                return .success
             } catch {
-                complain("BackgroundPlayer: \(error)")
+                return refuse(.noSuchContent, "\(error)")
             }
-        case .pause: player.pause()
-        case .togglePlayPause: player.isPlaying ? player.pause() : player.play()
-        case .nextTrack: player.next()
-        case .previousTrack: player.previous()
+        case .pause:
+            guard hasItem else { return refuse(.noActionableNowPlayingItem, "nothing to pause") }
+            player.pause()
+        case .togglePlayPause:
+            guard hasItem else { return refuse(.noActionableNowPlayingItem, "nothing to play or pause") }
+            player.isPlaying ? player.pause() : player.play()
+        case .nextTrack:
+            guard let index = player.queuedIndex else { return refuse(.noActionableNowPlayingItem, "nothing plays") }
+            guard index + 1 < player.queuedCount else {
+                return refuse(.noSuchContent, "item \(index + 1) of \(player.queuedCount) is the last")
+            }
+            player.next()
+        case .previousTrack:
+            guard hasItem else { return refuse(.noActionableNowPlayingItem, "nothing plays") }
+            player.previous()
         case .changePlaybackPosition:
-            guard let seconds = argument.flatMap(Double.init), seconds.isFinite else {
-                complain("BackgroundPlayer: seek needs seconds, got \(argument ?? "nothing")")
-                return
+            guard let seconds = argument.flatMap(Double.init), seconds.isFinite, seconds >= 0 else {
+                return refuse(.commandFailed, "seek needs seconds, got \(argument ?? "nothing")")
             }
+            guard hasItem else { return refuse(.noActionableNowPlayingItem, "nothing to seek in") }
             player.seek(to: seconds)
         }
+        return .success
+    }
+
+    /// Logs why a command was not carried out and returns the status the person hears.
+    private func refuse(_ status: RemoteCommandHandlerStatus, _ why: String) -> RemoteCommandHandlerStatus {
+        complain("BackgroundPlayer: \(status.rawValue): \(why)")
+        return status
     }
 
     private func report() {

@@ -43,7 +43,14 @@ enum Playlist {
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory)
         } catch {
-            throw PlaylistError(code: .unreadable, file: directory, reason: "cannot be listed")
+            // FileManager's error reads badly; the system's reason is what the person needs.
+            var reason = "cannot be listed"
+            if let handle = opendir(directory) {
+                closedir(handle)
+            } else {
+                reason += ": " + String(cString: strerror(errno))
+            }
+            throw PlaylistError(code: .unreadable, file: directory, reason: reason)
         }
         let prefix = directory.hasSuffix("/") ? directory : directory + "/"
         return

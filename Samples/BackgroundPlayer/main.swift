@@ -1,5 +1,6 @@
 import BackgroundKit
 import Foundation
+import SampleSupport
 
 // BackgroundPlayer: a music player that keeps playing with the screen locked, as a player on
 // iOS does with the audio background mode. Launched by backgrounderd (no arguments) it is
@@ -7,8 +8,8 @@ import Foundation
 // (play PATH, pause, resume, next, previous, seek, status) it talks to the running instance
 // through the daemon, which wakes or launches it; see PlayerCommandLine.usage.
 
-if CommandLine.arguments.count > 1 {
-    exit(PlayerCommand.run(Array(CommandLine.arguments.dropFirst())))
+SampleLaunch.commandOrApp(program: "BackgroundPlayer", identifier: PlayerCommand.bundleIdentifier) {
+    PlayerCommand.run($0)
 }
 MainActor.assumeIsolated {
     Application.main(delegate: PlayerDelegate())

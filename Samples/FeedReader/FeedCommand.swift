@@ -18,6 +18,8 @@ enum FeedCommand {
         The app's files are where the daemon on BACKGROUNDER_SOCKET (else the default socket) says;
         --state-dir DIR reads the state directory DIR instead, without asking.
         Without arguments it is the app, which backgrounderd launches (bgctl open \(FeedFiles.bundleIdentifier)).
+        example:
+          FeedReader subscribe https://example.org/feed.xml && bgctl open \(FeedFiles.bundleIdentifier)
         """
 
     /// Runs the command line.

@@ -1,5 +1,6 @@
 import BackgroundKit
 import Foundation
+import SampleSupport
 
 // FeedReader: keeps a feed (RSS, Atom or JSON Feed) fresh in the background, as a news app on
 // iOS does, with background fetch and an app-refresh task.
@@ -11,9 +12,7 @@ import Foundation
 // apps a fixed environment, so the address is a file, not a variable. Run by a person with a
 // command (subscribe, items) it writes feed.url or prints the items; see FeedCommand.usage.
 
-if CommandLine.arguments.count > 1 {
-    exit(FeedCommand.run(Array(CommandLine.arguments.dropFirst())))
-}
+SampleLaunch.commandOrApp(program: "FeedReader", identifier: FeedFiles.bundleIdentifier) { FeedCommand.run($0) }
 MainActor.assumeIsolated {
     let delegate = FeedDelegate()
     // Before Application.main, as on iOS: the handler is what the daemon launches the task into.

@@ -1,16 +1,11 @@
 import BackgroundKit
 import Foundation
+import SampleSupport
 
 // Fibonacci: the finite-length background task of the background-modes tutorial. It computes
 // the next Fibonacci number twice a second, holding a background task while it does, so
 // it keeps computing for a while after it leaves the foreground. When the expiration handler
 // runs it ends the task and is suspended; opened again, it picks up where it stopped.
-
-/// Writes a line straight to standard output (a log file when the daemon runs the app), so
-/// nothing sits in a buffer when the app is frozen or killed.
-func say(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
-}
 
 @MainActor
 final class FibonacciDelegate: ApplicationDelegate {
@@ -69,6 +64,22 @@ final class FibonacciDelegate: ApplicationDelegate {
     }
 }
 
+let identifier = "org.backgrounder.samples.fibonacci"
+let usage = """
+    usage: Fibonacci [--help]
+    Fibonacci computes Fibonacci numbers twice a second and, sent to the background, goes on
+    for as long as its background task lasts (about 30 s), then is suspended. backgrounderd
+    launches it; a person does not:
+      bgctl open ID    launch it, or bring it to the foreground
+      bgctl home       send it to the background
+      bgctl ps         its state and the background time left
+    where ID is \(identifier).
+    example:
+      bgctl open \(identifier) && bgctl home && bgctl logs \(identifier)
+    """
+SampleLaunch.commandOrApp(program: "Fibonacci", identifier: identifier) {
+    SampleLaunch.appOnly($0, program: "Fibonacci", usage: usage)
+}
 MainActor.assumeIsolated {
     Application.main(delegate: FibonacciDelegate())
 }

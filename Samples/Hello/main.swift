@@ -1,5 +1,6 @@
 import BackgroundKit
 import Foundation
+import SampleSupport
 
 // Hello: the smallest app bundle. It checks in on the connection backgrounderd handed it
 // at launch and prints what happens to it, so a new author can see a bundle, a manifest
@@ -18,10 +19,21 @@ final class HelloDelegate: ApplicationDelegate {
     }
 
     func applicationWillTerminate(_ application: Application) { say("Hello is terminating") }
-
-    private func say(_ line: String) {
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
-    }
 }
 
+let identifier = "org.backgrounder.samples.hello"
+let usage = """
+    usage: Hello [--help]
+    Hello is the smallest app bundle: it prints what happens to it (launched, in the foreground,
+    in the background, terminating) to its log. backgrounderd launches it; a person does not:
+      bgctl open ID    launch it, or bring it to the foreground
+      bgctl home       send it to the background (then it is suspended)
+      bgctl logs ID    read what it printed
+    where ID is \(identifier).
+    example:
+      bgctl open \(identifier) && bgctl home && bgctl logs \(identifier)
+    """
+SampleLaunch.commandOrApp(program: "Hello", identifier: identifier) {
+    SampleLaunch.appOnly($0, program: "Hello", usage: usage)
+}
 Application.main(delegate: HelloDelegate())

@@ -36,7 +36,8 @@ enum DurableFiles {
     /// - Throws: ``FileError`` when any step fails (the old file is then untouched).
     static func replace(_ path: String, with bytes: [UInt8], mode: mode_t = 0o644) throws {
         let temporary = path + ".tmp-\(getpid())"
-        let descriptor = try FileError.check(.open, temporary) {
+        // Errors name the file the caller asked for: the temporary one is an internal detail.
+        let descriptor = try FileError.check(.create, path) {
             open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
         }
         do {
@@ -44,12 +45,12 @@ enum DurableFiles {
             var written = 0
             while written < bytes.count {
                 written += try bytes.withUnsafeBytes { buffer throws in
-                    try FileError.check(.write, temporary) {
+                    try FileError.check(.write, path) {
                         write(descriptor, buffer.baseAddress! + written, buffer.count - written)
                     }
                 }
             }
-            try FileError.check(.sync, temporary) { fsync(descriptor) }
+            try FileError.check(.sync, path) { fsync(descriptor) }
             try FileError.check(.rename, path) { rename(temporary, path) }
         } catch {
             unlink(temporary)

@@ -27,6 +27,11 @@ enum HikeCommand {
             say(HikeCommandLine.usage)
             return 0
         }
+        // The person's own target first, so its problem is reported before anything is read.
+        if case .export(let path, _) = commandLine.action, path != "-", let problem = OutputTarget.problem(with: path) {
+            complain("HikeRecorder: \(problem)")
+            return ioExit
+        }
         // Every other command reads or writes the app's files, so it must know where they are.
         guard let files = TrackFiles.forCommandLine(stateDirectory: commandLine.stateDirectory) else {
             return SampleDataDirectory.unavailableExit

@@ -28,6 +28,10 @@ struct HikeCommandLine: Equatable {
         The app's files are where the daemon on BACKGROUNDER_SOCKET (else the default socket) says;
         --state-dir DIR reads the state directory DIR instead, without asking.
         Without arguments it is the app, which backgrounderd launches (bgctl open \(TrackFiles.bundleIdentifier)).
+        examples:
+          HikeRecorder stats
+          HikeRecorder export ~/walk.gpx --name "Niesen"
+        exit status: 0 done, 64 usage, 69 no daemon to say where the files are, 74 a file cannot be read or written
         """
 
     /// A mistake on the command line.

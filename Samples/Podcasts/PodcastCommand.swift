@@ -20,6 +20,8 @@ enum PodcastCommand {
         --state-dir DIR reads the state directory DIR instead, without asking.
         Without arguments it is the app, which backgrounderd launches (bgctl open \(PodcastFiles.bundleIdentifier)):
         it downloads the new episodes in the background.
+        example:
+          Podcasts subscribe https://example.org/podcast.rss && bgctl open \(PodcastFiles.bundleIdentifier)
         """
 
     /// Runs the command line.

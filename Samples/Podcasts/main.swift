@@ -1,5 +1,6 @@
 import BackgroundKit
 import Foundation
+import SampleSupport
 
 // Podcasts: downloads a podcast's episodes with a background URLSession, as a podcast app on
 // iOS does. A person subscribes from a shell (`Podcasts subscribe URL` writes feed.url in the
@@ -9,9 +10,7 @@ import Foundation
 // into handleEventsForBackgroundURLSession: it moves each file into Episodes/ and records it
 // in episodes.json, which `Podcasts list` prints. See PodcastCommand.usage.
 
-if CommandLine.arguments.count > 1 {
-    exit(PodcastCommand.run(Array(CommandLine.arguments.dropFirst())))
-}
+SampleLaunch.commandOrApp(program: "Podcasts", identifier: PodcastFiles.bundleIdentifier) { PodcastCommand.run($0) }
 MainActor.assumeIsolated {
     Application.main(delegate: PodcastDelegate())
 }

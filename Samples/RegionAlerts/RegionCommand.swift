@@ -9,6 +9,8 @@ enum RegionCommand {
     static let usageExit: Int32 = 64
     /// `EX_DATAERR`: a regions file or a region that is not valid.
     static let dataExit: Int32 = 65
+    /// `EX_NOINPUT`: a file to import that does not exist.
+    static let noInputExit: Int32 = 66
     /// `EX_IOERR`.
     static let ioExit: Int32 = 74
 
@@ -27,16 +29,19 @@ enum RegionCommand {
             say(RegionCommandLine.usage)
             return 0
         }
-        // Every other command reads or writes the app's files, so it must know where they are.
-        guard let files = RegionFiles.forCommandLine(stateDirectory: commandLine.stateDirectory) else {
-            return SampleDataDirectory.unavailableExit
-        }
         do {
+            // The person's own file first: its problem is reported before the daemon is asked.
+            var imported: (data: Data, file: RegionFile)?
+            if case .importFile(let path) = commandLine.action { imported = try readImport(path) }
+            // Every other command reads or writes the app's files, so it must know where they are.
+            guard let files = RegionFiles.forCommandLine(stateDirectory: commandLine.stateDirectory) else {
+                return SampleDataDirectory.unavailableExit
+            }
             switch commandLine.action {
             case .help:
                 break  // answered above, without asking the daemon
             case .importFile(let path):
-                try importFile(path, into: files)
+                if let imported { try importFile(imported, from: path, into: files) }
             case .add(let identifier, let latitude, let longitude, let radius):
                 try add(identifier, latitude, longitude, radius, to: files)
             case .remove(let identifier):
@@ -59,7 +64,11 @@ enum RegionCommand {
             return 0
         } catch let error as RegionFileError {
             complain("RegionAlerts: \(error)")
-            return error.code == .unreadable ? ioExit : dataExit
+            switch error.code {
+            case .notFound: return noInputExit
+            case .unreadable: return ioExit
+            case .notJSON, .invalid: return dataExit
+            }
         } catch let error as RegionCommandLine.UsageError {
             complain("RegionAlerts: \(error)\n\(RegionCommandLine.usage)")
             return usageExit
@@ -69,11 +78,22 @@ enum RegionCommand {
         }
     }
 
-    private static func importFile(_ path: String, into files: RegionFiles) throws {
-        guard let data = try RegionFiles.read(path) else {
-            throw RegionFileError(code: .unreadable, file: path, reason: "cannot read it: it does not exist")
+    /// Reads and checks a file to import.
+    private static func readImport(_ path: String) throws(RegionFileError) -> (data: Data, file: RegionFile) {
+        guard !path.isEmpty else {
+            throw RegionFileError(code: .notFound, file: "''", reason: "an empty path names no file")
         }
-        let file = try RegionFile(data: data, file: path)
+        guard let data = try RegionFiles.read(path) else {
+            throw RegionFileError(
+                code: .notFound, file: path, reason: "cannot read it: \(String(cString: strerror(ENOENT)))")
+        }
+        return (data, try RegionFile(data: data, file: path))
+    }
+
+    private static func importFile(
+        _ imported: (data: Data, file: RegionFile), from path: String, into files: RegionFiles
+    ) throws {
+        let (data, file) = imported
         try FileManager.default.createDirectory(
             atPath: files.directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         // The person's file as written, with their formatting and extra members.

@@ -34,7 +34,13 @@ struct RegionCommandLine: Equatable {
                    print the alerts raised so far
         The app's files are where the daemon on BACKGROUNDER_SOCKET (else the default socket) says;
         --state-dir DIR reads the state directory DIR instead, without asking.
-        Without arguments it is the app, which backgrounderd launches (bgctl open \(RegionFiles.bundleIdentifier)).
+        Without arguments it is the app, which backgrounderd launches (bgctl open \(RegionFiles.bundleIdentifier));
+        monitoring needs `bgctl authorize \(RegionFiles.bundleIdentifier) location always`.
+        examples:
+          RegionAlerts add home 46.0569 14.5058 150
+          RegionAlerts import ~/places.geojson && bgctl open \(RegionFiles.bundleIdentifier)
+        exit status: 0 done, 64 usage, 65 not a valid regions file or region, 66 no such file,
+        69 no daemon to say where the files are, 74 a file cannot be read or written
         """
 
     /// A mistake on the command line.

@@ -109,6 +109,9 @@ final class RegionDelegate: ApplicationDelegate, LocationManagerDelegate {
 
     func locationManagerDidChangeAuthorization(_ manager: LocationManager) {
         say("location authorized: \(manager.authorizationStatus.rawValue)")
+        // Monitoring was refused until a person granted location: hand the regions over now
+        // rather than wait for the next `bgctl open`.
+        if [.always, .whenInUse].contains(manager.authorizationStatus) { sync(manager, quietWhenUnchanged: true) }
     }
 
     /// Records an alert. The event carries no fix, so its time is that of the

@@ -3,6 +3,8 @@
 struct RegionFileError: Error, Equatable, CustomStringConvertible {
     /// The kind of problem.
     enum Code: Equatable {
+        /// The file to import does not exist.
+        case notFound
         /// The file could not be read.
         case unreadable
         /// The file is not JSON.

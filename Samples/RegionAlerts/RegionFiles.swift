@@ -62,6 +62,10 @@ struct RegionFiles {
             throw unreadable(errno)
         }
         defer { close(descriptor) }
+        var info = stat()
+        if fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
+            throw RegionFileError(code: .invalid, file: path, reason: "is a directory, not a regions file")
+        }
         var data = Data()
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {

@@ -1,5 +1,6 @@
 import BackgroundKit
 import Foundation
+import SampleSupport
 
 // RegionAlerts: tells you when you arrive at or leave places you chose, as a geofencing app on
 // iOS does, without running in between.
@@ -25,9 +26,7 @@ import Foundation
 // region's identifier, to the end of the line (it may hold spaces, never a line break).
 // `RegionAlerts log` prints it.
 
-if CommandLine.arguments.count > 1 {
-    exit(RegionCommand.run(Array(CommandLine.arguments.dropFirst())))
-}
+SampleLaunch.commandOrApp(program: "RegionAlerts", identifier: RegionFiles.bundleIdentifier) { RegionCommand.run($0) }
 MainActor.assumeIsolated {
     Application.main(delegate: RegionDelegate())
 }

@@ -16,7 +16,9 @@ public final class DaemonConnection {
     ///   - clientName: A name for the daemon's log.
     /// - Throws: ``ControlClientError``, with `.daemonNotRunning` when no daemon listens.
     public init(socketPath: String = DefaultPaths.socket, clientName: String) throws(ControlClientError) {
-        client = try ControlClient(socketPath: socketPath)
+        // Longer than the 10 s a remote command waits for its app, so that the daemon's
+        // answer, even "did not answer", arrives rather than a timeout of this connection.
+        client = try ControlClient(socketPath: socketPath, timeout: .seconds(20))
         let reply = try client.request(.hello(Hello(client: clientName)))
         if case .error(let error) = reply.body {
             throw .unreadableReply(error.description)
@@ -45,6 +47,24 @@ public final class DaemonConnection {
             .remoteCommand(RemoteCommandRequest(bundle: bundle, command: command, argument: argument)))
         switch reply.body {
         case .done(let done): return done.detail
+        case .error(let error): throw .refused(error.message)
+        default: throw .unreadableReply("expected OK, got \(reply.className)")
+        }
+    }
+
+    /// Sends a media command and waits for the app's answer, as ``send(_:to:argument:)``.
+    /// - Returns: What the daemon did and, in ``Done/handlerStatus``, what the app's handler
+    ///   answered (anything but ``RemoteCommandHandlerStatus/success`` means it did not carry
+    ///   the command out).
+    /// - Throws: ``ControlClientError``, `.refused` with the daemon's reason, which includes
+    ///   an app that did not answer within 10 s.
+    public func perform(_ command: RemoteCommand, on bundle: String, argument: String? = nil)
+        throws(ControlClientError) -> Done
+    {
+        let reply = try client.request(
+            .remoteCommand(RemoteCommandRequest(bundle: bundle, command: command, argument: argument)))
+        switch reply.body {
+        case .done(let done): return done
         case .error(let error): throw .refused(error.message)
         default: throw .unreadableReply("expected OK, got \(reply.className)")
         }

@@ -27,6 +27,8 @@ public typealias AudioSessionCategory = BackgrounderCore.AudioSessionCategory
 public typealias AudioSessionOptions = BackgrounderCore.AudioSessionOptions
 /// `MPRemoteCommand`s, by name.
 public typealias RemoteCommand = BackgrounderProtocol.RemoteCommand
+/// `MPRemoteCommandHandlerStatus`.
+public typealias RemoteCommandHandlerStatus = BackgrounderProtocol.RemoteCommandHandlerStatus
 /// `MPNowPlayingInfoCenter`'s dictionary, typed.
 public typealias NowPlayingInfo = BackgrounderProtocol.NowPlayingInfo
 /// `UIApplication.backgroundFetchIntervalMinimum` / `…Never`, or seconds.

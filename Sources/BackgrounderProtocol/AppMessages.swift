@@ -71,12 +71,18 @@ public struct Done: Sendable, Hashable, Codable {
     public var state: ApplicationState?
     /// Seconds of background time left, when in the background.
     public var backgroundTimeRemaining: Double?
+    /// For `REMOTE_COMMAND`: what the app's handler answered.
+    public var handlerStatus: RemoteCommandHandlerStatus?
 
     /// Creates a reply.
-    public init(detail: String, state: ApplicationState? = nil, backgroundTimeRemaining: Double? = nil) {
+    public init(
+        detail: String, state: ApplicationState? = nil, backgroundTimeRemaining: Double? = nil,
+        handlerStatus: RemoteCommandHandlerStatus? = nil
+    ) {
         self.detail = detail
         self.state = state
         self.backgroundTimeRemaining = backgroundTimeRemaining
+        self.handlerStatus = handlerStatus
     }
 }
 

@@ -151,12 +151,46 @@ public struct RemoteCommandRequest: Sendable, Hashable, Codable {
     public var command: RemoteCommand
     /// Its argument, if any.
     public var argument: String?
+    /// The number the daemon gives the command when it sends it to the app, which the app's
+    /// `REMOTE_COMMAND_STATUS` names; the daemon ignores one a person sends.
+    public var ticket: Int?
 
     /// Creates a command.
-    public init(bundle: String, command: RemoteCommand, argument: String? = nil) {
+    public init(bundle: String, command: RemoteCommand, argument: String? = nil, ticket: Int? = nil) {
         self.bundle = bundle
         self.command = command
         self.argument = argument
+        self.ticket = ticket
+    }
+}
+
+/// What an app's handler made of a remote command, as `MPRemoteCommandHandlerStatus`.
+public enum RemoteCommandHandlerStatus: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Carried out.
+    case success
+    /// What the command asks for is not there: no next track after the last, a file that
+    /// cannot be played.
+    case noSuchContent
+    /// Nothing is playing or paused for the command to act on.
+    case noActionableNowPlayingItem
+    /// No device to play on.
+    case deviceNotFound
+    /// The app tried and failed.
+    case commandFailed
+}
+
+/// `REMOTE_COMMAND_STATUS`: an app's answer to a `REMOTE_COMMAND` the daemon sent it, which the
+/// daemon passes to the person who sent the command.
+public struct RemoteCommandStatusReport: Sendable, Hashable, Codable {
+    /// The command's `ticket`.
+    public var ticket: Int
+    /// What the handler made of it.
+    public var status: RemoteCommandHandlerStatus
+
+    /// Creates an answer.
+    public init(ticket: Int, status: RemoteCommandHandlerStatus) {
+        self.ticket = ticket
+        self.status = status
     }
 }
 

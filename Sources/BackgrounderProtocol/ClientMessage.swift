@@ -64,6 +64,8 @@ public struct ClientMessage: Sendable, Hashable {
         case nowPlaying(NowPlayingInfo)
         /// A person sends a media command to an app.
         case remoteCommand(RemoteCommandRequest)
+        /// An app answers a media command the daemon sent it.
+        case remoteCommandStatus(RemoteCommandStatusReport)
         /// Asks for the audio engine's sessions and streams.
         case audio(AudioQuery)
         /// Asks for the grants people made (location, microphone).
@@ -187,6 +189,7 @@ extension ClientMessage: Codable {
         MessageClass("AUDIO_STREAM_CONTROL", Body.audioStreamControl),
         MessageClass("NOW_PLAYING", Body.nowPlaying),
         MessageClass("REMOTE_COMMAND", Body.remoteCommand),
+        MessageClass("REMOTE_COMMAND_STATUS", Body.remoteCommandStatus),
         MessageClass("AUDIO", Body.audio),
         MessageClass("PERMISSIONS", Body.permissions),
         MessageClass("SET_FETCH_INTERVAL", Body.setFetchInterval),

@@ -29,7 +29,8 @@ extension ClientMessage.Body {
             query.bundle == nil ? .app : .person
         case .checkIn, .beginTask, .endTask, .requestAuthorization, .locationUpdates, .locationReady, .locationAck,
             .startMonitoring, .stopMonitoring, .requestState, .audioSession, .openAudioStream, .audioStreamControl,
-            .nowPlaying, .setFetchInterval, .complete, .registerTask, .submitTask, .cancelTasks, .pendingTasks,
+            .nowPlaying, .remoteCommandStatus, .setFetchInterval, .complete, .registerTask, .submitTask, .cancelTasks,
+            .pendingTasks,
             .registerPush, .unregisterPush, .createTransfer, .cancelTransfer, .transferSession, .acknowledgeTransfer,
             .requestNotificationAuthorization, .addNotification, .listNotifications, .removeNotifications,
             .notificationPresentation:

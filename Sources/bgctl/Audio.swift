@@ -1,4 +1,5 @@
 import ArgumentParser
+import BackgrounderCore
 import BackgrounderProtocol
 import Foundation
 
@@ -17,12 +18,22 @@ struct Audio: ParsableCommand {
             """
     )
     @OptionGroup var options: CommonOptions
-    @Argument(
-        help: "Only this app (its bundle identifier, a unique suffix or its name).", completion: .bundleIdentifier)
+    @Argument(help: ArgumentHelp("Only this app. " + appArgumentHelp, valueName: "id"), completion: .bundleIdentifier)
     var id: String?
+    @Argument(
+        help:
+            "A remote command to send the app: play, pause, togglePlayPause, nextTrack, previousTrack, changePlaybackPosition."
+    )
+    var command: String?
+    @Argument(help: "The command's argument: a path for play, seconds for changePlaybackPosition.")
+    var argument: String?
     @Flag(help: "Every column, and lines as long as they need.") var wide = false
 
     func run() throws {
+        if let id, let command {
+            try sendRemoteCommand(command, to: id)
+            return
+        }
         let bundle = try id.map { try options.resolveBundle($0) }
         guard case .audioStatus(let status) = try options.request(.audio(AudioQuery(bundle: bundle))) else {
             throw Failure.unexpectedReply
@@ -94,5 +105,30 @@ struct Audio: ParsableCommand {
     static func describe(_ attributes: AudioBufferAttributes) -> String {
         [attributes.tlength, attributes.prebuf, attributes.minreq, attributes.fragsize]
             .map { $0 == UInt32.max ? "-" : String($0) }.joined(separator: "/")
+    }
+
+    /// `bgctl audio ID COMMAND [ARGUMENT]`: sends the command as the app's media keys would and
+    /// waits for the app's answer (`MPRemoteCommandHandlerStatus`); exits 1 unless it is
+    /// `success`.
+    private func sendRemoteCommand(_ name: String, to id: String) throws {
+        guard let remote = RemoteCommand(rawValue: name) else {
+            let known = RemoteCommand.allCases.map(\.rawValue)
+            let hint =
+                NearMiss.nearest(name, among: known).map { "did you mean \($0)?" }
+                ?? "known: \(known.joined(separator: ", "))"
+            throw Failure.usage("'\(name)' is not a remote command; \(hint)")
+        }
+        let bundle = try options.resolveBundle(id)
+        // The daemon holds the reply up to 10 s for the app's answer: wait longer than that.
+        let reply = try options.request(
+            .remoteCommand(RemoteCommandRequest(bundle: bundle, command: remote, argument: argument)),
+            timeout: .seconds(20))
+        guard case .done(let done) = reply else { throw Failure.unexpectedReply }
+        if let status = done.handlerStatus, status != .success {
+            throw Failure(
+                code: status.rawValue, message: "\(bundle) did not carry out \(name): \(status.rawValue)", exitStatus: 1
+            )
+        }
+        if options.json { try options.printJSON("result", done) } else { print(done.detail.escapedForTerminal) }
     }
 }

@@ -14,17 +14,18 @@ struct SocketOption: ParsableArguments {
     var socket: String { socketOption ?? DefaultPaths.socket }
 
     /// Connects, or fails saying the daemon is not running and how to start it (exit 3).
-    func connect() throws -> ControlClient {
+    func connect(timeout: Duration = .seconds(10)) throws -> ControlClient {
         do {
-            return try ControlClient(socketPath: socket)
+            return try ControlClient(socketPath: socket, timeout: timeout)
         } catch {
             throw Failure.unreachable(error)
         }
     }
 
     /// Sends one request and returns the reply; the daemon's refusal becomes a ``Failure``.
-    func request(_ body: ClientMessage.Body) throws -> DaemonMessage.Body {
-        let client = try connect()
+    /// - Parameter timeout: How long to wait for the reply.
+    func request(_ body: ClientMessage.Body, timeout: Duration = .seconds(10)) throws -> DaemonMessage.Body {
+        let client = try connect(timeout: timeout)
         let reply: DaemonMessage
         do {
             reply = try client.request(body)
@@ -74,7 +75,9 @@ struct CommonOptions: ParsableArguments {
 
     subscript<T>(dynamicMember keyPath: KeyPath<SocketOption, T>) -> T { daemon[keyPath: keyPath] }
 
-    func request(_ body: ClientMessage.Body) throws -> DaemonMessage.Body { try daemon.request(body) }
+    func request(_ body: ClientMessage.Body, timeout: Duration = .seconds(10)) throws -> DaemonMessage.Body {
+        try daemon.request(body, timeout: timeout)
+    }
     func resolveBundle(_ typed: String, unloaded: Bool = false) throws -> String {
         try daemon.resolveBundle(typed, unloaded: unloaded)
     }

@@ -55,6 +55,7 @@ struct MessageClassesTests {
         #"{"class":"AUDIO_STREAM_CONTROL","stream":2,"action":"drain"}"#,
         #"{"class":"NOW_PLAYING",\#(nowPlaying.dropFirst())"#,
         #"{"class":"REMOTE_COMMAND","bundle":"org.example.a","command":"play","argument":"/music/a.wav"}"#,
+        #"{"class":"REMOTE_COMMAND_STATUS","ticket":7,"status":"noSuchContent"}"#,
         #"{"class":"AUDIO","bundle":"org.example.a"}"#,
         #"{"class":"PERMISSIONS"}"#,
         #"{"class":"SET_FETCH_INTERVAL","interval":"minimum"}"#,
@@ -103,6 +104,7 @@ struct MessageClassesTests {
         #"{"class":"RELOAD","loaded":1,"refused":0,"added":["org.example.a"],"removed":[]}"#,
         #"{"class":"ERROR","id":5,"code":"unknownClass","message":"unknown class 'FOO'"}"#,
         #"{"class":"OK","detail":"opened","state":"active"}"#,
+        #"{"class":"OK","detail":"sent nextTrack; it answered noSuchContent","handlerStatus":"noSuchContent"}"#,
         #"{"class":"APPS","apps":[{"id":"org.example.a","name":"A","pid":12,"state":"background","#
             + #""modes":["audio"],"assertions":["audio"],"cpuSeconds":0.25,"forceQuit":false}]}"#,
         #"{"class":"CHECKIN","launchReason":"user","state":"active"}"#,
@@ -118,7 +120,7 @@ struct MessageClassesTests {
         #"{"class":"LOCATION_STATUS","available":false,"detail":"gpsd closed the connection","authorization":"always"}"#,
         #"{"class":"AUDIO_STREAM","stream":2,"token":"t0k","socket":"/run/a.sock","capacity":88200,"lowWater":22050}"#,
         #"{"class":"AUDIO_INTERRUPTION","type":"began","shouldResume":false,"reason":"session"}"#,
-        #"{"class":"REMOTE_COMMAND","bundle":"org.example.a","command":"nextTrack"}"#,
+        #"{"class":"REMOTE_COMMAND","bundle":"org.example.a","command":"nextTrack","ticket":7}"#,
         #"{"class":"AUDIO_STATUS","server":\#(service),"sessions":[{"bundle":"org.example.a","category":"playback","#
             + #""options":[],"active":true,"interrupted":false,"ducked":false,"nowPlaying":\#(nowPlaying)}],"#
             + #""streams":[{"stream":2,"bundle":"org.example.a","direction":"playback","#

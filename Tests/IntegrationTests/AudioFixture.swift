@@ -93,8 +93,11 @@ struct AudioFixture {
         (try? String(contentsOfFile: daemon.stateDirectory + "/logs/\(id).log", encoding: .utf8)) ?? ""
     }
 
+    /// Sends the player a remote command; the reply waits (up to 10 s) for the app's answer.
     func command(_ command: RemoteCommand, _ argument: String? = nil) throws -> DaemonMessage.Body {
-        try request(.remoteCommand(RemoteCommandRequest(bundle: Self.player, command: command, argument: argument)))
+        try daemon.client(timeout: .seconds(20)).request(
+            .remoteCommand(RemoteCommandRequest(bundle: Self.player, command: command, argument: argument))
+        ).body
     }
 
     func capture(_ name: String) async throws -> PulseCapture {

@@ -75,7 +75,8 @@ struct CLITests {
             let done = try CLIJSON.decode(Done.self, key, from: output)
             #expect(!done.detail.isEmpty)
             let raw = try #require(try CLIJSON.raw(key, from: output) as? [String: Any])
-            #expect(Set(raw.keys) == ["detail", "state", "backgroundTimeRemaining"], "\(command): \(raw)")
+            #expect(
+                Set(raw.keys) == ["detail", "state", "backgroundTimeRemaining", "handlerStatus"], "\(command): \(raw)")
         case "notifications": _ = try CLIJSON.decode(NotificationsList.self, key, from: output)
         case "regions": _ = try CLIJSON.decode([RegionList.Entry].self, key, from: output)
         case "audio": _ = try CLIJSON.decode(AudioStatus.self, key, from: output)

@@ -188,7 +188,10 @@ struct DaemonLifecycleTests {
         let byHand = try ChildProcess(
             fixture.bundles + "/Hello.bundle/Hello", [], logPath: fixture.directory.appending("hello.log"))
         #expect(await byHand.waitForExit(timeout: .seconds(20)))
-        #expect(byHand.terminationStatus == 1)
-        #expect(byHand.output.contains("BACKGROUNDER_"))
+        #expect(byHand.terminationStatus == 64)
+        #expect(
+            byHand.output
+                == "Hello is an app that backgrounderd launches, not a program to run by hand: "
+                + "bgctl open \(id) (Hello --help says more)\n")
     }
 }

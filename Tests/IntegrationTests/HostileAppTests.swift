@@ -92,7 +92,9 @@ struct HostileAppTests {
         #expect(running.daemon.isRunning)
     }
 
-    @Test("remote commands for an app that has not checked in: 16 wait, the 17th is refused with the reason")
+    @Test(
+        "remote commands for an app that has not checked in: 16 wait (and are told it did not answer), the rest are refused with the reason"
+    )
     func remoteCommandQueueCap() async throws {
         let id = "org.backgrounder.tests.mute"
         let running = try await Running(prefix: "remote-cap", extraArguments: ["--check-in-deadline", "60"]) {
@@ -102,19 +104,92 @@ struct HostileAppTests {
                 into: bundles)
         }
         defer { Task { await running.tearDown() } }
-        var replies: [DaemonMessage.Body] = []
-        for _ in 0..<20 {
-            replies.append(try running.request(.remoteCommand(RemoteCommandRequest(bundle: id, command: .play))))
+        // Each person's command is held until the app answers (it never does), so they are sent
+        // side by side, each on its own connection and thread (a blocking request would hold
+        // one of the few threads of the concurrency pool and send them one after another).
+        let replies = await withTaskGroup(of: DaemonMessage.Body?.self) { group in
+            for _ in 0..<20 {
+                group.addTask {
+                    await withCheckedContinuation { continuation in
+                        Thread.detachNewThread {
+                            let reply = try? running.daemon.client(timeout: .seconds(30)).request(
+                                .remoteCommand(RemoteCommandRequest(bundle: id, command: .play)))
+                            continuation.resume(returning: reply?.body)
+                        }
+                    }
+                }
+            }
+            return await group.reduce(into: [DaemonMessage.Body]()) { if let reply = $1 { $0.append(reply) } }
         }
-        let accepted = replies.filter { if case .done = $0 { true } else { false } }
+        let errors = replies.compactMap { if case .error(let error) = $0 { error } else { nil } }
+        #expect(errors.count == 20, "\(replies)")
+        let refused = errors.filter { $0.code == .limitReached }
+        let unanswered = errors.filter { $0.code == .unavailable }
+        #expect(refused.count == 4, "\(replies); daemon: \(running.daemon.log.suffix(3000))")
+        #expect(unanswered.count == 16, "\(replies)")
+        #expect(refused.allSatisfy { $0.message.contains("16 remote commands already wait for \(id) to check in") })
         #expect(
-            accepted.count == 16, "\(replies); app: \(running.appLog(id)); daemon: \(running.daemon.log.suffix(3000))")
-        guard case .error(let error) = replies[16] else {
-            Issue.record("the 17th command was not refused: \(replies[16])")
+            unanswered.allSatisfy {
+                $0.message == "\(id) did not answer play within 10 s (launched \(id) into the background for play)"
+                    || $0.message == "\(id) did not answer play within 10 s (play waited for \(id) to check in)"
+            }, "\(unanswered)")
+        #expect(try running.app(id).state == .inactive)
+        #expect(running.daemon.isRunning)
+    }
+
+    @Test("an app cannot answer another app's remote command: its answers are notFound and the person hears the truth")
+    func answeringAnotherAppsCommand() async throws {
+        let victim = "org.backgrounder.tests.victim"
+        let intruder = "org.backgrounder.tests.intruder"
+        let running = try await Running(prefix: "remote-hostile") { bundles in
+            // Checks in and hears commands, but never answers them.
+            try PythonAppBundles.make(
+                "Victim",
+                script: PythonAppBundles.checkIn + """
+
+                    while True:
+                        line = _stream.readline()
+                        if not line:
+                            break
+                        say("heard " + line.decode().strip())
+                    """, modes: ["audio"], into: bundles)
+            // Answers every ticket it can guess with success, for 15 s, and reports what it was told.
+            try PythonAppBundles.make(
+                "Intruder",
+                script: PythonAppBundles.checkIn + """
+
+                    end = time.time() + 15
+                    answers = set()
+                    while time.time() < end:
+                        for ticket in range(1, 8):
+                            reply = request({"class": "REMOTE_COMMAND_STATUS", "ticket": ticket, "status": "success"})
+                            answers.add(reply.get("code") or reply["class"])
+                        time.sleep(0.1)
+                    report("answers", sorted(answers))
+                    time.sleep(600)
+                    """, into: bundles)
+        }
+        defer { Task { await running.tearDown() } }
+        _ = try running.request(.open(AppReference(bundle: victim)))
+        #expect(await waitUntil { running.appLog(victim).contains("checkin ") })
+        _ = try running.request(.open(AppReference(bundle: intruder)))
+        #expect(await waitUntil { running.appLog(intruder).contains("checkin ") })
+
+        let reply = try running.daemon.client(timeout: .seconds(30)).request(
+            .remoteCommand(RemoteCommandRequest(bundle: victim, command: .nextTrack))
+        ).body
+        guard case .error(let error) = reply else {
+            Issue.record("the intruder's answer was taken: \(reply); \(running.appLog(intruder))")
             return
         }
-        #expect(error.message.contains("16 remote commands already wait for \(id) to check in"))
-        #expect(try running.app(id).state == .inactive)
+        #expect(error.code == .unavailable)
+        #expect(error.message.hasPrefix("\(victim) did not answer nextTrack within 10 s"), "\(error)")
+        #expect(running.appLog(victim).contains("nextTrack"), "the command reached the victim")
+        let report = running.dataDirectory(intruder) + "/report.jsonl"
+        #expect(
+            await waitUntil(timeout: .seconds(20)) {
+                (try? String(contentsOfFile: report, encoding: .utf8))?.contains(#"["notFound"]"#) == true
+            }, "\((try? String(contentsOfFile: report, encoding: .utf8)) ?? "no report"); \(running.appLog(intruder))")
         #expect(running.daemon.isRunning)
     }
 

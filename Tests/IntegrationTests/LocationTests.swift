@@ -259,6 +259,32 @@ extension RealTimeSuites {
 
         // MARK: Regions
 
+        @Test("RegionAlerts opened before its location grant hands its regions over when the grant arrives")
+        func regionsFollowTheGrant() async throws {
+            let setup = try await Setup("rgngrant", gpsdPort: try LoopbackPort.free(), samples: ["RegionAlerts"])
+            defer { Task { await setup.running.tearDown() } }
+            let add = try Self.run(
+                Locations.product("RegionAlerts"),
+                ["add", "viewpoint", "46.3654", "14.0899", "150", "--state-dir", setup.state])
+            #expect(add.status == 0, "\(add.output)")
+            func monitored() throws -> [String] {
+                guard case .regions(let list) = try setup.running.request(.regions(RegionQuery(bundle: Self.alerts)))
+                else { throw HarnessError("no REGIONS") }
+                return list.regions.map(\.region.identifier)
+            }
+            _ = try setup.running.request(.open(AppReference(bundle: Self.alerts)))
+            // Without a grant the daemon refuses the region.
+            #expect(
+                await waitUntil { setup.running.appLog(Self.alerts).contains("monitoring region viewpoint failed") },
+                "\(setup.running.appLog(Self.alerts))")
+            #expect(try monitored().isEmpty)
+            // The grant alone, without opening the app again, makes it hand the region over.
+            try setup.authorize(Self.alerts)
+            #expect(
+                try await waitUntil { try monitored() == ["viewpoint"] }, "\(setup.running.appLog(Self.alerts))")
+            #expect(setup.running.appLog(Self.alerts).contains("location authorized: always"))
+        }
+
         @Test("RegionAlerts, not running, is relaunched for an entry and an exit within dwell + 2 s")
         func regionEndToEnd() async throws {
             let scratch = try TemporaryDirectory(prefix: "rgn")

@@ -57,6 +57,7 @@ struct SampleDataDirectoryTests {
 
         // --state-dir still wins, without asking.
         let other = directory.appending("other")
+        try FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: true)
         let override = try await run(
             "HikeRecorder", ["stats", "--state-dir", other], environment: socket, in: directory)
         #expect(override.output == "no fixes yet in \(other)/data/\(Self.hike)/track.log\n")

@@ -172,7 +172,27 @@ struct AudioFileTests {
         try Data("not audio, only some words that go on for a while".utf8).write(to: URL(fileURLWithPath: garbage))
         let notAudio = #expect(throws: AudioFileError.self) { try AudioFile(path: garbage) }
         #expect(notAudio?.code == .cannotOpen)
-        #expect(notAudio?.description == "\(garbage): Format not recognised.")
+        #expect(notAudio?.description == "\(garbage): not audio libsndfile can read (Format not recognised.)")
+        #expect(notAudio?.systemError == nil)
+        #expect(error?.systemError == ENOENT)
+
+        // libsndfile says "File does not exist or is not a regular file" for an MP3 its decoder
+        // rejects; the file is there, so the reason given is about its contents.
+        let fakeMP3 = directory.appending("fake.mp3")
+        try (Data("ID3".utf8) + Data([3, 0, 0, 0, 0, 0, 0]) + Data("garbage".utf8)).write(
+            to: URL(fileURLWithPath: fakeMP3))
+        let damaged = #expect(throws: AudioFileError.self) { try AudioFile(path: fakeMP3) }
+        #expect(
+            damaged?.description
+                == "\(fakeMP3): not audio libsndfile can decode (the file is damaged or not what its name says)")
+        #expect(damaged?.systemError == nil)
+
+        let folder = #expect(throws: AudioFileError.self) { try AudioFile(path: directory.path) }
+        #expect(folder?.description == "\(directory.path): is a directory, not an audio file")
+        let emptyFile = directory.appending("empty.wav")
+        try Data().write(to: URL(fileURLWithPath: emptyFile))
+        let empty = #expect(throws: AudioFileError.self) { try AudioFile(path: emptyFile) }
+        #expect(empty?.description == "\(emptyFile): is empty, not audio")
     }
 }
 

@@ -1,6 +1,10 @@
 public import BackgrounderCore
 import CSndFile
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A decoder for one audio file (WAV, FLAC, Ogg Vorbis or Opus, MP3 where libsndfile has it),
 /// as `AVAudioFile` for reading: it hands out interleaved PCM in the formats the daemon carries.
 ///
@@ -48,8 +52,7 @@ public final class AudioFile {
     public init(path: String) throws(AudioFileError) {
         var info = SF_INFO()
         guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
-            // With no handle, libsndfile keeps the reason in its global error slot.
-            throw AudioFileError(code: .cannotOpen, path: path, reason: String(cString: sf_strerror(nil)))
+            throw Self.openFailure(path)
         }
         guard info.channels > 0, info.samplerate > 0 else {
             sf_close(handle)
@@ -178,5 +181,40 @@ public final class AudioFile {
             let from = UnsafeRawBufferPointer(rebasing: source[(frame * stride)..<(frame * stride + kept)])
             UnsafeMutableRawBufferPointer(rebasing: destination[(frame * kept)...]).copyMemory(from: from)
         }
+    }
+
+    /// Why `sf_open` failed, in words that fit the file. libsndfile's global reason is right for
+    /// a missing file and for text, but a file its MPEG decoder rejects (a damaged or fake
+    /// `.mp3`) is reported as "File does not exist or is not a regular file", so a file that
+    /// is there and readable is described here instead.
+    static func openFailure(_ path: String) -> AudioFileError {
+        // Read first: the calls below must not replace libsndfile's reason.
+        let libsndfileCode = sf_error(nil)
+        let libsndfileReason = String(cString: sf_strerror(nil))
+        func failure(_ reason: String, systemError: Int32? = nil) -> AudioFileError {
+            AudioFileError(code: .cannotOpen, path: path, reason: reason, systemError: systemError)
+        }
+        var info = stat()
+        guard !path.isEmpty else { return failure("an empty path names no file", systemError: ENOENT) }
+        guard stat(path, &info) == 0 else {
+            let error = errno
+            return failure(String(cString: strerror(error)), systemError: error)
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFDIR: return failure("is a directory, not an audio file")
+        case S_IFREG: break
+        default: return failure("is not a regular file")
+        }
+        guard access(path, R_OK) == 0 else {
+            let error = errno
+            return failure(String(cString: strerror(error)), systemError: error)
+        }
+        if info.st_size == 0 { return failure("is empty, not audio") }
+        if libsndfileCode == Int32(SF_ERR_UNRECOGNISED_FORMAT) {
+            return failure("not audio libsndfile can read (\(libsndfileReason))")
+        }
+        if libsndfileCode == Int32(SF_ERR_SYSTEM) { return failure(libsndfileReason) }
+        // The file is there and readable: libsndfile's decoder rejected its contents.
+        return failure("not audio libsndfile can decode (the file is damaged or not what its name says)")
     }
 }

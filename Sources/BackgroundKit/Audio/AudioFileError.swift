@@ -14,18 +14,23 @@ public struct AudioFileError: Error, Sendable, Hashable, CustomStringConvertible
     public var code: Code
     /// The file, as the caller named it.
     public var path: String
-    /// What went wrong, in libsndfile's words (`sf_strerror`).
+    /// What went wrong, in libsndfile's words (`sf_strerror`), or the system's.
     public var reason: String
+    /// The system's error (`errno`) when the file itself could not be reached (it does not
+    /// exist, or may not be read); `nil` when the problem is in what it holds.
+    public var systemError: Int32?
 
     /// Creates an error.
     /// - Parameters:
     ///   - code: The kind of problem.
     ///   - path: The file, as the caller named it.
     ///   - reason: What went wrong.
-    public init(code: Code, path: String, reason: String) {
+    ///   - systemError: The system's error, when the file could not be reached.
+    public init(code: Code, path: String, reason: String, systemError: Int32? = nil) {
         self.code = code
         self.path = path
         self.reason = reason
+        self.systemError = systemError
     }
 
     /// `song.flac: Format not recognised.`

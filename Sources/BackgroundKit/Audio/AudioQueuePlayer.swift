@@ -17,6 +17,12 @@ public final class AudioQueuePlayer {
     public private(set) var currentIndex: Int?
     /// Whether it is playing (rather than paused, stopped or interrupted).
     public private(set) var isPlaying = false
+    /// The item the commands given so far lead to, ahead of ``currentIndex`` while they are
+    /// still being carried out (opening a file takes a moment): `nil` when they lead to
+    /// nothing playing or paused. What a remote command handler asks (is there a next item?).
+    public private(set) var queuedIndex: Int?
+    /// The number of items the commands given so far lead to, ahead of ``items``.
+    public private(set) var queuedCount = 0
     /// Called on every change of item or of playing state.
     public var onChange: (() -> Void)?
     /// Called when a file cannot be played (it is skipped) or the stream fails.
@@ -26,6 +32,8 @@ public final class AudioQueuePlayer {
     private var feeder: Task<Void, Never>?
     private var generation = 0
     private var work: Task<Void, Never>?
+    /// Operations enqueued and not yet finished; at 0 the queued state is the actual one.
+    private var unfinished = 0
     private var interruptedWhilePlaying = false
     private var current: (title: String, artist: String?, duration: Double, rate: Int)?
     private let progress = Progress()
@@ -71,6 +79,8 @@ public final class AudioQueuePlayer {
 
     /// Replaces the queue and plays from `index`.
     public func play(_ items: [String], from index: Int = 0) {
+        queuedCount = items.count
+        queuedIndex = items.indices.contains(index) ? index : nil
         enqueue { player in
             player.items = items
             await player.start(at: index, flush: true)
@@ -79,6 +89,7 @@ public final class AudioQueuePlayer {
 
     /// Plays (or resumes) the current item, or the first.
     public func play() {
+        if queuedIndex == nil, queuedCount > 0 { queuedIndex = 0 }
         enqueue { player in
             if let lost = player.lost {
                 // The stream was lost with the daemon while paused: on from the same place.
@@ -111,11 +122,14 @@ public final class AudioQueuePlayer {
 
     /// Skips to the next item (or stops after the last).
     public func next() {
+        let following = (queuedIndex ?? -1) + 1
+        queuedIndex = following < queuedCount ? following : nil
         enqueue { player in await player.start(at: (player.currentIndex ?? -1) + 1, flush: true) }
     }
 
     /// Goes back to the previous item (or the start of the first).
     public func previous() {
+        if queuedCount > 0 { queuedIndex = max(0, (queuedIndex ?? 0) - 1) }
         enqueue { player in await player.start(at: max(0, (player.currentIndex ?? 0) - 1), flush: true) }
     }
 
@@ -129,10 +143,16 @@ public final class AudioQueuePlayer {
 
     private func enqueue(_ operation: @escaping @MainActor (AudioQueuePlayer) async -> Void) {
         let previous = work
+        unfinished += 1
         work = Task { [weak self] in
             await previous?.value
             guard let self else { return }
             await operation(self)
+            unfinished -= 1
+            if unfinished == 0 {
+                queuedIndex = currentIndex
+                queuedCount = items.count
+            }
         }
     }
 

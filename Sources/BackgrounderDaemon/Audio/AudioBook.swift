@@ -17,6 +17,10 @@ struct AudioBook: Sendable {
     var streamOwners: [String: Set<Int>] = [:]
     /// Remote commands for apps launched to receive them, sent once they check in.
     var pendingCommands: [String: [RemoteCommandRequest]] = [:]
+    /// Remote commands sent (or queued) whose answer a person waits for, by ticket.
+    var awaiting: [Int: AwaitedCommand] = [:]
+    /// The last ticket given to a remote command.
+    var lastTicket = 0
     /// The sound server is away: every app with streams was told so.
     var serverLost = false
     /// Microphone grants by app (`bgctl authorize ID microphone`), loaded from the store.

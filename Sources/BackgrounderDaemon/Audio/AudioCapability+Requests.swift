@@ -174,8 +174,11 @@ extension AudioCapability {
     // MARK: Remote commands
 
     /// `REMOTE_COMMAND` from a person: delivered to the media app, which is woken, or
-    /// launched into the background, to receive it.
-    func remoteCommand(_ request: RemoteCommandRequest, in apps: isolated AppManager) throws(ProtocolError) -> Done {
+    /// launched into the background, to receive it. The reply waits for the app's answer
+    /// (``answer(_:_:in:)``), at most ``remoteCommandAnswerSeconds``.
+    func remoteCommand(_ request: RemoteCommandRequest, in apps: isolated AppManager) throws(ProtocolError)
+        -> RemoteCommandAnswer
+    {
         let identifier = request.bundle
         let app = try apps.app(identifier)
         guard app.bundle.manifest.backgroundModes.contains(.audio) else {
@@ -184,30 +187,42 @@ extension AudioCapability {
                 "\(identifier) does not declare the audio background mode; remote commands go to media apps")
         }
         let command = request.command.rawValue
+        var request = request
+        let woken = app.lifecycle.state == .suspended
         switch app.lifecycle.state {
         case .notRunning:
             // A person asked for it, as when opening it: a force quit does not stand in the way.
             apps.clearForceQuit(identifier)
-            try queueRemoteCommand(request, in: apps)
+            let answer = holdForAnswer(
+                &request, delivery: "launched \(identifier) into the background for \(command)", in: apps)
             do {
+                try queueRemoteCommand(request, in: apps)
                 try apps.launchInBackground(identifier, reason: .audio)
             } catch {
                 // Not launched: nothing will check in for it.
-                book.pendingCommands[identifier]?.removeLast()
+                release(request)
                 throw error
             }
-            return Done(detail: "launched \(identifier) into the background for \(command)", state: .inactive)
+            return answer
         case .suspended:
             apps.wakeIfSuspended(identifier, because: "the remote command \(command)")
         case .inactive, .active, .background:
             break
         }
         guard apps.canHear(identifier) else {
-            try queueRemoteCommand(request, in: apps)
-            return Done(detail: "\(command) will reach \(identifier) when it checks in", state: app.lifecycle.state)
+            let answer = holdForAnswer(&request, delivery: "\(command) waited for \(identifier) to check in", in: apps)
+            do {
+                try queueRemoteCommand(request, in: apps)
+            } catch {
+                release(request)
+                throw error
+            }
+            return answer
         }
+        let delivery = woken ? "woke \(identifier) and sent \(command)" : "sent \(command) to \(identifier)"
+        let answer = holdForAnswer(&request, delivery: delivery, in: apps)
         apps.notify(identifier, .remoteCommand(request))
-        return Done(detail: "sent \(command) to \(identifier)", state: apps.state(of: identifier))
+        return answer
     }
 
     /// Keeps a command for an app that has not checked in, up to

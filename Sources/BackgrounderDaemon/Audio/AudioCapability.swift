@@ -47,6 +47,7 @@ final class AudioCapability: AppCapability {
             applyFocus(in: apps)
         case .exited:
             players.appExited(identifier)
+            abandonAnswers(of: identifier, in: apps)
             // Its streams and session go.
             guard book.sessions[identifier] != nil || book.streamOwners[identifier] != nil else { return }
             service.engine.closeAll(of: identifier)

@@ -28,8 +28,10 @@ struct DesktopRequests: Service {
             do {
                 switch request {
                 case .command(let command):
-                    let done = try await apps.audio { try $0.remoteCommand(command, in: $1) }
-                    logger.info("MPRIS: \(done.detail)")
+                    // The method call was answered already (MPRIS methods return nothing), so
+                    // the app's answer is not waited for here; the daemon logs it.
+                    _ = try await apps.audio { try $0.remoteCommand(command, in: $1) }
+                    logger.info("MPRIS: \(command.command.rawValue) for \(command.bundle)")
                 case .raise(let identifier):
                     let done = try await apps.open(identifier)
                     logger.info("MPRIS: raised: \(done.detail)")

@@ -187,7 +187,9 @@ struct RequestRouter: Sendable {
         case .nowPlaying(let info):
             return asApp { bundle in .done(try await apps.audio { $0.setNowPlaying(bundle, info, in: $1) }) }
         case .remoteCommand(let request):
-            return later { .done(try await apps.audio { try $0.remoteCommand(request, in: $1) }) }
+            return later { .done(try await apps.audio { try $0.remoteCommand(request, in: $1) }.value()) }
+        case .remoteCommandStatus(let report):
+            return asApp { bundle in .done(try await apps.audio { try $0.answer(bundle, report, in: $1) }) }
         case .audio(let query): return later { .audioStatus(try await apps.audio { audio, _ in audio.status(query) }) }
         case .permissions(let query): return later { .permissions(try apps.permissions(query.bundle)) }
         case .createTransfer(let submission):
