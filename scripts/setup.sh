@@ -54,7 +54,7 @@ fi
 # gpsd's package starts a system gpsd on port 2947 where systemd exists; the project never
 # relies on it and starts its own under gpsfake on a free port.
 
-command -v swift >/dev/null || { echo "setup: swift is not on PATH; install Swift 6.1 or later" >&2; exit 1; }
+command -v swift >/dev/null || { echo "setup: swift is not on PATH; install Swift 6.2 or later (the pinned swift-log and swift-service-lifecycle need it)" >&2; exit 1; }
 
 if [ "${1:-}" != "--no-build" ]; then
     swift build
