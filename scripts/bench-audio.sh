@@ -77,7 +77,10 @@ INTERVAL = 0.2
 def bgctl(*args):
     result = subprocess.run([f"{bin_dir}/bgctl", *args, "--socket", socket_path, "--json"],
                             capture_output=True, text=True)
-    return json.loads(result.stdout) if result.returncode == 0 else None
+    if result.returncode != 0:
+        return None
+    # {"version": 1, KEY: VALUE} (docs/JSON.md): the value.
+    return next(value for key, value in json.loads(result.stdout).items() if key != "version")
 
 for _ in range(150):
     status = bgctl("status")

@@ -70,7 +70,10 @@ CLK = os.sysconf("SC_CLK_TCK")
 
 def bgctl(*args):
     result = subprocess.run([f"{bin_dir}/bgctl", *args, "--socket", sock, "--json"], capture_output=True, text=True)
-    return json.loads(result.stdout) if result.returncode == 0 else None
+    if result.returncode != 0:
+        return None
+    # {"version": 1, KEY: VALUE} (docs/JSON.md): the value.
+    return next(value for key, value in json.loads(result.stdout).items() if key != "version")
 
 def cpu(pid):
     fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()

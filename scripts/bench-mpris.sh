@@ -88,7 +88,7 @@ chmod 644 "$MUSIC"/*.wav
 PIDS+=($!)
 
 NAME=backgrounder.org.backgrounder.samples.backgroundplayer
-state() { "$BIN/bgctl" ps --json | /usr/bin/python3 -c "import json,sys; print(next(a['state'] for a in json.load(sys.stdin) if a['id']=='$ID'))"; }
+state() { "$BIN/bgctl" ps --json | /usr/bin/python3 -c "import json,sys; print(next(a['state'] for a in json.load(sys.stdin)['apps'] if a['id']=='$ID'))"; }
 wait_state() {
     for _ in $(seq 1 400); do [ "$(state)" = "$1" ] && return 0; sleep 0.025; done
     echo "bench-mpris: $ID never became $1" >&2

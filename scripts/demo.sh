@@ -55,7 +55,7 @@ wait_for() {
 wait_state() {
     local id=$1 state=$2
     for _ in $(seq 1 150); do
-        "$BIN/bgctl" ps --json --socket "$SOCKET" | python3 -c "import json,sys; sys.exit(0 if any(a['id']=='$id' and a['state']=='$state' for a in json.load(sys.stdin)) else 1)" && return 0
+        "$BIN/bgctl" ps --json --socket "$SOCKET" | python3 -c "import json,sys; sys.exit(0 if any(a['id']=='$id' and a['state']=='$state' for a in json.load(sys.stdin)['apps']) else 1)" && return 0
         sleep 0.1
     done
     return 0
@@ -213,7 +213,7 @@ echo "\$ bgctl audio     # locked, in the background, still playing: it holds th
 echo "\$ BackgroundPlayer pause     # paused in the background: suspended after the grace period"
 "$BIN/BackgroundPlayer" pause
 for _ in $(seq 1 100); do
-    "$BIN/bgctl" ps --json --socket "$SOCKET" | python3 -c "import json,sys; sys.exit(0 if any(a['id']=='$PLAYER' and a['state']=='suspended' for a in json.load(sys.stdin)) else 1)" && break
+    "$BIN/bgctl" ps --json --socket "$SOCKET" | python3 -c "import json,sys; sys.exit(0 if any(a['id']=='$PLAYER' and a['state']=='suspended' for a in json.load(sys.stdin)['apps']) else 1)" && break
     sleep 0.1
 done
 "$BIN/bgctl" ps --socket "$SOCKET" | grep -E "^ID|$PLAYER"
