@@ -126,7 +126,8 @@ struct Audio: ParsableCommand {
         guard case .done(let done) = reply else { throw Failure.unexpectedReply }
         if let status = done.handlerStatus, status != .success {
             throw Failure(
-                code: status.rawValue, message: "\(bundle) did not carry out \(name): \(status.rawValue)", exitStatus: 1
+                code: status.rawValue,
+                message: "\(bundle) did not carry out \(name): \(status.rawValue) (\(done.detail))", exitStatus: 1
             )
         }
         if options.json { try options.printJSON("result", done) } else { print(done.detail.escapedForTerminal) }

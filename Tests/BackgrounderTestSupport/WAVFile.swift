@@ -79,3 +79,21 @@ extension Data {
         Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
     }
 }
+
+extension WAVFile {
+    /// Two 30 s tones of different pitch, `1-low.wav` (330 Hz) and `2-high.wav` (880 Hz), in
+    /// `directory` (created), readable by an app under a uid of its own: a capture tells which
+    /// track plays.
+    public static func writeTwoTones(into directory: String, amplitude: Double) throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        for (name, frequency) in [("1-low.wav", 330.0), ("2-high.wav", 880.0)] {
+            let samples = (0..<(44_100 * 30)).flatMap { index -> [Int16] in
+                let value = Int16(amplitude * sin(2 * Double.pi * frequency * Double(index) / 44_100))
+                return [value, value]
+            }
+            try write(samples: samples, sampleRate: 44_100, channels: 2, to: directory + "/" + name)
+            chmod(directory + "/" + name, 0o644)
+        }
+        chmod(directory, 0o755)
+    }
+}

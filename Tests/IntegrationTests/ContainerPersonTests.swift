@@ -46,7 +46,7 @@ struct ContainerPersonTests {
         #expect(status.output.contains("signals"))
         let open = try await bgctl(["open", "org.backgrounder.samples.hello"])
         #expect(open.status == 0, "\(open.output)")
-        let ps = try await bgctl(["ps"])
+        let ps = try await bgctl(["ps", "--wide"])
         #expect(ps.output.contains("org.backgrounder.samples.hello"), "\(ps.output)")
         #expect(!daemon.log.contains("cannot read the process's session"), "\(daemon.log)")
     }

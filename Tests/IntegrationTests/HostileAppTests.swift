@@ -58,7 +58,7 @@ struct HostileAppTests {
         #expect(running.daemon.log.contains("]0;pwned"))
         #expect(!running.daemon.log.unicodeScalars.contains("\u{1b}"))
         #expect(running.daemon.log.contains("background task refused"))
-        let ps = try await Self.bgctl(["ps", "--socket", running.daemon.socketPath], in: running.directory)
+        let ps = try await Self.bgctl(["ps", "--wide", "--socket", running.daemon.socketPath], in: running.directory)
         #expect(ps.status == 0)
         #expect(ps.output.contains("task:\\u{1B}]0;pwned\\u{7}\\u{1B}[2J"), "\(ps.output)")
         #expect(!ps.output.unicodeScalars.contains("\u{1b}"))

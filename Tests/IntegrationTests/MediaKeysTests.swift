@@ -56,16 +56,7 @@ struct MediaKeysTests {
 
         // Two tones of different pitch, so the capture tells which track plays.
         let music = daemon.stateDirectory + "/data/" + id + "/music"
-        try FileManager.default.createDirectory(atPath: music, withIntermediateDirectories: true)
-        for (name, frequency) in [("1-low.wav", 330.0), ("2-high.wav", 880.0)] {
-            let samples = (0..<(44_100 * 30)).flatMap { index -> [Int16] in
-                let value = Int16(16_000 * sin(2 * Double.pi * frequency * Double(index) / 44_100))
-                return [value, value]
-            }
-            try WAVFile.write(samples: samples, sampleRate: 44_100, channels: 2, to: music + "/" + name)
-            chmod(music + "/" + name, 0o644)
-        }
-        chmod(music, 0o755)
+        try WAVFile.writeTwoTones(into: music, amplitude: 16_000)
 
         _ = try daemon.client().request(
             .remoteCommand(RemoteCommandRequest(bundle: id, command: .play, argument: music)))

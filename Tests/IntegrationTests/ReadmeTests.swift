@@ -125,7 +125,7 @@ struct ReadmeTests {
         #expect(finished, "the README's commands did not finish in 10 minutes: \(process.output.suffix(3000))")
 
         let outcomes = ReadmeScript.outcomes((try? String(contentsOfFile: statusFile, encoding: .utf8)) ?? "")
-        let output = String(process.output.suffix(4000))
+        let output = String(process.output.suffix(20000))
         let ran = steps.filter { $0.runs != nil }
         #expect(ran.count >= 40, "only \(ran.count) commands ran")
         for step in ran {

@@ -23,16 +23,7 @@ extension RealTimeSuites {
             } test: { fixture in
                 // Two 30 s tones in the player's data directory (its sandbox reads only that).
                 let music = fixture.daemon.stateDirectory + "/data/" + AudioFixture.player + "/music"
-                try FileManager.default.createDirectory(atPath: music, withIntermediateDirectories: true)
-                for (name, frequency) in [("1-low.wav", 330.0), ("2-high.wav", 880.0)] {
-                    let samples = (0..<(44_100 * 30)).flatMap { index -> [Int16] in
-                        let value = Int16(8_000 * sin(2 * Double.pi * frequency * Double(index) / 44_100))
-                        return [value, value]
-                    }
-                    try WAVFile.write(samples: samples, sampleRate: 44_100, channels: 2, to: music + "/" + name)
-                    chmod(music + "/" + name, 0o644)
-                }
-                chmod(music, 0o755)
+                try WAVFile.writeTwoTones(into: music, amplitude: 8_000)
                 let environment = ["BACKGROUNDER_SOCKET": fixture.daemon.socketPath, "BACKGROUNDER_FD": ""]
                 func player(_ arguments: String...) async throws -> (status: Int32?, output: String) {
                     let process = try ChildProcess(
