@@ -91,6 +91,14 @@ struct ReadmeTests {
             waits: [
                 // Opened once, the worker has submitted its processing task (TASK_ID).
                 .init(prefix: ".build/debug/bgctl push ID", shell: "bash -c 'bgctl open \(Self.worker) && bgctl home'"),
+                // Opened and sent home, the app submits its task request as it starts: on a busy
+                // machine that comes after the next line is typed (CI once got there first).
+                .init(
+                    prefix: ".build/debug/bgctl simulate task org.backgrounder.samples.feedreader ",
+                    shell: "bash -c 'bgctl tasks feedreader --json | grep -q samples.feedreader.refresh'"),
+                .init(
+                    prefix: ".build/debug/bgctl simulate task org.backgrounder.samples.compactor ",
+                    shell: "bash -c 'bgctl tasks compactor --json | grep -q samples.compactor.compact'"),
                 // The downloads run in the daemon, then the app files them: a person waits too.
                 .init(
                     prefix: ".build/debug/Podcasts list",
