@@ -44,15 +44,11 @@ public struct BundleScanner: Sendable {
         for directory in directories {
             // A missing bundles directory is normal on a new machine: report it apart from
             // the bundles, so it is not counted as a refused bundle, with the system's reason.
-            guard let handle = opendir(directory) else {
-                let reason = String(cString: strerror(errno))
-                unreadable.append(
-                    BundleProblem(path: directory, key: "--bundles", reason: "cannot list the directory: \(reason)"))
-                continue
-            }
-            closedir(handle)
             guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
-                unreadable.append(BundleProblem(path: directory, key: "--bundles", reason: "cannot list the directory"))
+                unreadable.append(
+                    BundleProblem(
+                        path: directory, key: "--bundles",
+                        reason: "cannot list the directory: \(Self.listingFailure(directory))"))
                 continue
             }
             for entry in entries.sorted() {
@@ -72,6 +68,14 @@ public struct BundleScanner: Sendable {
         BundleProblem(
             path: path, key: "path",
             reason: "not a Name.bundle directory, so it is not loaded; rename it to end in .bundle")
+    }
+
+    /// The system's reason `directory` cannot be listed, which FileManager's error does not
+    /// carry on Linux; asked only once listing has failed.
+    private static func listingFailure(_ directory: String) -> String {
+        guard let handle = opendir(directory) else { return String(cString: strerror(errno)) }
+        closedir(handle)
+        return "its entries could not be read"
     }
 
     private static func isDirectory(_ path: String) -> Bool {
