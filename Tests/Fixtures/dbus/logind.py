@@ -197,13 +197,7 @@ class Session(dbus.service.Object):
             self.state.active = bool(active)
             self.changed("Active", "State")
 
-    @dbus.service.method(
-        dbus.INTROSPECTABLE_IFACE,
-        in_signature="",
-        out_signature="s",
-        path_keyword="object_path",
-        connection_keyword="connection",
-    )
+    @peer.introspect_method
     def Introspect(self, object_path, connection):
         # python-dbus declares only decorated members: add the calls answered in _message_cb
         # and the properties, so busctl/gdbus introspect show the session as logind's.

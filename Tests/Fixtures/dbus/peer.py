@@ -30,6 +30,17 @@ class TestError(dbus.DBusException):
     _dbus_error_name = "org.backgrounder.Test1.Error"
 
 
+# Decorates an Introspect override that adds what python-dbus cannot declare: calls answered
+# in a message filter, properties, a second spec version's interfaces.
+introspect_method = dbus.service.method(
+    dbus.INTROSPECTABLE_IFACE,
+    in_signature="",
+    out_signature="s",
+    path_keyword="object_path",
+    connection_keyword="connection",
+)
+
+
 def arguments(description, extra=None):
     """Parses --address and --record (and whatever `extra` adds to the parser)."""
     parser = argparse.ArgumentParser(description=description)

@@ -229,13 +229,7 @@ class Distributor(dbus.service.Object):
         if not message.get_no_reply():
             connection.send_message(reply)
 
-    @dbus.service.method(
-        dbus.INTROSPECTABLE_IFACE,
-        in_signature="",
-        out_signature="s",
-        path_keyword="object_path",
-        connection_keyword="connection",
-    )
+    @peer.introspect_method
     def Introspect(self, object_path, connection):
         xml = dbus.service.Object.Introspect(self, object_path, connection)
         return xml.replace("</node>", DISTRIBUTOR2_XML + "</node>")
