@@ -70,7 +70,7 @@ OFF_DAEMON=$!
 PIDS+=($OFF_DAEMON)
 for _ in $(seq 1 100); do [ -S "$OFF_SOCKET" ] && break; sleep 0.1; done
 export BACKGROUNDER_SOCKET=$SOCKET
-"$BIN/bgctl" status | grep sandbox
+"$BIN/bgctl" status --json | python3 -c 'import json, sys; print("sandbox:", json.load(sys.stdin)["status"].get("sandbox"))'
 "$BIN/bgctl" open org.bench.pushed >/dev/null 2>&1 || .build/debug/bgctl open org.bench.pushed >/dev/null
 BACKGROUNDER_SOCKET=$OFF_SOCKET "$BIN/bgctl" open org.bench.pushed >/dev/null
 sleep 1

@@ -1,4 +1,5 @@
 import Foundation
+import SampleSupport
 
 #if canImport(FoundationXML)
     import FoundationXML
@@ -21,6 +22,10 @@ enum FeedParser {
     // MARK: RSS and Atom
 
     private static func parseXML(_ data: Data) throws(FeedError) -> Feed {
+        // What XMLParser would crash on rather than fail: refused first.
+        if let problem = XMLParserGuard.problem(with: data) {
+            throw FeedError("the XML cannot be read safely: \(problem)")
+        }
         let parser = XMLParser(data: data)
         let collector = XMLFeedCollector()
         parser.delegate = collector

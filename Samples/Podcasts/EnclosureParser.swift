@@ -1,4 +1,5 @@
 import Foundation
+import SampleSupport
 
 #if canImport(FoundationXML)
     import FoundationXML
@@ -13,6 +14,10 @@ enum EnclosureParser {
     /// - Returns: The enclosures with `http` or `https` URLs; others are skipped.
     /// - Throws: ``PodcastError`` when the document is not well-formed XML or not RSS.
     static func parse(_ data: Data, base: URL? = nil) throws(PodcastError) -> [Enclosure] {
+        // What XMLParser would crash on rather than fail: refused first.
+        if let problem = XMLParserGuard.problem(with: data) {
+            throw PodcastError("the feed's XML cannot be read safely: \(problem)")
+        }
         let parser = XMLParser(data: data)
         let collector = Collector()
         parser.delegate = collector

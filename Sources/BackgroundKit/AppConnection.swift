@@ -28,8 +28,8 @@ final class AppConnection: Sendable {
     private let descriptor: Atomic<Int32>
     private let reconnection: Reconnection?
     private let codec = LineCodec()
-    private let state = Mutex(State())
-    private let writeLock = Mutex(())
+    private let state = Locked(State())
+    private let writeLock = Locked(())
     private let onNotice: @Sendable (DaemonMessage) -> Void
     private let onClose: @Sendable () -> Void
 
@@ -41,7 +41,7 @@ final class AppConnection: Sendable {
 
     private final class Waiter: Sendable {
         let semaphore = DispatchSemaphore(value: 0)
-        let reply = Mutex<DaemonMessage?>(nil)
+        let reply = Locked<DaemonMessage?>(nil)
     }
 
     /// The environment variable naming the descriptor the daemon hands an app at launch.

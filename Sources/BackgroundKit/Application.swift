@@ -1,7 +1,6 @@
 public import BackgrounderCore
 import BackgrounderProtocol
 public import Foundation
-import Synchronization
 
 /// Identifies a finite-length background task, as `UIBackgroundTaskIdentifier`.
 public struct BackgroundTaskIdentifier: Sendable, Hashable, RawRepresentable {
@@ -133,7 +132,7 @@ public final class Application {
     /// The same connection from any thread, for audio streams. Kept in one place, behind a
     /// lock, since audio uses it off the main actor.
     nonisolated static var connectionForAudio: AppConnection? { sharedConnection.withLock { $0 } }
-    private nonisolated static let sharedConnection = Mutex<AppConnection?>(nil)
+    private nonisolated static let sharedConnection = Locked<AppConnection?>(nil)
 
     private func checkIn() throws {
         guard !bundleIdentifier.isEmpty else {

@@ -85,7 +85,8 @@ public struct Daemon: Sendable {
         // database and its WAL, logs): apps under other uids pass through its directories.
         umask(0o077)
         try Self.checkSocketLength(configuration.socketPath)
-        let sandbox = AppSandbox.make(configuration.sandbox, logger: logger)
+        let sandbox = AppSandbox.make(
+            configuration.sandbox, processLimit: configuration.limits.processes, logger: logger)
         // Apps under uids of their own pass through these to the audio socket and their
         // data directory (0711 when created here; an existing one is checked, not changed).
         try PrivateDirectory.prepare(configuration.stateDirectory, purpose: "--state-dir", mode: sandbox.directoryMode)
@@ -100,6 +101,11 @@ public struct Daemon: Sendable {
         sandbox.warnIfUnreachable(
             [socketDirectory, configuration.stateDirectory] + bundleDirectories, logger: logger)
         let store = try StateStore(directory: configuration.stateDirectory)
+        if let aside = store.setAside {
+            logger.error(
+                "the state database \(store.path) is corrupt (\(aside.reason)); moved it to \(aside.path) and started a fresh one: grants, subscriptions, queued events, task requests and notifications start empty (the moved file keeps what could be read)"
+            )
+        }
         // A database made by an earlier release under a looser umask; SQLite gives the WAL
         // and shared-memory files the database's own mode.
         for file in [store.path, store.path + "-wal", store.path + "-shm"] { chmod(file, 0o600) }
@@ -130,7 +136,7 @@ public struct Daemon: Sendable {
         )
         let controllers: CgroupControllers
         if let freezer = mechanism as? CgroupFreezer, let mount = CgroupFreezer.cgroup2Mount(),
-            let own = CgroupFreezer.ownCgroup()
+            let own = CgroupFreezer.cgroup(ofProcess: nil)
         {
             controllers = CgroupControllers.enable(
                 base: freezer.base, own: (mount + own).replacingOccurrences(of: "//", with: "/"))
@@ -265,7 +271,9 @@ public struct Daemon: Sendable {
             // Ending apps takes their grace period: systemd is told to wait that long more.
             notifier.notify(["EXTEND_TIMEOUT_USEC=\((AppManager.terminationGrace + .seconds(5)).wholeMicroseconds)"])
             await apps.terminateAll()
-            (mechanism as? CgroupFreezer)?.removeBase()
+            if let freezer = mechanism as? CgroupFreezer, !freezer.removeBase() {
+                logger.warning("could not remove \(freezer.base): an app in it is still running")
+            }
         }
         try store.endRun(id: run.id, at: Date())
         logger.info("stopped")

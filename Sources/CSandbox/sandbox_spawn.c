@@ -4,9 +4,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -75,6 +77,8 @@ const char *bg_sandbox_step_name(int32_t step) {
     case BG_STEP_CHDIR: return "chdir";
     case BG_STEP_EXECVE: return "execve";
     case BG_STEP_ERROR_PIPE: return "the error pipe";
+    case BG_STEP_IPC_NAMESPACE: return "unshare(CLONE_NEWIPC)";
+    case BG_STEP_PROCESS_LIMIT: return "setrlimit(RLIMIT_NPROC)";
     }
     return "unknown step";
 }
@@ -134,9 +138,18 @@ __attribute__((noreturn)) static void child(const bg_sandbox_spawn *spec, int er
     if (spec->change_identity) {
         // Raw system calls: glibc's wrappers broadcast to every thread of the process,
         // machinery that is not async-signal-safe (the child has one thread anyway).
+        // SysV shared memory, semaphores and message queues, and POSIX message queues, of
+        // the app's own: what it makes there dies with its last process instead of outliving
+        // a force quit (a segment nobody removes stays until reboot), and no app reaches
+        // another's.
+        if (syscall(SYS_unshare, CLONE_NEWIPC) != 0) fail(report, BG_STEP_IPC_NAMESPACE);
         if (syscall(SYS_setgroups, 0, NULL) != 0) fail(report, BG_STEP_SETGROUPS);
         if (syscall(SYS_setresgid, spec->gid, spec->gid, spec->gid) != 0) fail(report, BG_STEP_SETRESGID);
         if (syscall(SYS_setresuid, spec->uid, spec->uid, spec->uid) != 0) fail(report, BG_STEP_SETRESUID);
+        // Counted per real uid, which is the app's alone: a fork bomb stops at the limit
+        // instead of taking the machine's process table.
+        struct rlimit processes = {.rlim_cur = (rlim_t)spec->process_limit, .rlim_max = (rlim_t)spec->process_limit};
+        if (spec->process_limit > 0 && setrlimit(RLIMIT_NPROC, &processes) != 0) fail(report, BG_STEP_PROCESS_LIMIT);
     }
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) fail(report, BG_STEP_NO_NEW_PRIVS);
     if (ruleset >= 0 && syscall(BG_SYS_landlock_restrict_self, ruleset, 0) != 0) {

@@ -83,6 +83,13 @@ struct Backgrounderd: AsyncParsableCommand {
     var checkInDeadline: Double = 10
 
     @Option(
+        name: .customLong("app-process-limit"),
+        help: ArgumentHelp(
+            "The most processes one app may have at once, where apps run under uids of their own (a root daemon).",
+            valueName: "COUNT"))
+    var appProcessLimit: Int = AppLimits.defaultProcesses
+
+    @Option(
         name: .customLong("app-log-limit"),
         help: ArgumentHelp(
             "Bytes of output kept per app log before it is rotated to ID.log.1 (suffix K, M or G: 1024s).",
@@ -159,6 +166,9 @@ struct Backgrounderd: AsyncParsableCommand {
             throw ValidationError("--conditions-interval must be a number of seconds greater than 0, such as 5 or 0.5")
         }
         _ = try SchedulingOverrides.apply(scheduling, to: SchedulingPolicy())
+        guard appProcessLimit >= 1 else {
+            throw ValidationError("--app-process-limit must be a count of processes, 1 or more, not \(appProcessLimit)")
+        }
         guard Self.bytes(appLogLimit) != nil else {
             throw ValidationError("--app-log-limit must be a size in bytes of 4K or more, such as 65536, 512K or 16M")
         }
@@ -212,7 +222,8 @@ struct Backgrounderd: AsyncParsableCommand {
             watchesMemoryPressure: !ignoreMemoryPressure,
             limits: AppLimits(
                 checkInDeadline: .seconds(checkInDeadline),
-                appLogBytes: Self.bytes(appLogLimit) ?? AppLimits.defaultAppLogBytes),
+                appLogBytes: Self.bytes(appLogLimit) ?? AppLimits.defaultAppLogBytes,
+                processes: appProcessLimit),
             sandbox: sandbox
         )
         configuration.optionalBundleDirectories = Set(searchPath)

@@ -4,7 +4,6 @@ import BackgrounderCore
 import BackgrounderProtocol
 import Dispatch
 import Foundation
-import Synchronization
 
 extension CompletionKind {
     /// Bundle identifiers, for every argument that names an app (`bgctl open <TAB>`).
@@ -90,7 +89,7 @@ enum BundleIdentifierCompletion {
 
     /// The daemon's answer, handed from the request's thread to the waiting one.
     private final class Answer: Sendable {
-        private let stored = Mutex<[String]?>(nil)
+        private let stored = Locked<[String]?>(nil)
         var value: [String]? { stored.withLock { $0 } }
         func set(_ identifiers: [String]) { stored.withLock { $0 = identifiers } }
     }

@@ -4,7 +4,7 @@ import Testing
 @testable import BackgroundKit
 
 /// The daemon's refusals reach an app's audio calls coded as `AVAudioSession` codes them.
-@Suite("AudioError from the daemon's codes")
+@Suite("AudioError from the daemon's codes", .timeLimit(.minutes(5)))
 struct AudioErrorMappingTests {
     @Test(
         "each refusal has its audio code",

@@ -4,7 +4,7 @@ import Testing
 
 /// Where the commands given to a player lead, known at once: a remote command handler decides
 /// on it (is there a next item?) before the player has opened a file.
-@Suite("AudioQueuePlayer's queued position")
+@Suite("AudioQueuePlayer's queued position", .timeLimit(.minutes(5)))
 @MainActor
 struct AudioQueuePlayerQueueTests {
     @Test("play, next and previous move the queued position at once; next past the last leads to nothing")

@@ -8,7 +8,7 @@ import Testing
 /// BackgroundKit's background sessions against a fake daemon: what they send, and what their
 /// delegates hear, in which order. One registry per process, so the tests run one by one.
 /// Errors are Foundation's `URLError`: -999 cancelled, -1001 timed out, -1 unknown.
-@Suite("Background URLSession", .serialized)
+@Suite("Background URLSession", .serialized, .timeLimit(.minutes(5)))
 @MainActor
 struct BackgroundURLSessionTests {
     let daemon = FakeTransferDaemon()

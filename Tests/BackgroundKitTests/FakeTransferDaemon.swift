@@ -1,7 +1,6 @@
 import BackgrounderCore
 import BackgrounderProtocol
 import Foundation
-import Synchronization
 
 @testable import BackgroundKit
 
@@ -16,7 +15,7 @@ final class FakeTransferDaemon: TransferChannel {
         var refusal: ProtocolError?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// What `TRANSFER_SESSION` answers.
     func setList(_ list: [TransferInfo]) { state.withLock { $0.list = list } }

@@ -4,7 +4,7 @@ import Testing
 @testable import BackgroundKit
 
 /// The daemon's refusals reach a location delegate coded as Core Location codes them.
-@Suite("LocationError from the daemon's codes")
+@Suite("LocationError from the daemon's codes", .timeLimit(.minutes(5)))
 struct LocationErrorMappingTests {
     @Test(
         "updates and authorization: not authorized is denied, a missing service no fix yet, the rest unavailable",

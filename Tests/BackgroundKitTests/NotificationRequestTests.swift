@@ -6,7 +6,7 @@ import Testing
 @testable import BackgroundKit
 
 /// BackgroundKit's `UN*` types say to the daemon what an iOS app's would mean.
-@Suite("UNNotificationRequest on the wire")
+@Suite("UNNotificationRequest on the wire", .timeLimit(.minutes(5)))
 struct NotificationRequestTests {
     @Test("content is copied into the request, as on iOS: changing it afterwards changes nothing")
     func contentIsCopied() {

@@ -3,7 +3,7 @@ import BackgrounderCore
 import Foundation
 import Testing
 
-@Suite("BundleAssembler")
+@Suite("BundleAssembler", .timeLimit(.minutes(5)))
 struct BundleAssemblerTests {
     /// A built executable and the `Info.plist` beside its sources, as the plugin finds them.
     struct Inputs {

@@ -9,7 +9,7 @@ import Testing
     import Darwin
 #endif
 
-@Suite("BundleScanner")
+@Suite("BundleScanner", .timeLimit(.minutes(5)))
 struct BundleScannerTests {
     @Test func goodBundleLoadsWithEveryKey() throws {
         try withScratchDirectory { fixture in

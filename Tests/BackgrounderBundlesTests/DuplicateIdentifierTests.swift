@@ -2,7 +2,7 @@ import BackgrounderBundles
 import BackgrounderCore
 import Testing
 
-@Suite("Duplicate identifiers on disk")
+@Suite("Duplicate identifiers on disk", .timeLimit(.minutes(5)))
 struct DuplicateIdentifierTests {
     @Test func secondInSortedOrderIsRefusedNamingBoth() throws {
         try withScratchDirectory { fixture in

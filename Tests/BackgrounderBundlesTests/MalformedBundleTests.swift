@@ -3,7 +3,7 @@ import BackgrounderCore
 import Foundation
 import Testing
 
-@Suite("Malformed bundles on disk")
+@Suite("Malformed bundles on disk", .timeLimit(.minutes(5)))
 struct MalformedBundleTests {
     static let goodIdentifier = "org.example.good"
 

@@ -1,7 +1,7 @@
 import BackgrounderCore
 import Testing
 
-@Suite("App environment and app uids")
+@Suite("App environment and app uids", .timeLimit(.minutes(5)))
 struct AppSandboxRulesTests {
     static let daemonEnvironment = [
         "PATH": "/root/bin:/usr/sbin", "HOME": "/root", "LANG": "de_DE.UTF-8", "TZ": "Europe/Berlin",

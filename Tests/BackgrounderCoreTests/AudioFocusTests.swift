@@ -1,7 +1,7 @@
 import BackgrounderCore
 import Testing
 
-@Suite("Audio focus: iOS's session arbitration")
+@Suite("Audio focus: iOS's session arbitration", .timeLimit(.minutes(5)))
 struct AudioFocusTests {
     private func app(
         _ identifier: String, _ category: AudioSessionCategory, _ options: AudioSessionOptions = [],
@@ -114,7 +114,7 @@ struct AudioFocusTests {
     }
 }
 
-@Suite("Audio buffer plan")
+@Suite("Audio buffer plan", .timeLimit(.minutes(5)))
 struct AudioBufferPlanTests {
     @Test("playback: a 2 s ring, a 2 s server target, requests and prebuffer of a quarter, woken at half")
     func playbackDefaults() {

@@ -1,7 +1,7 @@
 import BackgrounderCore
 import Testing
 
-@Suite("Background location rules")
+@Suite("Background location rules", .timeLimit(.minutes(5)))
 struct BackgroundLocationRulesTests {
     private func manifest(_ modes: Set<BackgroundMode>, always: Bool = true) -> AppManifest {
         AppManifest(

@@ -1,7 +1,7 @@
 import BackgrounderCore
 import Testing
 
-@Suite("UIBackgroundModes")
+@Suite("UIBackgroundModes", .timeLimit(.minutes(5)))
 struct BackgroundModeTests {
     /// Adds what each mode needs so only the mode itself is under test.
     static func plist(declaring modes: [String]) -> InfoPlistText {

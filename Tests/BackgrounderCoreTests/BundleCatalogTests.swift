@@ -1,7 +1,7 @@
 import BackgrounderCore
 import Testing
 
-@Suite("BundleCatalog")
+@Suite("BundleCatalog", .timeLimit(.minutes(5)))
 struct BundleCatalogTests {
     static func bundle(at path: String, identifier: String) -> ValidatedBundle {
         ValidatedBundle(path: path, manifest: AppManifest(bundleIdentifier: identifier, name: "N", executable: "N"))

@@ -1,7 +1,7 @@
 import BackgrounderCore
 import Testing
 
-@Suite("CFBundleIdentifier rules")
+@Suite("CFBundleIdentifier rules", .timeLimit(.minutes(5)))
 struct BundleIdentifierRulesTests {
     static let longest = String(repeating: "a.", count: 77) + "b"
 

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// The checks on the bundle directory and its `Info.plist` file, before any key is read.
-@Suite("Bundle directory and Info.plist file")
+@Suite("Bundle directory and Info.plist file", .timeLimit(.minutes(5)))
 struct BundleLayoutTests {
     static let good = InMemoryBundle(plist: .minimal)
     static let plistPath = "/apps/Test.bundle/Info.plist"

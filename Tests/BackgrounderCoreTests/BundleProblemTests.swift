@@ -1,7 +1,7 @@
 import BackgrounderCore
 import Testing
 
-@Suite("BundleProblem")
+@Suite("BundleProblem", .timeLimit(.minutes(5)))
 struct BundleProblemTests {
     @Test func descriptionIsPathKeyReason() {
         let problem = BundleProblem(

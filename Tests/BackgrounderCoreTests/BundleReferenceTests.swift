@@ -1,7 +1,7 @@
 import BackgrounderCore
 import Testing
 
-@Suite("What a person types for a bundle")
+@Suite("What a person types for a bundle", .timeLimit(.minutes(5)))
 struct BundleReferenceTests {
     let bundles = [
         BundleReference.Candidate(identifier: "org.backgrounder.samples.hello", name: "Hello"),

@@ -1,7 +1,7 @@
 import BackgrounderCore
 import Testing
 
-@Suite("The default bundle directories (XDG)")
+@Suite("The default bundle directories (XDG)", .timeLimit(.minutes(5)))
 struct BundleSearchPathTests {
     static func directories(_ environment: [String: String], home: String = "/home/ana") -> [String] {
         BundleSearchPath.directories(environment: environment, home: home)

@@ -1,7 +1,7 @@
 import BackgrounderCore
 import Testing
 
-@Suite("D-Bus names and values")
+@Suite("D-Bus names and values", .timeLimit(.minutes(5)))
 struct BusNameTests {
     @Test("an MPRIS name keeps a bundle identifier's elements and makes each valid")
     func mediaPlayerNames() {

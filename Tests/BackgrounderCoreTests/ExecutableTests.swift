@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// The checks on the file `CFBundleExecutable` names, made after the keys are read.
-@Suite("CFBundleExecutable file")
+@Suite("CFBundleExecutable file", .timeLimit(.minutes(5)))
 struct ExecutableTests {
     static let good = InMemoryBundle(plist: .minimal)
 

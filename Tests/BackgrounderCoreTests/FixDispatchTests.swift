@@ -2,7 +2,7 @@ import BackgrounderCore
 import Testing
 
 /// ``FixDispatch``: what each app gets for one fix, before anything is stored or sent.
-@Suite("Fix dispatch")
+@Suite("Fix dispatch", .timeLimit(.minutes(5)))
 struct FixDispatchTests {
     private func manifest(_ id: String, modes: Set<BackgroundMode> = [.location]) -> AppManifest {
         AppManifest(

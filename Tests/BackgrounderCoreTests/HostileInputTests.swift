@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// Inputs written to break the parser rather than by mistake.
-@Suite("Hostile Info.plist bytes")
+@Suite("Hostile Info.plist bytes", .timeLimit(.minutes(5)))
 struct HostileInputTests {
     /// The required keys, left open so a test can append hostile XML after them.
     static var openManifest: String {

@@ -2,7 +2,7 @@ import BackgrounderCore
 import Foundation
 import Testing
 
-@Suite("JSONValueEncoder: absent values are null, everything else as JSONEncoder writes it")
+@Suite("JSONValueEncoder: absent values are null, everything else as JSONEncoder writes it", .timeLimit(.minutes(5)))
 struct JSONValueEncoderTests {
     struct Inner: Codable, Equatable {
         var count: Int32?
@@ -50,7 +50,7 @@ struct JSONValueEncoderTests {
     }
 }
 
-@Suite("NearMiss: did you mean")
+@Suite("NearMiss: did you mean", .timeLimit(.minutes(5)))
 struct NearMissTests {
     @Test(
         "a swapped pair, a dropped letter or a case slip is a near miss; a different word is not",

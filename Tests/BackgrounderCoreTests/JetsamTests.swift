@@ -1,7 +1,7 @@
 import BackgrounderCore
 import Testing
 
-@Suite("Jetsam order")
+@Suite("Jetsam order", .timeLimit(.minutes(5)))
 struct JetsamTests {
     private func app(
         _ id: String,
@@ -38,7 +38,7 @@ struct JetsamTests {
     }
 }
 
-@Suite("Event routing (relaunch rules)")
+@Suite("Event routing (relaunch rules)", .timeLimit(.minutes(5)))
 struct EventRoutingTests {
     private func manifest(_ modes: Set<BackgroundMode>) -> AppManifest {
         AppManifest(bundleIdentifier: "org.example.app", name: "App", executable: "App", backgroundModes: modes)

@@ -1,7 +1,7 @@
 import BackgrounderCore
 import Testing
 
-@Suite("Values of the wrong type")
+@Suite("Values of the wrong type", .timeLimit(.minutes(5)))
 struct KeyTypeTests {
     struct Mistyped: Sendable, CustomTestStringConvertible {
         var key: String

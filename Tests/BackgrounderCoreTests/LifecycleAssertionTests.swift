@@ -1,7 +1,7 @@
 import BackgrounderCore
 import Testing
 
-@Suite("Life cycle: assertions (audio, location)")
+@Suite("Life cycle: assertions (audio, location)", .timeLimit(.minutes(5)))
 struct LifecycleAssertionTests {
     typealias Fixture = LifecycleFixture
 

@@ -3,7 +3,7 @@ import Testing
 
 /// Places where ``AppLifecycle`` once departed from iOS (found by these tests, then fixed):
 /// each test states what iOS does.
-@Suite("Life cycle: former departures from iOS")
+@Suite("Life cycle: former departures from iOS", .timeLimit(.minutes(5)))
 struct LifecycleKnownIssueTests {
     typealias Fixture = LifecycleFixture
 

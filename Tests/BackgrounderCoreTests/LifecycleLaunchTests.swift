@@ -1,7 +1,7 @@
 import BackgrounderCore
 import Testing
 
-@Suite("Life cycle: launch, check-in and exit")
+@Suite("Life cycle: launch, check-in and exit", .timeLimit(.minutes(5)))
 struct LifecycleLaunchTests {
     typealias Fixture = LifecycleFixture
 

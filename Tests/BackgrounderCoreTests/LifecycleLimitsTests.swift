@@ -1,7 +1,7 @@
 import BackgrounderCore
 import Testing
 
-@Suite("Life cycle: limits hostile apps meet")
+@Suite("Life cycle: limits hostile apps meet", .timeLimit(.minutes(5)))
 struct LifecycleLimitsTests {
     typealias Fixture = LifecycleFixture
 

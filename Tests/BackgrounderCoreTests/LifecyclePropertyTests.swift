@@ -331,7 +331,7 @@ struct LifecycleWalk {
     }
 }
 
-@Suite("Life cycle: properties of random walks")
+@Suite("Life cycle: properties of random walks", .timeLimit(.minutes(5)))
 struct LifecyclePropertyTests {
     static let seeds: [UInt64] = [1, 2, 3, 42, 1_234, 0xDEAD_BEEF, 0x5EED_5EED_5EED, 9_876_543_210]
 

@@ -1,7 +1,7 @@
 import BackgrounderCore
 import Testing
 
-@Suite("Life cycle: finite-length background tasks")
+@Suite("Life cycle: finite-length background tasks", .timeLimit(.minutes(5)))
 struct LifecycleTaskTests {
     typealias Fixture = LifecycleFixture
 

@@ -1,7 +1,7 @@
 import BackgrounderCore
 import Testing
 
-@Suite("Life cycle: termination")
+@Suite("Life cycle: termination", .timeLimit(.minutes(5)))
 struct LifecycleTerminationTests {
     typealias Fixture = LifecycleFixture
 

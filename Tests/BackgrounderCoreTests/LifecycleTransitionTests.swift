@@ -1,7 +1,7 @@
 import BackgrounderCore
 import Testing
 
-@Suite("Life cycle: going home and coming back")
+@Suite("Life cycle: going home and coming back", .timeLimit(.minutes(5)))
 struct LifecycleTransitionTests {
     typealias Fixture = LifecycleFixture
 

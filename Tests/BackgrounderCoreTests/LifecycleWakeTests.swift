@@ -1,7 +1,7 @@
 import BackgrounderCore
 import Testing
 
-@Suite("Life cycle: waking a suspended app for an event")
+@Suite("Life cycle: waking a suspended app for an event", .timeLimit(.minutes(5)))
 struct LifecycleWakeTests {
     typealias Fixture = LifecycleFixture
 

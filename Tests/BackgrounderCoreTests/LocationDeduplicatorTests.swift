@@ -1,7 +1,7 @@
 import BackgrounderCore
 import Testing
 
-@Suite("Fix deduplication")
+@Suite("Fix deduplication", .timeLimit(.minutes(5)))
 struct LocationDeduplicatorTests {
     private func accepted(_ times: [Double], _ deduplicator: inout FixDeduplicator) -> [Bool] {
         times.map { deduplicator.accept(fix(Geo.ljubljana, at: $0)) }

@@ -4,7 +4,7 @@ import Testing
 
 /// The filters against the generated GPS logs' ground truth (`scripts/make-walks.py`): what a
 /// real receiver's fixes look like, with the truth beside them.
-@Suite("Location filters on the GPS fixtures")
+@Suite("Location filters on the GPS fixtures", .timeLimit(.minutes(5)))
 struct LocationFixtureTests {
     /// Where the stationary receiver truly lies.
     private let table = Coordinate(latitude: 46.0569, longitude: 14.5058)

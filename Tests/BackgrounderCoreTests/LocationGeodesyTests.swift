@@ -3,7 +3,7 @@ import Testing
 
 @testable import BackgrounderCore
 
-@Suite("Geodesy")
+@Suite("Geodesy", .timeLimit(.minutes(5)))
 struct LocationGeodesyTests {
     @Test("one degree of latitude is 111,195 m anywhere")
     func oneDegreeOfLatitude() {

@@ -83,7 +83,7 @@ func destination(_ start: Coordinate, distance: Double, bearing: Double) -> Coor
     return Coordinate(latitude: min(90, max(-90, endLatitude * 180 / .pi)), longitude: longitude)
 }
 
-@Suite("Region monitor index")
+@Suite("Region monitor index", .timeLimit(.minutes(5)))
 struct LocationRegionIndexTests {
     /// A transition in a line, for a readable difference.
     static func summary(_ transition: RegionTransition) -> String {

@@ -2,7 +2,7 @@ import BackgrounderCore
 import BackgrounderTestSupport
 import Testing
 
-@Suite("Region monitoring")
+@Suite("Region monitoring", .timeLimit(.minutes(5)))
 struct LocationRegionMonitorTests {
     private let home = CircularRegion(identifier: "home", center: Geo.ljubljana, radius: 100)
     private let owner = "si.example.app"

@@ -2,7 +2,7 @@ import BackgrounderCore
 import BackgrounderTestSupport
 import Testing
 
-@Suite("Significant location changes")
+@Suite("Significant location changes", .timeLimit(.minutes(5)))
 struct LocationSignificantChangeTests {
     /// The fixes of `track` that are significant changes.
     private func events(_ track: [Location], _ filter: inout SignificantChangeFilter) -> [Location] {

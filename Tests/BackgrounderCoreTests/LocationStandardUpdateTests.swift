@@ -2,7 +2,7 @@ import BackgrounderCore
 import BackgrounderTestSupport
 import Testing
 
-@Suite("Standard location updates")
+@Suite("Standard location updates", .timeLimit(.minutes(5)))
 struct LocationStandardUpdateTests {
     @Test("without filters every valid fix is delivered")
     func everyFix() {

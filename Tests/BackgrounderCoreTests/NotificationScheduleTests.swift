@@ -4,7 +4,7 @@ import Testing
 
 /// When notifications fire (``NotificationSchedule``): intervals, calendar components in a
 /// time zone, daylight saving time, and dates that never come.
-@Suite("Notifications: schedule")
+@Suite("Notifications: schedule", .timeLimit(.minutes(5)))
 struct NotificationScheduleTests {
     static let ljubljana = TimeZone(identifier: "Europe/Ljubljana")!
 

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// What the daemon accepts of a notification request, each refusal naming its field.
-@Suite("Notifications: validation")
+@Suite("Notifications: validation", .timeLimit(.minutes(5)))
 struct NotificationValidationTests {
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
     static let content = NotificationContent(title: "Hello", body: "World")

@@ -1,7 +1,7 @@
 import BackgrounderCore
 import Testing
 
-@Suite("Background policy")
+@Suite("Background policy", .timeLimit(.minutes(5)))
 struct PolicyTests {
     typealias Fixture = LifecycleFixture
 

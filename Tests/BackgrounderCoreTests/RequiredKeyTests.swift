@@ -1,7 +1,7 @@
 import BackgrounderCore
 import Testing
 
-@Suite("Required keys and empty strings")
+@Suite("Required keys and empty strings", .timeLimit(.minutes(5)))
 struct RequiredKeyTests {
     static let requiredKeys = ["CFBundleIdentifier", "CFBundleName", "CFBundleExecutable"]
 

@@ -1,7 +1,7 @@
 import BackgrounderCore
 import Testing
 
-@Suite("Resource bands")
+@Suite("Resource bands", .timeLimit(.minutes(5)))
 struct ResourceBandTests {
     @Test("the app in front is killed last and weighs most; a suspended app is killed first")
     func ordered() {

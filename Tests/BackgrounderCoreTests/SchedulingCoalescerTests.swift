@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// One timer for all apps (``WakeCoalescer``).
-@Suite("Scheduling: wake coalescing")
+@Suite("Scheduling: wake coalescing", .timeLimit(.minutes(5)))
 struct SchedulingCoalescerTests {
     static let t0 = Date(timeIntervalSince1970: 1_800_000_000)
     static let tolerance = Duration.seconds(300)

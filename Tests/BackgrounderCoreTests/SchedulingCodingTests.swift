@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// The scheduling state persisted in SQLite as JSON still loads.
-@Suite("Scheduling: stored JSON")
+@Suite("Scheduling: stored JSON", .timeLimit(.minutes(5)))
 struct SchedulingCodingTests {
     @Test("a fetch history round-trips, and one missing fields loads with defaults")
     func history() throws {

@@ -4,7 +4,7 @@ import Testing
 
 /// The scheduler over a simulated day of 20 apps (``ScheduleSimulation``): its invariants hold,
 /// and coalescing makes far fewer wake-ups than one timer per app.
-@Suite("Scheduling: a simulated day of 20 apps")
+@Suite("Scheduling: a simulated day of 20 apps", .timeLimit(.minutes(5)))
 struct SchedulingDayTests {
     static let start = Date(timeIntervalSince1970: 1_800_000_000)
     static let day: TimeInterval = 86_400

@@ -2,7 +2,7 @@ import BackgrounderCore
 import Testing
 
 /// `BackgrounderPolicySchedulingEntryPoint`: optional, a C name, read only for policy bundles.
-@Suite("Scheduling: the policy bundle's scheduling entry point")
+@Suite("Scheduling: the policy bundle's scheduling entry point", .timeLimit(.minutes(5)))
 struct SchedulingEntryPointManifestTests {
     static let policy = InfoPlistText.minimal
         .setting("CFBundlePackageType", .string("BNDL"))

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// Background fetch: interval, backoff, favour and daily budget (``FetchScheduler``).
-@Suite("Scheduling: background fetch")
+@Suite("Scheduling: background fetch", .timeLimit(.minutes(5)))
 struct SchedulingFetchTests {
     static let t0 = Date(timeIntervalSince1970: 1_800_000_000)
     static let policy = SchedulingPolicy()

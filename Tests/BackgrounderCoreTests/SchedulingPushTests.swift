@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// The silent-push rate limit (``PushBudget``).
-@Suite("Scheduling: push budget")
+@Suite("Scheduling: push budget", .timeLimit(.minutes(5)))
 struct SchedulingPushTests {
     static let t0 = Date(timeIntervalSince1970: 1_800_000_000)
     static let policy = SchedulingPolicy()  // a burst of 3, one more each 20 minutes

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// BGTaskScheduler requests: validation and readiness (``BackgroundTaskRequest``, ``TaskReadiness``).
-@Suite("Scheduling: task requests")
+@Suite("Scheduling: task requests", .timeLimit(.minutes(5)))
 struct SchedulingTaskTests {
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
     static let policy = SchedulingPolicy()

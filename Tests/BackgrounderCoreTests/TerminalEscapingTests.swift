@@ -1,7 +1,7 @@
 import BackgrounderCore
 import Testing
 
-@Suite("Escaping text for a terminal")
+@Suite("Escaping text for a terminal", .timeLimit(.minutes(5)))
 struct TerminalEscapingTests {
     @Test("an OSC title change and a screen clear come out as visible text, with no ESC or BEL byte")
     func hostileTaskName() {

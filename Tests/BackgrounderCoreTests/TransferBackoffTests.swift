@@ -3,7 +3,7 @@ import BackgrounderTestSupport
 import Foundation
 import Testing
 
-@Suite("Transfer retry backoff")
+@Suite("Transfer retry backoff", .timeLimit(.minutes(5)))
 struct TransferBackoffTests {
     let policy = SchedulingPolicy()
 

@@ -3,7 +3,7 @@ import BackgrounderTestSupport
 import Foundation
 import Testing
 
-@Suite("Classifying a transfer's failures")
+@Suite("Classifying a transfer's failures", .timeLimit(.minutes(5)))
 struct TransferFailureTests {
     let url = "https://example.org/big.iso"
     let now = Date(timeIntervalSince1970: 784_111_777)
@@ -74,6 +74,7 @@ struct TransferFailureTests {
             (.file(.write, path: "/d/x.part", errno: ENOSPC), .cannotWriteToFile, "cannot write /d/x.part"),
             (.file(.open, path: "/d/up.bin", errno: ENOENT), .cannotOpenFile, "cannot open /d/up.bin"),
             (.file(.read, path: "/d/up.bin", errno: EACCES), .noPermissionsToReadFile, "cannot read /d/up.bin"),
+            (.exceedsDiskLimit(limit: 4 << 20), .dataLengthExceedsMaximum, "larger than the 4 MiB the policy leaves"),
         ]
         for (failure, code, fragment) in cases {
             guard case .fail(let error) = outcome(failure) else {

@@ -2,7 +2,7 @@ import BackgrounderCore
 import Foundation
 import Testing
 
-@Suite("Which transfers start, and why the others wait")
+@Suite("Which transfers start, and why the others wait", .timeLimit(.minutes(5)))
 struct TransferQueueTests {
     let now = Date(timeIntervalSince1970: 1_000_000)
     let online = DeviceConditions(externalPower: true, network: true, idleSince: nil)

@@ -1,7 +1,7 @@
 import BackgrounderCore
 import Testing
 
-@Suite("Resuming a partial download")
+@Suite("Resuming a partial download", .timeLimit(.minutes(5)))
 struct TransferResumePlanTests {
     let partial = ResumePlan.Partial(bytes: 1_000, validator: "\"v1\"")
 

@@ -3,7 +3,7 @@ import BackgrounderTestSupport
 import Foundation
 import Testing
 
-@Suite("Retry-After and HTTP dates")
+@Suite("Retry-After and HTTP dates", .timeLimit(.minutes(5)))
 struct TransferRetryAfterTests {
     /// 1994-11-06 08:49:37 UTC, RFC 9110's example moment.
     let example = Date(timeIntervalSince1970: 784_111_777)

@@ -1,7 +1,7 @@
 import BackgrounderCore
 import Testing
 
-@Suite("Transfer text: bytes, rates, bars and states")
+@Suite("Transfer text: bytes, rates, bars and states", .timeLimit(.minutes(5)))
 struct TransferTextTests {
     @Test("byte counts in binary units, three figures at most")
     func bytes() {

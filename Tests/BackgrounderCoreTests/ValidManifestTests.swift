@@ -2,7 +2,7 @@ import BackgrounderCore
 import Foundation
 import Testing
 
-@Suite("Valid manifests")
+@Suite("Valid manifests", .timeLimit(.minutes(5)))
 struct ValidManifestTests {
     static let complete = InfoPlistText.minimal
         .setting("CFBundleIdentifier", .string("org.example.complete-app"))

@@ -2,7 +2,7 @@ import BackgrounderProtocol
 import Foundation
 import Testing
 
-@Suite("AppExit and AppThrottle: structured for scripts, a sentence for people")
+@Suite("AppExit and AppThrottle: structured for scripts, a sentence for people", .timeLimit(.minutes(5)))
 struct AppExitTests {
     @Test(
         "each kind of exit reads as before protocol 1.5",

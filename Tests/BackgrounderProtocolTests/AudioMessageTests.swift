@@ -4,7 +4,7 @@ import Testing
 
 @testable import BackgrounderProtocol
 
-@Suite("Audio messages")
+@Suite("Audio messages", .timeLimit(.minutes(5)))
 struct AudioMessageTests {
     let codec = LineCodec()
 

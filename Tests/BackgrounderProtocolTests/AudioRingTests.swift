@@ -103,7 +103,7 @@ private func waitForNotification(_ socket: Int32) -> Bool {
     return true
 }
 
-@Suite("Audio ring")
+@Suite("Audio ring", .timeLimit(.minutes(5)))
 struct AudioRingTests {
     // MARK: Streaming
 

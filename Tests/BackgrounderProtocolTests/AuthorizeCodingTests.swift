@@ -5,7 +5,7 @@ import Testing
 @testable import BackgrounderProtocol
 
 /// `AUTHORIZE` carries a typed grant in Swift and the words a person types on the wire.
-@Suite("AUTHORIZE coding")
+@Suite("AUTHORIZE coding", .timeLimit(.minutes(5)))
 struct AuthorizeCodingTests {
     let codec = LineCodec()
 

@@ -2,7 +2,7 @@ import Testing
 
 @testable import BackgrounderProtocol
 
-@Suite("Line buffer")
+@Suite("Line buffer", .timeLimit(.minutes(5)))
 struct LineBufferTests {
     @Test("lines split at newlines, CR dropped, partial lines kept")
     func splitting() throws {

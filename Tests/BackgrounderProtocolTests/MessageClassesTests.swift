@@ -9,7 +9,7 @@ import Testing
 /// The samples are wire lines rather than Swift values so they pin the format of
 /// docs/PROTOCOL.md, and a list line that pairs a name with the wrong case shows as a line
 /// written back under another class.
-@Suite("Message classes")
+@Suite("Message classes", .timeLimit(.minutes(5)))
 struct MessageClassesTests {
     static let region =
         #"{"identifier":"home","center":{"latitude":46.05,"longitude":14.5},"radius":100,"notifyOnEntry":true,"notifyOnExit":false}"#

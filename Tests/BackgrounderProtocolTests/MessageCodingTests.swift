@@ -4,7 +4,7 @@ import Testing
 
 @testable import BackgrounderProtocol
 
-@Suite("Message coding")
+@Suite("Message coding", .timeLimit(.minutes(5)))
 struct MessageCodingTests {
     let codec = LineCodec()
 

@@ -3,7 +3,7 @@ import Testing
 
 @testable import BackgrounderProtocol
 
-@Suite("Error codes")
+@Suite("Error codes", .timeLimit(.minutes(5)))
 struct ProtocolErrorCodeTests {
     @Test("every code goes out and comes back under its own name, and no two share one")
     func wireNames() throws {

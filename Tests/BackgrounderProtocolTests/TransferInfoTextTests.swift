@@ -3,7 +3,7 @@ import BackgrounderProtocol
 import Foundation
 import Testing
 
-@Suite("bgctl transfers' rows and detail")
+@Suite("bgctl transfers' rows and detail", .timeLimit(.minutes(5)))
 struct TransferInfoTextTests {
     let now = Date(timeIntervalSince1970: 1_000_000)
 

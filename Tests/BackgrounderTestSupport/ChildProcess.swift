@@ -1,6 +1,6 @@
+import BackgrounderCore
 import BackgrounderDaemon
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -16,7 +16,7 @@ public final class ChildProcess: Sendable {
     public let pid: Int32
     /// Where standard output and standard error go.
     public let logPath: String
-    private let exitStatus = Mutex<Int32?>(nil)
+    private let exitStatus = Locked<Int32?>(nil)
 
     /// Starts a program in a session and process group of its own.
     /// - Parameters:
@@ -111,7 +111,7 @@ public final class ChildProcess: Sendable {
 /// from a `defer`red task, which may not get to run before the runner exits.
 final class LiveChildren: Sendable {
     static let shared = LiveChildren()
-    private let groups = Mutex<Set<Int32>>([])
+    private let groups = Locked<Set<Int32>>([])
 
     private init() {
         atexit {

@@ -1,5 +1,10 @@
+import BackgrounderDaemon
 public import BackgrounderProtocol
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The real `backgrounderd` executable, run as a child with its own socket, state
 /// directory and bundle directories under a temporary directory.
@@ -8,7 +13,12 @@ public final class DaemonProcess: Sendable {
     public let socketPath: String
     /// The state directory.
     public let stateDirectory: String
+    /// The `--bundles` directories: the apps it launches run from them.
+    private let bundleDirectories: [String]
     private let process: ChildProcess
+    /// The cgroup the daemon runs in (a launcher may have moved it), read once it answered:
+    /// its group of app cgroups lies under it, and is cleared from there after it stops.
+    private let cgroup: String?
 
     /// Starts the daemon and waits until it answers on its socket.
     /// - Parameters:
@@ -35,6 +45,7 @@ public final class DaemonProcess: Sendable {
     ) async throws {
         socketPath = directory.appending("run/backgrounderd.sock")
         stateDirectory = directory.appending("state")
+        self.bundleDirectories = bundleDirectories
         var arguments = ["--socket", socketPath, "--state-dir", stateDirectory, "--log-level", "debug"]
         // A busy CI machine shows real memory pressure; tests that are not about jetsam must
         // not have their apps ended by it (MemoryPressureTests turns it back on).
@@ -58,13 +69,31 @@ public final class DaemonProcess: Sendable {
         )
         let socketPath = self.socketPath
         let process = self.process
-        let ready = await waitUntil {
+        // A minute only catches a hang: a sanitized daemon on a loaded machine takes seconds.
+        let ready = await waitUntil(timeout: .seconds(60)) {
             guard process.isRunning else { return true }
             return (try? ControlClient(socketPath: socketPath, timeout: .seconds(2))) != nil
         }
+        cgroup = CgroupFreezer.cgroup(ofProcess: process.pid)
         guard ready, process.isRunning else {
+            // Thrown from init, so no test holds it to stop: stopped here.
+            await process.stop(grace: .seconds(5))
+            await Self.clearCgroups(stateDirectory: stateDirectory, cgroup: cgroup)
             throw HarnessError("backgrounderd did not start: \(process.output)")
         }
+    }
+
+    /// Ends the apps a stopped daemon left in its cgroups and removes them. A killed app's
+    /// cgroup empties only when the kernel has torn the process down (seconds for a sanitized
+    /// one on a loaded machine), so this waits for the group to go.
+    private static func clearCgroups(stateDirectory: String, cgroup: String?) async {
+        guard case .success(let freezer) = CgroupFreezer.discover(stateDirectory: stateDirectory, cgroup: cgroup)
+        else { return }
+        let removed = await waitUntil(timeout: .seconds(30)) {
+            _ = freezer.clearLeftovers()
+            return freezer.removeBase()
+        }
+        if !removed { print("DaemonProcess: \(freezer.base) is still there 30 s after its daemon stopped") }
     }
 
     /// The daemon's process id.
@@ -98,7 +127,31 @@ public final class DaemonProcess: Sendable {
     public func waitForExit(timeout: Duration) async -> Bool { await process.waitForExit(timeout: timeout) }
 
     /// Stops the daemon with SIGTERM (then SIGKILL after the grace period).
+    ///
+    /// Apps the daemon leaves behind when it goes (killed, or stopped with `--live-restore`) are
+    /// ended and their cgroups removed too, so nothing a test started outlives it.
     /// - Returns: Whether it stopped gracefully.
     @discardableResult
-    public func stop() async -> Bool { await process.stop(grace: .seconds(10)) }
+    public func stop() async -> Bool {
+        let stopped = await process.stop(grace: .seconds(10))
+        await Self.clearCgroups(stateDirectory: stateDirectory, cgroup: cgroup)
+        // Apps outside any cgroup (a daemon in a network namespace, whose /sys has no cgroup2,
+        // suspends with SIGSTOP, and a stopped app does not take the SIGTERM of a shutdown):
+        // every process still running from one of its bundles.
+        for pid in Self.processes(runningFrom: bundleDirectories) { kill(pid, SIGKILL) }
+        return stopped
+    }
+
+    /// The processes whose executable lies under one of `directories`.
+    private static func processes(runningFrom directories: [String]) -> [Int32] {
+        guard !directories.isEmpty, let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc")
+        else { return [] }
+        return entries.compactMap { entry -> Int32? in
+            guard let pid = Int32(entry),
+                let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(entry)/exe"),
+                directories.contains(where: { executable.hasPrefix($0 + "/") })
+            else { return nil }
+            return pid
+        }
+    }
 }

@@ -6,23 +6,33 @@ import Foundation
 
 /// TCP ports on the loopback interface.
 public enum LoopbackPort {
-    /// A port nobody listens on right now: bind to port 0, read what the kernel chose, close.
+    /// A port nobody listens on right now, below the kernel's ephemeral range (32768 and up).
+    ///
+    /// Not port 0's choice: that is an ephemeral port, which any process's outgoing connection
+    /// may take before the test's server binds it, and which a client retrying to connect
+    /// before the server is up (the daemon reconnecting to a gpsd the test starts next) can
+    /// reach as a TCP self-connection, holding the port itself.
     public static func free() throws -> UInt16 {
+        for _ in 0..<200 {
+            let port = UInt16.random(in: 20_000..<32_768)
+            if canBind(port) { return port }
+        }
+        throw HarnessError("no free loopback port in 20000-32767 after 200 tries")
+    }
+
+    /// Whether a listener could bind the port now.
+    private static func canBind(_ port: UInt16) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        address.sin_port = port.bigEndian
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
         }
-        guard bound == 0 else { throw HarnessError("bind to a free port: \(String(cString: strerror(errno)))") }
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return UInt16(bigEndian: address.sin_port)
     }
 
     /// Whether something accepts TCP connections on the port.

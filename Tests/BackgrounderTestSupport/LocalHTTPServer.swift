@@ -1,5 +1,5 @@
+import BackgrounderCore
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -44,7 +44,7 @@ public final class LocalHTTPServer: Sendable {
     /// The port it listens on.
     public let port: UInt16
     private let listener: Int32
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let finished = DispatchSemaphore(value: 0)
     private let released = DispatchSemaphore(value: 0)
 

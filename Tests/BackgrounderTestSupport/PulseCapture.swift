@@ -33,10 +33,19 @@ public final class PulseCapture: Sendable {
     /// Seconds recorded so far.
     public var seconds: Double { Double(Self.size(path)) / Double(2 * Self.sampleRate) }
 
+    /// The samples recorded so far from `start` seconds on, in -1...1, while recording goes
+    /// on: a wait that polls reads only what is new to it, not the whole capture each time.
+    public func samples(from start: Double = 0) throws -> [Double] {
+        let file = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+        defer { try? file.close() }
+        try file.seek(toOffset: UInt64(max(0, Int(start * Double(Self.sampleRate)))) * 2)
+        let bytes = [UInt8](try file.readToEnd() ?? Data())
+        return ToneAnalysis.firstChannel(ofS16LE: bytes, channels: 1)
+    }
+
     /// Stops recording and returns the samples in -1...1.
     public func stop() async throws -> [Double] {
         await process.stop(grace: .seconds(2))
-        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-        return ToneAnalysis.firstChannel(ofS16LE: bytes, channels: 1)
+        return try samples()
     }
 }

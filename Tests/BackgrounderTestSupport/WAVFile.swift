@@ -81,15 +81,18 @@ extension Data {
 }
 
 extension WAVFile {
-    /// Two 30 s tones of different pitch, `1-low.wav` (330 Hz) and `2-high.wav` (880 Hz), in
+    /// Two tones of `seconds` each and different pitch, `1-low.wav` (330 Hz) and `2-high.wav` (880 Hz), in
     /// `directory` (created), readable by an app under a uid of its own: a capture tells which
     /// track plays.
-    public static func writeTwoTones(into directory: String, amplitude: Double) throws {
+    public static func writeTwoTones(into directory: String, amplitude: Double, seconds: Int = 30) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         for (name, frequency) in [("1-low.wav", 330.0), ("2-high.wav", 880.0)] {
-            let samples = (0..<(44_100 * 30)).flatMap { index -> [Int16] in
+            var samples: [Int16] = []
+            samples.reserveCapacity(44_100 * seconds * 2)
+            for index in 0..<(44_100 * seconds) {
                 let value = Int16(amplitude * sin(2 * Double.pi * frequency * Double(index) / 44_100))
-                return [value, value]
+                samples.append(value)
+                samples.append(value)
             }
             try write(samples: samples, sampleRate: 44_100, channels: 2, to: directory + "/" + name)
             chmod(directory + "/" + name, 0o644)

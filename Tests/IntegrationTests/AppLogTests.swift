@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// App output is capped per app, with one rotation, and `bgctl logs` reads it.
-@Suite("App output cap and bgctl logs")
+@Suite("App output cap and bgctl logs", .timeLimit(.minutes(10)), .tearsDown)
 struct AppLogTests {
     static let spewer = "org.backgrounder.tests.spewer"
     /// 200 MiB in 1 MiB writes, then a marker; once `go` appears in its data directory,
@@ -39,7 +39,7 @@ struct AppLogTests {
         let running = try await LifecycleTests.Running(prefix: "applog") { bundles in
             try PythonAppBundles.make("Spewer", script: Self.script, prelude: false, into: bundles)
         }
-        defer { Task { await running.tearDown() } }
+        atTeardown { await running.tearDown() }
         let log = running.daemon.stateDirectory + "/logs/\(Self.spewer).log"
         _ = try running.request(.open(AppReference(bundle: Self.spewer)))
         let finished = await waitUntil(timeout: .seconds(120)) { Self.ending(of: log).hasSuffix("spew done\n") }

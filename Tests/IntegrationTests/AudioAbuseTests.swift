@@ -13,7 +13,8 @@ extension RealTimeSuites {
     /// everyone else.
     @Suite(
         "Audio abuse",
-        .enabled(if: AudioFixture.available, "PulseAudio is not installed (scripts/setup.sh installs it)")
+        .enabled(if: AudioFixture.available, "PulseAudio is not installed (scripts/setup.sh installs it)"),
+        .timeLimit(.minutes(5)), .tearsDown
     )
     struct AudioAbuseTests {
         /// Connects to the audio socket, sends `text`, returns the daemon's answer line.
@@ -65,6 +66,82 @@ extension RealTimeSuites {
             }
         }
 
+        /// Keeps 40 silent connections to the audio socket, opening a new one for each the
+        /// daemon answers or drops, and writes down the answers it got.
+        static let hogScript = #"""
+            #!/usr/bin/python3
+            import json, os, socket, time
+            control = os.environ["BACKGROUNDER_SOCKET"]
+            audio = (control[:-5] if control.endswith(".sock") else control) + "-audio.sock"
+            data = os.environ["BACKGROUNDER_DATA_DIR"]
+            held, answers, opened = [], set(), 0
+            while True:
+                for connection in list(held):
+                    try:
+                        answer = connection.recv(256)
+                    except BlockingIOError:
+                        continue
+                    except OSError:
+                        answer = b""
+                    held.remove(connection)
+                    connection.close()
+                    if answer:
+                        answers.add(answer.decode(errors="replace").strip())
+                while len(held) < 40:
+                    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                    connection.settimeout(0.5)
+                    try:
+                        connection.connect(audio)
+                    except OSError:
+                        connection.close()
+                        break
+                    connection.setblocking(False)
+                    held.append(connection)
+                    opened += 1
+                with open(os.path.join(data, "hog.tmp"), "w") as out:
+                    json.dump({"opened": opened, "answers": sorted(answers)}, out)
+                os.rename(os.path.join(data, "hog.tmp"), os.path.join(data, "hog.json"))
+                time.sleep(0.1)
+            """#
+
+        @Test(
+            "an app holding 40 silent connections to the audio socket gets 4 waiting and the rest refused; another app attaches and plays"
+        )
+        func audioSocketHog() async throws {
+            let hog = "org.backgrounder.tests.hog"
+            try await AudioFixture.run(prefix: "audio-hog") { bundles in
+                try SampleBundles.assemble("BackgroundPlayer", into: bundles)
+                try PythonAppBundles.make("Hog", script: Self.hogScript, prelude: false, into: bundles)
+            } test: { fixture in
+                // The hog in front, so it runs on while the player is asked to play.
+                _ = try fixture.request(.open(AppReference(bundle: hog)))
+                let report = fixture.daemon.stateDirectory + "/data/\(hog)/hog.json"
+                func heard() -> [String: Any]? {
+                    (try? Data(contentsOf: URL(fileURLWithPath: report)))
+                        .flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
+                }
+                #expect(
+                    await waitUntil { (heard()?["opened"] as? Int ?? 0) >= 40 },
+                    "\(String(describing: heard())) \(fixture.appLog(hog))")
+                let openedBefore = heard()?["opened"] as? Int ?? 0
+
+                // Served one at a time, the hog's connections held the player's attach past its
+                // token's ten seconds, and it never played.
+                let (_, path) = try fixture.signal(seconds: 30)
+                _ = try fixture.command(.play, path)
+                #expect(try await fixture.waitUntilPlaying(), "\(fixture.appLog(AudioFixture.player))")
+                let answers = heard()?["answers"] as? [String] ?? []
+                #expect(
+                    answers.contains("ERR \(hog) already has 4 connections waiting to attach"), "\(answers)")
+                // It kept at it all along.
+                #expect(
+                    heard()?["opened"] as? Int ?? 0 > openedBefore,
+                    "\(String(describing: try? fixture.app(hog))) \(fixture.daemon.log.split(separator: "\n").filter { $0.contains(hog) }.suffix(10))"
+                )
+                try await Self.expectPlayingOn(fixture)
+            }
+        }
+
         @Test("an app that scribbles over its ring's header stops only its own stream")
         func scribbledRing() async throws {
             let tone = "org.backgrounder.tests.tone"
@@ -94,11 +171,15 @@ extension RealTimeSuites {
                 try #require(header != MAP_FAILED)
                 defer { munmap(header, 256) }
                 // The write index a terabyte past the read index: more than the ring can hold.
+                // The app is stopped meanwhile: its next write would put a sane index back, and
+                // on a busy machine it sometimes came before the daemon's next read.
+                kill(pid, SIGSTOP)
                 header.storeBytes(of: UInt64(1) << 40, toByteOffset: 64, as: UInt64.self)
                 header.storeBytes(of: 0, toByteOffset: 128, as: UInt64.self)
 
                 // The daemon closes that stream, says why, and the app hears its stream is gone.
                 #expect(await waitUntil { fixture.daemon.log.contains("ring holds impossible indices") })
+                kill(pid, SIGCONT)
                 #expect(
                     await waitUntil { fixture.appLog(tone).contains("audio failed: the daemon closed audio stream") })
                 #expect(fixture.daemon.isRunning)

@@ -13,7 +13,8 @@ extension RealTimeSuites {
     /// monitor is compared with the signal played, block by block.
     @Suite(
         "Background playback",
-        .enabled(if: AudioFixture.available, "PulseAudio is not installed (scripts/setup.sh installs it)")
+        .enabled(if: AudioFixture.available, "PulseAudio is not installed (scripts/setup.sh installs it)"),
+        .timeLimit(.minutes(10)), .tearsDown
     )
     struct AudioPlaybackTests {
         @Test("60 s played in the background arrive complete, in order, without a gap or an underrun")
@@ -111,7 +112,9 @@ extension RealTimeSuites {
             }
         }
 
-        @Test("paused in the background it is suspended (CPU flat); its own command or bgctl open resumes it")
+        @Test(
+            "paused in the background it is suspended (its cgroup frozen: a spinning process in it stands still); its own command or bgctl open resumes it"
+        )
         func pausedIsSuspended() async throws {
             try await AudioFixture.run(prefix: "audio-pause") {
                 try SampleBundles.assemble("BackgroundPlayer", into: $0)
@@ -128,14 +131,26 @@ extension RealTimeSuites {
                 _ = try fixture.command(.pause)
                 #expect(await waitUntil { (try? fixture.app(AudioFixture.player).state) == .suspended })
                 let pid = try #require(try fixture.app(AudioFixture.player).pid)
-                let before = try #require(LifecycleTests.cpuSeconds(pid))
-                try await Task.sleep(for: .seconds(2))
-                #expect(LifecycleTests.cpuSeconds(pid) == before, "a suspended player uses no CPU")
+                #expect(SuspensionEvidence.cgroupFrozen(pid), "cgroup.events does not say frozen 1")
+                // A paused player idles, so its own CPU time would stand still frozen or not: a
+                // process that spins joins its cgroup, and that is what must not move.
+                let cgroup = try #require(SuspensionEvidence.cgroupDirectory(of: pid))
+                let witness = try SpinningWitness(joining: cgroup, logPath: fixture.directory.appending("witness.log"))
+                atTeardown { await witness.stop() }
+                #expect(
+                    await waitUntil { SuspensionEvidence.cgroupFrozen(witness.pid) },
+                    "the witness was not frozen with the player")
+                let moved = await SuspensionEvidence.movement([witness.pid])
+                #expect(moved.isEmpty, "a process in the suspended player's cgroup ran: \(moved)")
 
                 // Its own command wakes it and it plays on, holding the assertion again.
                 let capture = try await fixture.capture("resumed.raw")
                 _ = try fixture.command(.play)
                 #expect(try await fixture.waitUntilPlaying())
+                // The control: thawed with the player, the witness spins. It goes now, leaving
+                // the CPU to the player.
+                #expect(await SuspensionEvidence.advance([witness.pid]), "thawed, the witness spins")
+                await witness.stop()
                 try await Task.sleep(for: .seconds(3))
                 let app = try fixture.app(AudioFixture.player)
                 #expect(app.state == .background && app.assertions.contains("audio"), "\(app)")

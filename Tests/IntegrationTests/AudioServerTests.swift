@@ -13,7 +13,8 @@ extension RealTimeSuites {
     /// Recording, and the sound server dying under a playing app.
     @Suite(
         "Recording and server restarts",
-        .enabled(if: AudioFixture.available, "PulseAudio is not installed (scripts/setup.sh installs it)")
+        .enabled(if: AudioFixture.available, "PulseAudio is not installed (scripts/setup.sh installs it)"),
+        .timeLimit(.minutes(5)), .tearsDown
     )
     struct AudioServerTests {
         static let recorder = "org.backgrounder.tests.recorder"
@@ -100,7 +101,7 @@ extension RealTimeSuites {
                     })
                 try await Task.sleep(for: .seconds(1))
                 let restarted = try await PulseAudioServer(directory: fixture.directory)
-                defer { Task { await restarted.stop() } }
+                atTeardown { await restarted.stop() }
                 let capture = try await PulseCapture(pulse: restarted, path: fixture.directory.appending("after.raw"))
 
                 #expect(await waitUntil { (try? fixture.daemon.status().pulseAudio.state) == .connected })
@@ -118,6 +119,8 @@ extension RealTimeSuites {
                 #expect(
                     report.problems(from: 0.3, to: report.playedDuration - 0.3).isEmpty, "after the restart: \(report)")
                 #expect(fixture.daemon.isRunning)
+                // Stopped here as well, before the fixture removes the directory it runs in.
+                await restarted.stop()
             }
         }
     }
@@ -127,7 +130,8 @@ extension RealTimeSuites {
     /// iOS's arbitration between apps, with real streams.
     @Suite(
         "Audio sessions between apps",
-        .enabled(if: AudioFixture.available, "PulseAudio is not installed (scripts/setup.sh installs it)")
+        .enabled(if: AudioFixture.available, "PulseAudio is not installed (scripts/setup.sh installs it)"),
+        .timeLimit(.minutes(5)), .tearsDown
     )
     struct AudioFocusIntegrationTests {
         @Test("a foreground non-mixable session interrupts the background player; ending it resumes the player")

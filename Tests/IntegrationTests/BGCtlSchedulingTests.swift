@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// `bgctl push` and `bgctl tasks` as a person runs them, against a real daemon and app.
-@Suite("bgctl push and tasks")
+@Suite("bgctl push and tasks", .timeLimit(.minutes(5)), .tearsDown)
 struct BGCtlSchedulingTests {
     typealias Running = LifecycleTests.Running
 
@@ -16,7 +16,7 @@ struct BGCtlSchedulingTests {
         ) { bundles in
             id = try TestAppBundles.make("Pusher", behavior: "push", modes: ["remote-notification"], into: bundles)
         }
-        defer { Task { await running.tearDown() } }
+        atTeardown { await running.tearDown() }
         let socket = ["--socket", running.daemon.socketPath]
         let bgctl = { (arguments: [String]) in try await BGCtlTests.bgctl(arguments + socket, in: running.directory) }
 

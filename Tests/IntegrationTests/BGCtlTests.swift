@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// `bgctl` as a user and a script run it: real process, real daemon.
-@Suite("bgctl")
+@Suite("bgctl", .timeLimit(.minutes(5)), .tearsDown)
 struct BGCtlTests {
     static func bgctl(_ arguments: [String], in directory: TemporaryDirectory, environment: [String: String] = [:])
         async throws -> (status: Int32?, output: String)
@@ -22,7 +22,7 @@ struct BGCtlTests {
     @Test("--socket and --json work before the subcommand as after it, also for nested subcommands")
     func globalOptionsFirst() async throws {
         let fixture = try await DaemonFixture(prefix: "ctl-global")
-        defer { Task { await fixture.tearDown() } }
+        atTeardown { await fixture.tearDown() }
         let socket = fixture.daemon.socketPath
         let before = try await Self.bgctl(["--socket", socket, "status"], in: fixture.directory)
         #expect(before.status == 0, "\(before.output)")
@@ -41,7 +41,7 @@ struct BGCtlTests {
     @Test("while the screen is locked, open is refused with unlock first; unlock when not locked says so")
     func lockSemantics() async throws {
         let fixture = try await DaemonFixture(prefix: "ctl-lock")
-        defer { Task { await fixture.tearDown() } }
+        atTeardown { await fixture.tearDown() }
         let socket = fixture.daemon.socketPath
         let id = "org.backgrounder.samples.hello"
         let notLocked = try await Self.bgctl(["unlock", "--socket", socket], in: fixture.directory)
@@ -66,7 +66,7 @@ struct BGCtlTests {
     @Test("open takes a unique suffix or the bundle's name, and a near miss gets did you mean")
     func bundleNames() async throws {
         let fixture = try await DaemonFixture(prefix: "ctl-names")
-        defer { Task { await fixture.tearDown() } }
+        atTeardown { await fixture.tearDown() }
         let socket = fixture.daemon.socketPath
         let id = "org.backgrounder.samples.hello"
         for typed in ["hello", "Hello"] {
@@ -87,7 +87,7 @@ struct BGCtlTests {
     @Test("status and bundles, as text and as JSON, through --socket and BACKGROUNDER_SOCKET")
     func statusAndBundles() async throws {
         let fixture = try await DaemonFixture(prefix: "ctl")
-        defer { Task { await fixture.tearDown() } }
+        atTeardown { await fixture.tearDown() }
         let socket = fixture.daemon.socketPath
 
         let text = try await Self.bgctl(["status", "--socket", socket], in: fixture.directory)

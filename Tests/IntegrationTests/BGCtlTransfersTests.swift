@@ -4,14 +4,14 @@ import Foundation
 import Testing
 
 /// `bgctl transfers` as a person runs it, against a real daemon with nothing to transfer.
-@Suite("bgctl transfers")
+@Suite("bgctl transfers", .timeLimit(.minutes(5)), .tearsDown)
 struct BGCtlTransfersTests {
     typealias Running = LifecycleTests.Running
 
     @Test("no transfers: the table says so, JSON is an empty list, --watch ends, a missing number is named")
     func empty() async throws {
         let running = try await Running(prefix: "ctlxfer") { _ in }
-        defer { Task { await running.tearDown() } }
+        atTeardown { await running.tearDown() }
         let socket = ["--socket", running.daemon.socketPath]
         let bgctl = { (arguments: [String]) in try await BGCtlTests.bgctl(arguments + socket, in: running.directory) }
 

@@ -6,7 +6,7 @@ import Testing
 /// Which Info.plist speaks for an app after its bundle is updated and reloaded: the one it
 /// was launched with while it runs, the registry's new one once it is not running (as iOS
 /// installs an update over an app that is not running).
-@Suite("Bundle updates")
+@Suite("Bundle updates", .timeLimit(.minutes(5)), .tearsDown)
 struct BundleUpdateTests {
     @Test("a grant follows the reloaded Info.plist when the app is not running, and the launched one while it runs")
     func manifestAfterReload() async throws {
@@ -14,7 +14,7 @@ struct BundleUpdateTests {
         let running = try await LifecycleTests.Running(prefix: "update") { bundles in
             id = try TestAppBundles.make("Updated", microphoneUsage: false, into: bundles)
         }
-        defer { Task { await running.tearDown() } }
+        atTeardown { await running.tearDown() }
         let grant = ClientMessage.Body.authorize(Authorize(bundle: id, grant: .microphone(.granted)))
 
         // Without NSMicrophoneUsageDescription the grant is refused, and the refusal says why.
@@ -59,7 +59,7 @@ struct BundleUpdateTests {
         let running = try await LifecycleTests.Running(prefix: "dupcopy") { bundles in
             _ = try SampleBundles.assemble("Hello", into: bundles)
         }
-        defer { Task { await running.tearDown() } }
+        atTeardown { await running.tearDown() }
         let id = "org.backgrounder.samples.hello"
         let original = running.bundles + "/Hello.bundle"
         let copy = running.bundles + "/Dup.bundle"
@@ -81,7 +81,7 @@ struct BundleUpdateTests {
         let again = try await DaemonProcess(
             directory: running.directory, bundleDirectories: [running.bundles],
             extraArguments: LifecycleTests.fastPolicy)
-        defer { Task { await again.stop() } }
+        atTeardown { await again.stop() }
         list = try entries(again)
         #expect(list.first { $0.id == id && $0.status == BundleEntry.Status.loaded }?.path == original)
         #expect(list.first { $0.path == copy }?.status == BundleEntry.Status.refused)

@@ -7,7 +7,7 @@ import Testing
 /// The command line a person meets (issue 16): each message is the documented one, each exit
 /// status the one README's table gives, each `--json` output the shape docs/JSON.md gives.
 /// Run against a private daemon, as a person would type the commands.
-@Suite("The command line: messages, exit statuses, JSON shapes, help")
+@Suite("The command line: messages, exit statuses, JSON shapes, help", .timeLimit(.minutes(5)), .tearsDown)
 struct CLITests {
     static let hello = "org.backgrounder.samples.hello"
 
@@ -28,7 +28,7 @@ struct CLITests {
     @Test("every command in docs/JSON.md prints {version: 1, KEY} with its documented type, absent values as null")
     func jsonShapes() async throws {
         let fixture = try await DaemonFixture(prefix: "cli-json")
-        defer { Task { await fixture.tearDown() } }
+        atTeardown { await fixture.tearDown() }
         let socket = fixture.daemon.socketPath
         let shapes = try Self.documentedShapes()
         #expect(shapes.count >= 19, "the table lists every command: \(shapes)")
@@ -90,7 +90,7 @@ struct CLITests {
     @Test("a person's mistakes get the documented message and exit status, as text and as JSON on stderr")
     func mistakes() async throws {
         let fixture = try await DaemonFixture(prefix: "cli-errors")
-        defer { Task { await fixture.tearDown() } }
+        atTeardown { await fixture.tearDown() }
         let socket = fixture.daemon.socketPath
         let cases: [(arguments: [String], status: Int32, message: String)] = [
             (["opne", Self.hello], 64, "bgctl: 'opne' is not a bgctl command; did you mean open?"),
@@ -186,7 +186,7 @@ struct CLITests {
     @Test("ps fits 80 columns, shows - where no clock runs, and a relaunched app is no longer force-quit")
     func psTable() async throws {
         let fixture = try await DaemonFixture(prefix: "cli-ps", extraArguments: ["--suspend-grace", "0.5"])
-        defer { Task { await fixture.tearDown() } }
+        atTeardown { await fixture.tearDown() }
         let socket = fixture.daemon.socketPath
         func row() async throws -> [String] {
             let ps = try await Self.bgctl(["ps"], socket: socket)

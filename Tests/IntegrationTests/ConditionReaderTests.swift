@@ -1,14 +1,14 @@
+import BackgrounderCore
 import BackgrounderTestSupport
 import Foundation
 import Logging
-import Synchronization
 import Testing
 
 @testable import BackgrounderDaemon
 
 /// External power and network read from trees of the kernel's shape: every rule of
 /// PowerSupplyReader and NetworkReader, and the files they cannot read.
-@Suite("Device condition readers")
+@Suite("Device condition readers", .timeLimit(.minutes(5)), .tearsDown)
 struct ConditionReaderTests {
     // MARK: Power
 
@@ -204,7 +204,7 @@ struct ConditionReaderTests {
         defer { tree.remove() }
         try tree.supply("AC", type: "Mains", online: false)
         try tree.supply("BAT0", type: "Battery", status: "Discharging")
-        let calls = Mutex<[[Bool]]>([])
+        let calls = Locked<[[Bool]]>([])
         let monitor = ConditionMonitor(
             power: PowerSupplyReader(directory: tree.path("")),
             network: NetworkReader(procNet: tree.path("proc"), classNet: tree.path("net")),

@@ -3,7 +3,7 @@ import Testing
 @testable import BackgrounderDaemon
 
 /// Which app a cgroup path belongs to: the rule that decides who may act as a person.
-@Suite("Container membership")
+@Suite("Container membership", .timeLimit(.minutes(5)), .tearsDown)
 struct ContainerMembershipTests {
     let mount = "/sys/fs/cgroup/unified"
     let base = "/sys/fs/cgroup/unified/user.slice/backgrounder.abc123"

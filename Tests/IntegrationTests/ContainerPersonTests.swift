@@ -10,7 +10,7 @@ import Testing
 /// container or CI runner), so the session of a person's shell began outside it and
 /// `getsid` reports 0. With the signals mechanism (which tells apps by session) that session
 /// must read as "outside every app", not as a failure: CI's runner is exactly this.
-@Suite("A person in a container")
+@Suite("A person in a container", .timeLimit(.minutes(5)), .tearsDown)
 struct ContainerPersonTests {
     static let isAvailable = getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare")
 
@@ -19,7 +19,7 @@ struct ContainerPersonTests {
         .enabled(if: isAvailable, "needs root for unshare --pid (CI runs as root)"))
     func sessionOutsideNamespace() async throws {
         let directory = try TemporaryDirectory(prefix: "container-person")
-        defer { directory.remove() }
+        atTeardown { directory.remove() }
         let bundles = directory.appending("bundles")
         try SampleBundles.assemble("Hello", into: bundles)
         // unshare forks: the daemon is its child, pid 1 of the new namespace, and its session
@@ -27,7 +27,7 @@ struct ContainerPersonTests {
         let daemon = try await DaemonProcess(
             directory: directory, bundleDirectories: [bundles], extraArguments: ["--suspension", "signals"],
             launcher: ["/usr/bin/unshare", "--pid", "--fork", "--mount-proc", "--kill-child"])
-        defer { Task { await daemon.stop() } }
+        atTeardown { await daemon.stop() }
         let inner = try #require(Self.child(of: daemon.pid))
 
         /// bgctl entered into the daemon's pid namespace, keeping this test's session.

@@ -13,7 +13,8 @@ import Testing
     "D-Bus test peers",
     .enabled(
         if: SessionBus.isAvailable,
-        "needs dbus-daemon, gdbus, busctl and python3-dbus/python3-gi (scripts/setup.sh installs them)"))
+        "needs dbus-daemon, gdbus, busctl and python3-dbus/python3-gi (scripts/setup.sh installs them)"),
+    .timeLimit(.minutes(5)), .tearsDown)
 struct DBusPeerTests {
     /// Runs a test on a fresh private bus, then stops the bus (its peers leave with it) and
     /// only then removes the directory, so nothing is still writing there.
@@ -57,7 +58,7 @@ struct DBusPeerTests {
         try await Self.withBus { bus, directory in
             let server = try await NotificationServerPeer(bus: bus, directory: directory)
             let monitor = try await BusMonitor(bus: bus, sender: NotificationServerPeer.name, directory: directory)
-            defer { Task { await monitor.stop() } }
+            atTeardown { await monitor.stop() }
 
             func notify(replacing: UInt32, summary: String) async throws -> UInt32 {
                 let reply = try await bus.call(
@@ -186,7 +187,7 @@ struct DBusPeerTests {
 
             // Signals come from the session's real path only, as in logind.
             let monitor = try await BusMonitor(bus: system, sender: LogindPeer.name, directory: directory)
-            defer { Task { await monitor.stop() } }
+            atTeardown { await monitor.stop() }
             try await logind.lock()
             #expect(await monitor.waitFor("org.freedesktop.login1.Session.Lock ()"), "\(monitor.output)")
             try await logind.setLockedHint(true)

@@ -9,12 +9,12 @@ import Testing
     import Glibc
 #endif
 
-@Suite("Daemon start, stop and state")
+@Suite("Daemon start, stop and state", .timeLimit(.minutes(5)), .tearsDown)
 struct DaemonLifecycleTests {
     @Test("SIGTERM stops it gracefully: exit 0, socket removed, run recorded as clean")
     func gracefulStop() async throws {
         let fixture = try await DaemonFixture(prefix: "term")
-        defer { fixture.directory.remove() }
+        atTeardown { fixture.directory.remove() }
         let client = try fixture.daemon.client()  // an idle client must not hold up shutdown
         fixture.daemon.signal(SIGTERM)
         #expect(await fixture.daemon.waitForExit(timeout: .seconds(10)), "log: \(fixture.daemon.log)")
@@ -23,20 +23,20 @@ struct DaemonLifecycleTests {
         withExtendedLifetime(client) {}
 
         let restarted = try await DaemonProcess(directory: fixture.directory, bundleDirectories: [fixture.bundles])
-        defer { Task { await restarted.stop() } }
+        atTeardown { await restarted.stop() }
         #expect(!restarted.log.contains("did not stop cleanly"))
     }
 
     @Test("killed with SIGKILL, it restarts on the stale socket and says the last run was unclean")
     func restartAfterKill() async throws {
         let fixture = try await DaemonFixture(prefix: "kill")
-        defer { fixture.directory.remove() }
+        atTeardown { fixture.directory.remove() }
         fixture.daemon.signal(SIGKILL)
         await fixture.daemon.waitForExit(timeout: .seconds(10))
         #expect(FileManager.default.fileExists(atPath: fixture.daemon.socketPath), "a killed daemon leaves its socket")
 
         let restarted = try await DaemonProcess(directory: fixture.directory, bundleDirectories: [fixture.bundles])
-        defer { Task { await restarted.stop() } }
+        atTeardown { await restarted.stop() }
         #expect(try restarted.status().bundles.loaded == 1)
         #expect(restarted.log.contains("did not stop cleanly"))
     }
@@ -44,7 +44,7 @@ struct DaemonLifecycleTests {
     @Test("a second daemon on the same socket is refused and the first keeps serving")
     func secondDaemonRefused() async throws {
         let fixture = try await DaemonFixture(prefix: "twice")
-        defer { Task { await fixture.tearDown() } }
+        atTeardown { await fixture.tearDown() }
         let second = try ChildProcess(
             Locations.product("backgrounderd"),
             ["--socket", fixture.daemon.socketPath, "--state-dir", fixture.directory.appending("state2")],
@@ -61,7 +61,7 @@ struct DaemonLifecycleTests {
     )
     func socketPermissionsAndPeer() async throws {
         let fixture = try await DaemonFixture(prefix: "perm")
-        defer { Task { await fixture.tearDown() } }
+        atTeardown { await fixture.tearDown() }
         let socketMode =
             try FileManager.default.attributesOfItem(atPath: fixture.daemon.socketPath)[.posixPermissions] as? Int
         #expect(socketMode == 0o600)
@@ -104,7 +104,7 @@ struct DaemonLifecycleTests {
     @Test("reload picks up added, removed and broken bundles; the good ones stay loaded")
     func reload() async throws {
         let fixture = try await DaemonFixture(prefix: "reld")
-        defer { Task { await fixture.tearDown() } }
+        atTeardown { await fixture.tearDown() }
         let client = try fixture.daemon.client()
 
         // A second good bundle under another identifier, and a broken one.
@@ -149,7 +149,7 @@ struct DaemonLifecycleTests {
     @Test("bundles installed, broken or removed while it runs are noticed without a reload")
     func watchesBundleDirectories() async throws {
         let fixture = try await DaemonFixture(prefix: "watch")
-        defer { Task { await fixture.tearDown() } }
+        atTeardown { await fixture.tearDown() }
 
         // Install: assemble elsewhere, then move in, as an installer would.
         let staging = fixture.directory.appending("staging")
@@ -160,7 +160,11 @@ struct DaemonLifecycleTests {
         try text.write(toFile: plist, atomically: false, encoding: .utf8)
         let installed = fixture.bundles + "/Watched.bundle"
         try FileManager.default.moveItem(atPath: staging + "/Hello.bundle", toPath: installed)
-        #expect(try await waitUntil { try fixture.daemon.status().bundles.loaded == 2 }, "log: \(fixture.daemon.log)")
+        // Three minutes: a daemon that started while its uid had no inotify instance left (the
+        // suite's start, on a loaded machine) watches once it gets one, tried up to every 30 s.
+        #expect(
+            try await waitUntil(timeout: .seconds(180)) { try fixture.daemon.status().bundles.loaded == 2 },
+            "log: \(fixture.daemon.log)")
 
         // Break it in place: the edit is seen inside the bundle directory.
         try Data("<plist>broken".utf8).write(to: URL(fileURLWithPath: installed + "/Info.plist"))
@@ -170,10 +174,68 @@ struct DaemonLifecycleTests {
         #expect(try await waitUntil { try fixture.daemon.status().bundles == BundleCounts(loaded: 1, refused: 0) })
     }
 
+    @Test(
+        "a daemon whose uid has no inotify instance left says so, tries again, and watches the bundles once one is free",
+        .enabled(
+            if: geteuid() == 0, "runs the daemon, and a holder of every inotify instance, under a uid of their own")
+    )
+    func inotifyExhausted() async throws {
+        // A uid of the test's own: instances are counted per uid (fs.inotify.max_user_instances),
+        // so holding all of this one's leaves every other test's daemon alone.
+        let uid: UInt32 = 54_321
+        let directory = try TemporaryDirectory(prefix: "inotify")
+        atTeardown { directory.remove() }
+        let bundles = directory.appending("bundles")
+        try FileManager.default.createDirectory(atPath: bundles, withIntermediateDirectories: false)
+        chown(directory.path, uid, uid)
+        chown(bundles, uid, uid)
+        let setpriv = ["/usr/bin/setpriv", "--reuid", "\(uid)", "--regid", "\(uid)", "--clear-groups"]
+        let holder = try ChildProcess(
+            setpriv[0],
+            Array(setpriv.dropFirst()) + [
+                "/usr/bin/python3", "-c",
+                """
+                import ctypes, time
+                libc = ctypes.CDLL(None, use_errno=True)
+                held = 0
+                while libc.inotify_init1(0) >= 0:
+                    held += 1
+                print("holding %d instances; then errno %d" % (held, ctypes.get_errno()), flush=True)
+                time.sleep(600)
+                """,
+            ],
+            logPath: directory.appending("holder.log"))
+        atTeardown { await holder.stop(grace: .seconds(1)) }
+        #expect(await waitUntil { holder.output.contains("holding") }, "\(holder.output)")
+
+        let daemon = try await DaemonProcess(directory: directory, bundleDirectories: [bundles], launcher: setpriv)
+        atTeardown { await daemon.stop() }
+        #expect(
+            await waitUntil { daemon.log.contains("inotify is unavailable (Too many open files); trying again") },
+            "\(daemon.log)")
+        #expect(try daemon.status().bundles.loaded == 0)
+
+        // Installed while it has no instance; then the holder lets go.
+        try SampleBundles.assemble("Hello", into: bundles)
+        await holder.stop(grace: .seconds(1))
+        #expect(await waitUntil { daemon.log.contains("inotify is available again") }, "\(daemon.log)")
+        #expect(try daemon.status().bundles.loaded == 1)
+
+        // Watched from then on: another install is seen without a reload.
+        let staging = directory.appending("staging")
+        try SampleBundles.assemble("Hello", into: staging)
+        let plist = staging + "/Hello.bundle/Info.plist"
+        let text = try String(contentsOfFile: plist, encoding: .utf8)
+            .replacingOccurrences(of: "org.backgrounder.samples.hello", with: "org.example.watched")
+        try text.write(toFile: plist, atomically: false, encoding: .utf8)
+        try FileManager.default.moveItem(atPath: staging + "/Hello.bundle", toPath: bundles + "/Watched.bundle")
+        #expect(try await waitUntil { try daemon.status().bundles.loaded == 2 }, "\(daemon.log)")
+    }
+
     @Test("the Hello sample, opened as a bundle, checks in on the connection it was handed")
     func helloSample() async throws {
         let fixture = try await DaemonFixture(prefix: "hello")
-        defer { Task { await fixture.tearDown() } }
+        atTeardown { await fixture.tearDown() }
         let id = "org.backgrounder.samples.hello"
         let log = fixture.daemon.stateDirectory + "/logs/\(id).log"
         _ = try fixture.daemon.client().request(.open(AppReference(bundle: id)))

@@ -5,7 +5,7 @@ import Testing
 
 /// Where backgrounderd looks without `--bundles`, and what bgctl offers on TAB where an app's
 /// identifier goes: real daemon, real bgctl, directories made for each test.
-@Suite("Default bundle directories and bundle-identifier completion")
+@Suite("Default bundle directories and bundle-identifier completion", .timeLimit(.minutes(5)), .tearsDown)
 struct DefaultBundleDirectoriesTests {
     /// `XDG_DATA_HOME` and three `XDG_DATA_DIRS` entries under one temporary directory, the
     /// second entry never created.
@@ -38,9 +38,9 @@ struct DefaultBundleDirectoriesTests {
         "without --bundles the daemon searches XDG_DATA_HOME, then each XDG_DATA_DIRS entry; missing ones are no news")
     func daemonSearchesTheXDGPath() async throws {
         let data = try Self.populated("xdg")
-        defer { data.directory.remove() }
+        atTeardown { data.directory.remove() }
         let daemon = try await DaemonProcess(directory: data.directory, environment: data.environment)
-        defer { Task { await daemon.stop() } }
+        atTeardown { await daemon.stop() }
 
         let reply = try daemon.client().request(.bundles)
         guard case .bundles(let list) = reply.body else {
@@ -67,10 +67,10 @@ struct DefaultBundleDirectoriesTests {
     @Test("a missing directory given with --bundles is still reported")
     func explicitMissingDirectoryIsReported() async throws {
         let directory = try TemporaryDirectory(prefix: "xdgx")
-        defer { directory.remove() }
+        atTeardown { directory.remove() }
         let missing = directory.appending("not-there")
         let daemon = try await DaemonProcess(directory: directory, bundleDirectories: [missing])
-        defer { Task { await daemon.stop() } }
+        atTeardown { await daemon.stop() }
         #expect(daemon.log.contains("\(missing): --bundles: cannot list the directory"), "\(daemon.log)")
     }
 
@@ -106,7 +106,7 @@ struct DefaultBundleDirectoriesTests {
     @Test("app identifiers complete from the daemon's list, with --socket read from the command line")
     func completionAsksTheDaemon() async throws {
         let fixture = try await DaemonFixture(prefix: "cmpl")
-        defer { Task { await fixture.tearDown() } }
+        atTeardown { await fixture.tearDown() }
         // A policy plug-in the daemon loads too, which no app command takes.
         try SampleBundles.assemble("LowPowerPolicy", into: fixture.bundles)
         _ = try fixture.daemon.client().request(.reload)

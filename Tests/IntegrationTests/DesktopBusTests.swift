@@ -11,7 +11,7 @@ import Testing
 /// The desktop over D-Bus, against real `dbus-daemon`s the tests start: logind's screen lock
 /// (a stand-in logind on a bus playing the system bus), UnifiedPush (a test distributor), and
 /// a daemon with no bus at all.
-@Suite("The desktop over D-Bus", .enabled(if: SessionBus.isAvailable))
+@Suite("The desktop over D-Bus", .enabled(if: SessionBus.isAvailable), .timeLimit(.minutes(5)), .tearsDown)
 struct DesktopBusTests {
     typealias Running = LifecycleTests.Running
 
@@ -61,7 +61,7 @@ struct DesktopBusTests {
     func logindLockMovesForegroundApp() async throws {
         let fixture = try await LogindFixture.start(
             "logind", setUp: Self.testApp("Front", behavior: "idle", modes: ["fetch"]))
-        defer { Task { await fixture.tearDown() } }
+        atTeardown { await fixture.tearDown() }
         let (running, logind) = (fixture.running, fixture.logind)
         let id = "org.backgrounder.tests.front"
         _ = try running.request(.open(AppReference(bundle: id)))
@@ -85,7 +85,7 @@ struct DesktopBusTests {
         let fixture = try await LogindFixture.start(
             "firstunlock", lockedAtStart: true, extraArguments: ["--scheduling", "pushWindow=30"],
             setUp: Self.testApp("Waiting", behavior: "push", modes: ["remote-notification"]))
-        defer { Task { await fixture.tearDown() } }
+        atTeardown { await fixture.tearDown() }
         let (running, logind) = (fixture.running, fixture.logind)
         let id = "org.backgrounder.tests.waiting"
         #expect(await waitUntil { running.daemon.log.contains("background launches wait for the first unlock") })
@@ -112,20 +112,16 @@ struct DesktopBusTests {
     )
     func notificationOnTheDesktop() async throws {
         let directory = try TemporaryDirectory(prefix: "desktopnotify")
+        // The bus first, then the directory: dbus-daemon unlinks its socket as it goes.
+        atTeardown { directory.remove() }
         let bus = try await SessionBus(directory: directory)
+        atTeardown { await bus.stop() }
         let server = try await NotificationServerPeer(bus: bus, directory: directory)
+        atTeardown { await server.stop() }
         let running = try await Running(
             prefix: "desktopnotify-daemon", environment: bus.environment,
             setUp: Self.testApp("Notifier", behavior: "notify-3", modes: []))
-        defer {
-            Task {
-                await running.tearDown()
-                await server.stop()
-                await bus.stop()
-                // The bus first: dbus-daemon unlinks its socket as it goes.
-                directory.remove()
-            }
-        }
+        atTeardown { await running.tearDown() }
         let id = "org.backgrounder.tests.notifier"
         #expect(
             await waitUntil {
@@ -183,21 +179,17 @@ struct DesktopBusTests {
     @Test("an app with a device token is registered with the distributor, and its messages arrive as silent pushes")
     func unifiedPushMessageWakesApp() async throws {
         let directory = try TemporaryDirectory(prefix: "unifiedpush")
+        // The bus first, then the directory: dbus-daemon unlinks its socket as it goes.
+        atTeardown { directory.remove() }
         let bus = try await SessionBus(directory: directory)
+        atTeardown { await bus.stop() }
         let distributor = try await PushDistributorPeer(bus: bus, directory: directory)
+        atTeardown { await distributor.stop() }
         let running = try await Running(
             prefix: "unifiedpush-daemon", extraArguments: ["--scheduling", "pushWindow=30"],
             environment: bus.environment,
             setUp: Self.testApp("Pushed", behavior: "push", modes: ["remote-notification"]))
-        defer {
-            Task {
-                await running.tearDown()
-                await distributor.stop()
-                await bus.stop()
-                // The bus first: dbus-daemon unlinks its socket as it goes.
-                directory.remove()
-            }
-        }
+        atTeardown { await running.tearDown() }
         let id = "org.backgrounder.tests.pushed"
         _ = try running.request(.open(AppReference(bundle: id)))
         #expect(await waitUntil { running.appLog(id).contains("device token ") })
@@ -244,18 +236,14 @@ struct DesktopBusTests {
     @Test("with no distributor installed, bgctl status says so")
     func noDistributor() async throws {
         let directory = try TemporaryDirectory(prefix: "nodistributor")
+        // The bus first, then the directory: dbus-daemon unlinks its socket as it goes.
+        atTeardown { directory.remove() }
         let bus = try await SessionBus(directory: directory)
+        atTeardown { await bus.stop() }
         let running = try await Running(
             prefix: "nodistributor-daemon", environment: bus.environment,
             setUp: Self.testApp("Lonely", behavior: "push", modes: ["remote-notification"]))
-        defer {
-            Task {
-                await running.tearDown()
-                await bus.stop()
-                // The bus first: dbus-daemon unlinks its socket as it goes.
-                directory.remove()
-            }
-        }
+        atTeardown { await running.tearDown() }
         #expect(
             await waitUntil {
                 (try? running.daemon.status().desktop?.unifiedPush)?.contains("no UnifiedPush distributor") == true
@@ -268,7 +256,10 @@ struct DesktopBusTests {
     @Test("a sandboxed app cannot reach the person's session bus to press play, forge a push or post as the daemon")
     func sandboxedAppIsOffTheBus() async throws {
         let directory = try TemporaryDirectory(prefix: "busreach")
+        // The bus first, then the directory: dbus-daemon unlinks its socket as it goes.
+        atTeardown { directory.remove() }
         let bus = try await SessionBus(directory: directory)
+        atTeardown { await bus.stop() }
         // Reachable on the file system: only the bus's own rules keep the app out.
         chmod(directory.path, 0o755)
         chmod(bus.socketPath, 0o777)
@@ -314,14 +305,7 @@ struct DesktopBusTests {
                     """,
                 into: bundles)
         }
-        defer {
-            Task {
-                await running.tearDown()
-                await bus.stop()
-                // The bus first: dbus-daemon unlinks its socket as it goes.
-                directory.remove()
-            }
-        }
+        atTeardown { await running.tearDown() }
         _ = try running.request(.open(AppReference(bundle: id)))
         #expect(await waitUntil { TrustBoundaryTests.report(running, id).contains("\"uid\"") })
         let reported = NotificationTests.reported(running, id)
@@ -343,7 +327,7 @@ struct DesktopBusTests {
             prefix: "nobus",
             environment: ["DBUS_SESSION_BUS_ADDRESS": "", "DBUS_SYSTEM_BUS_ADDRESS": ""],
             setUp: Self.testApp("Alone", behavior: "idle", modes: ["fetch"]))
-        defer { Task { await running.tearDown() } }
+        atTeardown { await running.tearDown() }
         let id = "org.backgrounder.tests.alone"
         _ = try running.request(.open(AppReference(bundle: id)))
         #expect(try await waitUntil { try running.app(id).state == .active })
@@ -363,7 +347,7 @@ struct DesktopBusTests {
         let running = try await Running(
             prefix: "latebus-daemon", environment: ["DBUS_SESSION_BUS_ADDRESS": address],
             setUp: Self.testApp("Steady", behavior: "idle", modes: ["fetch"]))
-        defer { Task { await running.tearDown() } }
+        atTeardown { await running.tearDown() }
         #expect(
             await waitUntil {
                 (try? running.daemon.status().desktop?.sessionBus.detail)?.contains("cannot connect") == true
@@ -383,11 +367,9 @@ struct DesktopBusTests {
         _ = try running.request(.open(AppReference(bundle: "org.backgrounder.tests.steady")))
         #expect(try await waitUntil { try running.app("org.backgrounder.tests.steady").state == .active })
         let again = try await SessionBus(directory: directory)
-        defer {
-            Task {
-                await again.stop()
-                directory.remove()
-            }
+        atTeardown {
+            await again.stop()
+            directory.remove()
         }
         #expect(
             await waitUntil(timeout: .seconds(20)) {

@@ -5,7 +5,7 @@ import Testing
 
 /// The daemon follows real device conditions: a power-supply tree that flips, and a network
 /// namespace that gains and loses its default route; `STATUS` and `bgctl status` follow.
-@Suite("Device conditions")
+@Suite("Device conditions", .timeLimit(.minutes(5)), .tearsDown)
 struct DeviceConditionsTests {
     /// `bgctl status` (text, or JSON) against a daemon.
     func bgctlStatus(_ daemon: DaemonProcess, json: Bool = false, in directory: TemporaryDirectory) async throws
@@ -32,13 +32,13 @@ struct DeviceConditionsTests {
     @Test("external power follows the power-supply tree as it flips offline, online and offline")
     func powerFlips() async throws {
         let tree = try SysfsTree()
-        defer { tree.remove() }
+        atTeardown { tree.remove() }
         try tree.supply("AC", type: "Mains", online: false)
         try tree.supply("BAT0", type: "Battery", status: "Discharging")
         let fixture = try await DaemonFixture(
             prefix: "cond-power",
             extraArguments: ["--power-supply-dir", tree.path(""), "--conditions-interval", "0.2"])
-        defer { Task { await fixture.tearDown() } }
+        atTeardown { await fixture.tearDown() }
         let daemon = fixture.daemon
 
         let battery = await conditions(of: daemon) { !$0.externalPower }
@@ -65,14 +65,14 @@ struct DeviceConditionsTests {
         .enabled(if: NetworkNamespace.isAvailable, "needs root and iproute2's ip netns (CI runs as root)"))
     func networkFollowsTheRoute() async throws {
         let namespace = try NetworkNamespace()
-        defer { namespace.remove() }
+        atTeardown { namespace.remove() }
         let directory = try TemporaryDirectory(prefix: "cond-net")
-        defer { directory.remove() }
+        atTeardown { directory.remove() }
         let daemon = try await DaemonProcess(
             directory: directory,
             extraArguments: ["--conditions-interval", "0.2", "--power-supply-dir", directory.appending("no-power")],
             launcher: namespace.launcher)
-        defer { Task { await daemon.stop() } }
+        atTeardown { await daemon.stop() }
 
         let offline = await conditions(of: daemon) { !$0.network }
         #expect(offline?.networkSource == "no default route")

@@ -10,42 +10,16 @@ import Testing
 @Suite(
     "disk full",
     .enabled(if: SmallTmpfs.canMount, "mounting a tmpfs needs root and mount(2)"),
-    .enabled(if: Locations.hasProgram("gpsfake"), "gpsfake is not installed (scripts/setup.sh installs it)"))
+    .enabled(if: Locations.hasProgram("gpsfake"), "gpsfake is not installed (scripts/setup.sh installs it)"),
+    .timeLimit(.minutes(5)), .tearsDown)
 struct DiskFullTests {
-    static let id = "org.backgrounder.tests.tracker"
+    static let id = TrackerOnSmallDisk.id
 
     @Test("fixes the store cannot take: the app hears it, status shows it, the daemon serves, then recovers")
     func fixesOnAFullDisk() async throws {
-        let directory = try TemporaryDirectory(prefix: "dfull")
-        defer { directory.remove() }
-        let bundles = directory.appending("bundles")
-        try TestAppBundles.make("Tracker", behavior: "locate", modes: ["location"], into: bundles)
-        // App output goes beside, on the big disk, so the app can still say what it heard.
-        let appLogs = directory.appending("app-logs")
-        try FileManager.default.createDirectory(atPath: appLogs, withIntermediateDirectories: true)
-        // Room for the database and its write-ahead log before the filler takes the rest: under
-        // a loaded parallel run checkpoints come late and the log alone outgrew 2 MiB.
-        let disk = try SmallTmpfs(at: directory.appending("state"), size: "8m")
-        try disk.bind(appLogs, at: "logs")
-        defer { disk.unmount(binds: ["logs"]) }
-
-        let port = try LoopbackPort.free()
-        let daemon = try await DaemonProcess(
-            directory: directory, bundleDirectories: [bundles], gpsd: "127.0.0.1:\(port)")
-        defer { Task { await daemon.stop() } }
-        let appLog = { (try? String(contentsOfFile: appLogs + "/\(Self.id).log", encoding: .utf8)) ?? "" }
-        let fixes = { appLog().split(separator: "\n").filter { $0.hasPrefix("fix ") }.count }
-
-        guard
-            case .done = try daemon.client().request(
-                .authorize(Authorize(bundle: Self.id, grant: .location(.always)))
-            ).body
-        else { throw HarnessError("authorize refused") }
-        _ = try daemon.client().request(.open(AppReference(bundle: Self.id)))
-        let gpsd = try await GPSDFake(
-            log: Locations.gpsFixture("walk-bled.nmea"), cycle: 0.02, port: port, directory: directory)
-        defer { Task { await gpsd.stop() } }
-        #expect(await waitUntil(timeout: .seconds(30)) { fixes() >= 3 }, "\(appLog())")
+        let scene = try await TrackerOnSmallDisk(prefix: "dfull")
+        let (directory, disk, daemon, gpsd) = (scene.directory, scene.disk, scene.daemon, scene.gpsd)
+        let appLog = scene.appLog
         #expect(try daemon.status().storage?.state == .ok, "\(Self.usage(of: directory.appending("state")))")
 
         try disk.fill()

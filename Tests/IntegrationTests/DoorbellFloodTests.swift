@@ -9,7 +9,8 @@ extension RealTimeSuites {
     /// thread does bounded work per wake-up, so everyone else plays and is served.
     @Suite(
         "Doorbell flood",
-        .enabled(if: AudioFixture.available, "PulseAudio is not installed (scripts/setup.sh installs it)")
+        .enabled(if: AudioFixture.available, "PulseAudio is not installed (scripts/setup.sh installs it)"),
+        .timeLimit(.minutes(5)), .tearsDown
     )
     struct DoorbellFloodTests {
         @Test("two processes flooding a doorbell: another app plays without an underrun, ps answers within a second")

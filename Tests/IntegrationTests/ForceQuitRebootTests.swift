@@ -5,12 +5,13 @@ import Testing
 
 /// The force-quit mark outlives a daemon restart but not a reboot, as on iOS: the daemon
 /// compares the kernel's boot id (here a file the test rewrites) with the one it recorded.
-@Suite("Force quit across restarts and reboots")
+/// Judged by what the app saw: the launches its own log records.
+@Suite("Force quit across restarts and reboots", .timeLimit(.minutes(5)), .tearsDown)
 struct ForceQuitRebootTests {
     @Test("a force quit is remembered across a restart in the same boot and forgotten after a reboot")
     func rebootClearsForceQuit() async throws {
         let directory = try TemporaryDirectory(prefix: "reboot")
-        defer { directory.remove() }
+        atTeardown { directory.remove() }
         let bundles = directory.appending("bundles")
         let id = try TestAppBundles.make("Quitted", modes: ["remote-notification"], into: bundles)
         let bootFile = directory.appending("boot_id")
@@ -25,31 +26,42 @@ struct ForceQuitRebootTests {
             else { throw HarnessError("no \(id) in ps") }
             return app.forceQuit
         }
+        // The app's log is in the state directory all three daemons share.
+        let appLog = {
+            (try? String(contentsOfFile: directory.appending("state/logs/\(id).log"), encoding: .utf8)) ?? ""
+        }
 
         let first = try await start()
+        atTeardown { await first.stop() }
         _ = try first.client().request(.open(AppReference(bundle: id)))
+        #expect(await waitUntil { appLog().contains("didBecomeActive") }, "\(appLog())")
         _ = try first.client().request(.quit(AppReference(bundle: id)))
+        #expect(await waitUntil { appLog().contains("willTerminate") }, "\(appLog())")
         #expect(try forceQuit(first))
         #expect(await first.stop())
 
         // The same boot: still force-quit, and a push does not launch it.
         let second = try await start()
+        atTeardown { await second.stop() }
         #expect(try forceQuit(second))
         let push = try second.client().request(.wake(WakeRequest(bundle: id, reason: .push))).body
         #expect(push.errorCode == .invalidState, "\(push)")
         #expect(await second.stop())
+        #expect(RelaunchTests.launches(appLog()) == ["user"], "launched in the same boot: \(appLog())")
 
-        // A reboot: the mark is gone, and a push relaunches it.
+        // A reboot: the mark is gone, and a push relaunches it: the app says it was launched
+        // for a push.
         try "7c2d9a4e-boot-two\n".write(toFile: bootFile, atomically: true, encoding: .utf8)
         let third = try await start()
-        defer { Task { await third.stop() } }
+        atTeardown { await third.stop() }
         #expect(try forceQuit(third) == false)
         #expect(third.log.contains("rebooted"), "\(third.log)")
         let relaunch = try third.client().request(.wake(WakeRequest(bundle: id, reason: .push))).body
-        guard case .done(let done) = relaunch else {
-            Issue.record("the push was refused after a reboot: \(relaunch)")
+        guard case .done = relaunch else {
+            Issue.record("the push was refused after a reboot: \(relaunch); daemon: \(third.log.suffix(2000))")
             return
         }
-        #expect(done.detail.contains("relaunched"))
+        #expect(await waitUntil { RelaunchTests.launches(appLog()).count == 2 }, "\(appLog())")
+        #expect(RelaunchTests.launches(appLog()) == ["user", "push"], "\(appLog())")
     }
 }

@@ -11,7 +11,7 @@ import Testing
 /// Apps that try to make the daemon hold too much, run on without checking in, or launch
 /// a bundle that changed behind the daemon's back: each refused with the reason, and the
 /// state, the CPU and the files checked afterwards.
-@Suite("Hostile apps meet the daemon's limits")
+@Suite("Hostile apps meet the daemon's limits", .timeLimit(.minutes(5)), .tearsDown)
 struct HostileAppTests {
     typealias Running = LifecycleTests.Running
 
@@ -40,7 +40,7 @@ struct HostileAppTests {
         let running = try await Running(prefix: "tasks") { bundles in
             try PythonAppBundles.make("Tasker", script: script, into: bundles)
         }
-        defer { Task { await running.tearDown() } }
+        atTeardown { await running.tearDown() }
         _ = try running.request(.open(AppReference(bundle: id)))
         #expect(await waitUntil { running.appLog(id).contains("began all") }, "\(running.appLog(id))")
 
@@ -75,20 +75,24 @@ struct HostileAppTests {
                 "Silent", script: "#!/usr/bin/python3\nwhile True:\n    pass\n", modes: ["fetch"], prelude: false,
                 into: bundles)
         }
-        defer { Task { await running.tearDown() } }
+        atTeardown { await running.tearDown() }
         guard case .done = try running.request(.wake(WakeRequest(bundle: id, reason: .fetch))) else {
             Issue.record("fetch did not launch it")
             return
         }
         #expect(try running.app(id).state == .inactive)
         #expect(await waitUntil(timeout: .seconds(15)) { (try? running.app(id).state) == .suspended })
-        let app = try running.app(id)
-        #expect(app.cpuSeconds > 0.05, "it was busy until the deadline: \(app)")
-        try await Task.sleep(for: .milliseconds(300))
-        let before = try running.app(id).cpuSeconds
-        try await Task.sleep(for: .seconds(2))
-        #expect(try running.app(id).cpuSeconds == before, "a suspended app uses no CPU")
+        // Read from the kernel, not from the daemon's ps: it spun until the deadline, its
+        // cgroup is frozen, and over 2 s it gains no tick.
+        let pid = try #require(try running.app(id).pid)
+        #expect((SuspensionEvidence.ticks(pid) ?? 0) > 0, "it was busy until the deadline")
+        #expect(SuspensionEvidence.cgroupFrozen(pid), "cgroup.events does not say frozen 1")
+        let moved = await SuspensionEvidence.movement([pid])
+        #expect(moved.isEmpty, "a suspended app ran: \(moved)")
         #expect(running.daemon.log.contains("suspended ("))
+        // The control: opened, the same process is thawed and spins again.
+        _ = try running.request(.open(AppReference(bundle: id)))
+        #expect(await SuspensionEvidence.advance([pid]), "thawed, it spins again: \(running.daemon.log.suffix(1500))")
         #expect(running.daemon.isRunning)
     }
 
@@ -97,25 +101,23 @@ struct HostileAppTests {
     )
     func remoteCommandQueueCap() async throws {
         let id = "org.backgrounder.tests.mute"
-        let running = try await Running(prefix: "remote-cap", extraArguments: ["--check-in-deadline", "60"]) {
+        let running = try await Running(prefix: "remote-cap", extraArguments: ["--check-in-deadline", "600"]) {
             bundles in
             try PythonAppBundles.make(
                 "Mute", script: "#!/usr/bin/python3\nimport time\ntime.sleep(600)\n", modes: ["audio"], prelude: false,
                 into: bundles)
         }
-        defer { Task { await running.tearDown() } }
+        atTeardown { await running.tearDown() }
         // Each person's command is held until the app answers (it never does), so they are sent
         // side by side, each on its own connection and thread (a blocking request would hold
         // one of the few threads of the concurrency pool and send them one after another).
         let replies = await withTaskGroup(of: DaemonMessage.Body?.self) { group in
             for _ in 0..<20 {
                 group.addTask {
-                    await withCheckedContinuation { continuation in
-                        Thread.detachNewThread {
-                            let reply = try? running.daemon.client(timeout: .seconds(30)).request(
-                                .remoteCommand(RemoteCommandRequest(bundle: id, command: .play)))
-                            continuation.resume(returning: reply?.body)
-                        }
+                    try? await onOwnThread {
+                        try running.daemon.client(timeout: .seconds(30)).request(
+                            .remoteCommand(RemoteCommandRequest(bundle: id, command: .play))
+                        ).body
                     }
                 }
             }
@@ -169,7 +171,7 @@ struct HostileAppTests {
                     time.sleep(600)
                     """, into: bundles)
         }
-        defer { Task { await running.tearDown() } }
+        atTeardown { await running.tearDown() }
         _ = try running.request(.open(AppReference(bundle: victim)))
         #expect(await waitUntil { running.appLog(victim).contains("checkin ") })
         _ = try running.request(.open(AppReference(bundle: intruder)))
@@ -204,7 +206,7 @@ struct HostileAppTests {
             // found only by the check at launch, not by a rescan racing it.
             try PythonAppBundles.make("Steady", script: script, prelude: false, executable: "bin/Steady", into: bundles)
         }
-        defer { Task { await running.tearDown() } }
+        atTeardown { await running.tearDown() }
         let bundle = running.bundles + "/Steady.bundle"
         let executable = bundle + "/bin/Steady"
 

@@ -7,7 +7,7 @@ import Testing
 /// A hostile app against the scheduler: it tries to push to, launch, expire, read and cancel
 /// another app's work, and to end another app's event window. Judged by the victim's state,
 /// log and pending requests, not by the replies the attacker got.
-@Suite("Scheduling against a hostile app")
+@Suite("Scheduling against a hostile app", .timeLimit(.minutes(5)), .tearsDown)
 struct HostileSchedulingTests {
     typealias Running = LifecycleTests.Running
 
@@ -53,7 +53,7 @@ struct HostileSchedulingTests {
                 modes: ["fetch", "remote-notification"],
                 into: bundles)
         }
-        defer { Task { await running.tearDown() } }
+        atTeardown { await running.tearDown() }
         let task = victim + ".refresh"
 
         // The victim asks for a refresh, goes home, and is woken for a fetch it leaves open.
@@ -125,7 +125,7 @@ struct HostileSchedulingTests {
                 modes: ["fetch"],
                 into: bundles)
         }
-        defer { Task { await running.tearDown() } }
+        atTeardown { await running.tearDown() }
         let report = { TrustBoundaryTests.report(running, id) }
         _ = try running.request(.open(AppReference(bundle: id)))
         #expect(try await waitUntil { try running.app(id).state == .active })

@@ -14,7 +14,8 @@ extension RealTimeSuites {
     @Suite(
         "location through gpsd",
         .enabled(
-            if: Locations.hasProgram("gpsfake") && Locations.hasProgram("gpspipe"), "scripts/setup.sh installs gpsd"))
+            if: Locations.hasProgram("gpsfake") && Locations.hasProgram("gpspipe"), "scripts/setup.sh installs gpsd"),
+        .timeLimit(.minutes(5)), .tearsDown)
     struct LocationTests {
         static let hike = "org.backgrounder.samples.hikerecorder"
         static let alerts = "org.backgrounder.samples.regionalerts"
@@ -98,17 +99,15 @@ extension RealTimeSuites {
         @Test("a hike recorded while sent home, suspended, SIGKILLed and relaunched holds every fix gpsd reported")
         func hikeEndToEnd() async throws {
             let scratch = try TemporaryDirectory(prefix: "hike")
-            defer { scratch.remove() }
+            atTeardown { scratch.remove() }
             let walk = try NMEALog.withColdStart("walk-bled.nmea", cycle: 0.01, in: scratch)
             let gpsd = try await GPSDFake(log: walk, cycle: 0.01, singleShot: true, directory: scratch)
             let pipe = try GPSPipe(port: gpsd.port, directory: scratch)
             let setup = try await Setup("hike", gpsdPort: gpsd.port, samples: ["HikeRecorder"])
-            defer {
-                Task {
-                    await pipe.stop()
-                    await gpsd.stop()
-                    await setup.running.tearDown()
-                }
+            atTeardown {
+                await pipe.stop()
+                await gpsd.stop()
+                await setup.running.tearDown()
             }
             let daemon = setup.daemon
             try setup.authorize(Self.hike)
@@ -133,7 +132,10 @@ extension RealTimeSuites {
                 try setup.running.app(Self.hike).pid.map { $0 != victim } ?? false
             }
             #expect(relaunched, "daemon log: \(daemon.log)")
-            #expect(daemon.log.contains("launched (location)"))
+            // The recorder's own word for it.
+            #expect(
+                await waitUntil { setup.running.appLog(Self.hike).contains("launched (location)") },
+                "\(setup.running.appLog(Self.hike))")
 
             // The walk ends; opening the app takes the last batch.
             #expect(try await Self.replayed("walk-bled", by: daemon), "the replay did not finish")
@@ -172,7 +174,7 @@ extension RealTimeSuites {
             "the daemon SIGKILLed mid-walk with the recorder suspended: adopted, every fix it queued arrives in order")
         func hikeAcrossADaemonRestart() async throws {
             let scratch = try TemporaryDirectory(prefix: "hike-restart")
-            defer { scratch.remove() }
+            atTeardown { scratch.remove() }
             let walk = try NMEALog.withColdStart("walk-bled.nmea", cycle: 0.01, in: scratch)
             let gpsd = try await GPSDFake(log: walk, cycle: 0.01, singleShot: true, directory: scratch)
             let pipe = try GPSPipe(port: gpsd.port, directory: scratch)
@@ -194,13 +196,11 @@ extension RealTimeSuites {
                 directory: setup.running.directory, bundleDirectories: [setup.running.bundles],
                 gpsd: "127.0.0.1:\(gpsd.port)",
                 extraArguments: LifecycleTests.fastPolicy + ["--suspension", "auto"])
-            defer {
-                Task {
-                    await second.stop()
-                    await pipe.stop()
-                    await gpsd.stop()
-                    await setup.running.tearDown()
-                }
+            atTeardown {
+                await second.stop()
+                await pipe.stop()
+                await gpsd.stop()
+                await setup.running.tearDown()
             }
             #expect(await waitUntil { (try? second.status().lastFix) != nil }, "\(second.log)")
             let resumedAt = pipe.reports.count
@@ -262,7 +262,7 @@ extension RealTimeSuites {
         @Test("RegionAlerts opened before its location grant hands its regions over when the grant arrives")
         func regionsFollowTheGrant() async throws {
             let setup = try await Setup("rgngrant", gpsdPort: try LoopbackPort.free(), samples: ["RegionAlerts"])
-            defer { Task { await setup.running.tearDown() } }
+            atTeardown { await setup.running.tearDown() }
             let add = try Self.run(
                 Locations.product("RegionAlerts"),
                 ["add", "viewpoint", "46.3654", "14.0899", "150", "--state-dir", setup.state])
@@ -288,10 +288,10 @@ extension RealTimeSuites {
         @Test("RegionAlerts, not running, is relaunched for an entry and an exit within dwell + 2 s")
         func regionEndToEnd() async throws {
             let scratch = try TemporaryDirectory(prefix: "rgn")
-            defer { scratch.remove() }
+            atTeardown { scratch.remove() }
             let port = try LoopbackPort.free()
             let setup = try await Setup("rgn", gpsdPort: port, samples: ["RegionAlerts"])
-            defer { Task { await setup.running.tearDown() } }
+            atTeardown { await setup.running.tearDown() }
             let daemon = setup.daemon
             // A 150 m circle around a point 40 % into the walk.
             let track = try Self.truthTrack("walk-bled")
@@ -320,11 +320,9 @@ extension RealTimeSuites {
             let walk = try NMEALog.withColdStart("walk-bled.nmea", cycle: 0.01, in: scratch)
             let gpsd = try await GPSDFake(log: walk, cycle: 0.01, singleShot: true, port: port, directory: scratch)
             let pipe = try GPSPipe(port: port, directory: scratch)
-            defer {
-                Task {
-                    await pipe.stop()
-                    await gpsd.stop()
-                }
+            atTeardown {
+                await pipe.stop()
+                await gpsd.stop()
             }
             let log = setup.state + "/data/\(Self.alerts)/alerts.log"
             func alerts() -> [Substring] {
@@ -342,7 +340,10 @@ extension RealTimeSuites {
                 }
                 return exitedAt != nil
             }
-            #expect(daemon.log.contains("launched (location)"), "\(daemon.log)")
+            // Force-quit, it was relaunched for location: its own log says so.
+            #expect(
+                setup.running.appLog(Self.alerts).contains("launched (location)"),
+                "\(setup.running.appLog(Self.alerts))")
             let entered = try #require(enteredAt, "no entry; daemon log: \(daemon.log)")
             let exited = try #require(exitedAt, "no exit; alerts: \(alerts())")
             #expect(alerts().count == 2, "exactly one entry and one exit: \(alerts())")
@@ -364,14 +365,76 @@ extension RealTimeSuites {
             #expect(daemon.isRunning)
         }
 
+        @Test(
+            "a force-quit app monitoring significant changes is relaunched by gpsd's fixes: it says it launched for location and prints the walk's fixes, heard after that launch"
+        )
+        func forceQuitRelaunchedForLocation() async throws {
+            let scratch = try TemporaryDirectory(prefix: "fqloc")
+            atTeardown { scratch.remove() }
+            let port = try LoopbackPort.free()
+            let setup = try await Setup(
+                "fqloc", gpsdPort: port, testApps: [("Quitter", "significant", ["location"])])
+            atTeardown { await setup.running.tearDown() }
+            let id = "org.backgrounder.tests.quitter"
+            try setup.authorize(id)
+            _ = try setup.running.request(.open(AppReference(bundle: id)))
+            #expect(await waitUntil { setup.daemon.log.contains("location: significant changes") })
+            _ = try setup.running.request(.quit(AppReference(bundle: id)))
+            #expect(try await waitUntil { try setup.running.app(id).state == .notRunning })
+            #expect(try setup.running.app(id).forceQuit)
+
+            let gpsd = try await GPSDFake(
+                log: try NMEALog.withColdStart("walk-bled.nmea", cycle: 0.005, in: scratch), cycle: 0.005,
+                singleShot: true, port: port, directory: scratch)
+            atTeardown { await gpsd.stop() }
+            #expect(try await Self.replayed("walk-bled", by: setup.daemon), "\(setup.daemon.log.suffix(2000))")
+
+            // What the app saw after the person quit it (its log from `willTerminate` on):
+            // launched, for location only, and fixes heard after that launch.
+            func sinceQuit() -> [Substring] {
+                let lines = setup.running.appLog(id).split(separator: "\n")
+                return lines.lastIndex { $0 == "willTerminate" }.map { Array(lines[($0 + 1)...]) } ?? []
+            }
+            #expect(
+                await waitUntil(timeout: .seconds(60)) { sinceQuit().contains { $0.hasPrefix("fix ") } },
+                "no fix after the quit: \(setup.running.appLog(id))")
+            let lines = sinceQuit()
+            let launches = RelaunchTests.launches(lines.joined(separator: "\n"))
+            #expect(launches.first == "location" && Set(launches) == ["location"], "\(lines)")
+            let launchedAt = try #require(
+                lines.first { $0.hasPrefix("launched location t=") }.flatMap { Int64($0.dropFirst(20)) }, "\(lines)")
+            let truth = try TruthTrack.load("walk-bled").fixes
+            let heard = lines.compactMap(Self.heardFix)
+            #expect(!heard.isEmpty, "\(lines)")
+            for fix in heard {
+                #expect(fix.heardAt >= launchedAt, "heard at \(fix.heardAt), before the launch at \(launchedAt)")
+                let match = truth.first {
+                    abs($0.timestamp - fix.time) < 0.5 && $0.coordinate.distance(to: fix.coordinate) < 2
+                }
+                #expect(match != nil, "fix \(fix) is none the receiver reported")
+            }
+            #expect(zip(heard, heard.dropFirst()).allSatisfy { $0.time < $1.time }, "in order: \(heard)")
+        }
+
+        /// A `fix LAT LON t=FIXTIME r=HEARD` line: the fix, and when the app heard it
+        /// (CLOCK_REALTIME, nanoseconds).
+        static func heardFix(_ line: Substring) -> (coordinate: Coordinate, time: Double, heardAt: Int64)? {
+            let fields = line.split(separator: " ")
+            guard fields.count == 5, fields[0] == "fix", let latitude = Double(fields[1]),
+                let longitude = Double(fields[2]), fields[3].hasPrefix("t="), let time = Double(fields[3].dropFirst(2)),
+                fields[4].hasPrefix("r="), let heardAt = Int64(fields[4].dropFirst(2))
+            else { return nil }
+            return (Coordinate(latitude: latitude, longitude: longitude), time, heardAt)
+        }
+
         @Test("a receiver lying a few metres from a region's boundary causes no entry/exit flapping")
         func stationaryJitterDoesNotFlap() async throws {
             let scratch = try TemporaryDirectory(prefix: "jit")
-            defer { scratch.remove() }
+            atTeardown { scratch.remove() }
             let port = try LoopbackPort.free()
             let setup = try await Setup(
                 "jit", gpsdPort: port, samples: ["RegionAlerts"], testApps: [("Still", "significant", ["location"])])
-            defer { Task { await setup.running.tearDown() } }
+            atTeardown { await setup.running.tearDown() }
             let daemon = setup.daemon
             // The table is at 46.0569 N 14.5058 E; the boundary of a 100 m circle passes 5 m from it,
             // well inside the receiver's error.
@@ -392,7 +455,7 @@ extension RealTimeSuites {
             let gpsd = try await GPSDFake(
                 log: try NMEALog.withColdStart("stationary-jitter.nmea", cycle: 0.005, in: scratch), cycle: 0.005,
                 singleShot: true, port: port, directory: scratch)
-            defer { Task { await gpsd.stop() } }
+            atTeardown { await gpsd.stop() }
             #expect(try await Self.replayed("stationary-jitter", by: daemon), "\(daemon.log)")
             try await Task.sleep(for: .milliseconds(500))
             let alerts =
@@ -410,10 +473,10 @@ extension RealTimeSuites {
         @Test("significant changes on a walk: about one per 500 m, never two within 5 minutes")
         func significantChangesOnAWalk() async throws {
             let scratch = try TemporaryDirectory(prefix: "sig")
-            defer { scratch.remove() }
+            atTeardown { scratch.remove() }
             let port = try LoopbackPort.free()
             let setup = try await Setup("sig", gpsdPort: port, testApps: [("Walker", "significant", ["location"])])
-            defer { Task { await setup.running.tearDown() } }
+            atTeardown { await setup.running.tearDown() }
             let id = "org.backgrounder.tests.walker"
             try setup.authorize(id)
             _ = try setup.running.request(.open(AppReference(bundle: id)))
@@ -421,7 +484,7 @@ extension RealTimeSuites {
             let gpsd = try await GPSDFake(
                 log: try NMEALog.withColdStart("walk-bled.nmea", cycle: 0.005, in: scratch), cycle: 0.005,
                 singleShot: true, port: port, directory: scratch)
-            defer { Task { await gpsd.stop() } }
+            atTeardown { await gpsd.stop() }
             #expect(try await Self.replayed("walk-bled", by: setup.daemon))
             try await Task.sleep(for: .milliseconds(500))
             let fixes = setup.fixes(id)
@@ -441,21 +504,27 @@ extension RealTimeSuites {
         @Test("gpsd killed and restarted mid-walk: the app hears the failure, updates resume, the daemon never stops")
         func gpsdRestart() async throws {
             let scratch = try TemporaryDirectory(prefix: "gpk")
-            defer { scratch.remove() }
+            atTeardown { scratch.remove() }
             let port = try LoopbackPort.free()
             let setup = try await Setup("gpk", gpsdPort: port, testApps: [("Tracker", "locate", ["location"])])
-            defer { Task { await setup.running.tearDown() } }
+            atTeardown { await setup.running.tearDown() }
             let id = "org.backgrounder.tests.tracker"
             try setup.authorize(id)
             _ = try setup.running.request(.open(AppReference(bundle: id)))
             var gpsd = try await GPSDFake(
                 log: Locations.gpsFixture("short-walk.nmea"), cycle: 0.02, port: port, directory: scratch)
-            #expect(await waitUntil { setup.fixes(id).count >= 5 }, "\(setup.running.appLog(id))")
+            #expect(
+                await waitUntil { setup.fixes(id).count >= 5 },
+                """
+                \(setup.running.appLog(id))
+                the daemon on gpsd: \(setup.daemon.log.split(separator: "\n").filter { $0.contains("gpsd") }.suffix(20))
+                gpsfake: \(gpsd.output.suffix(1000))
+                """)
             await gpsd.stop()
             #expect(await waitUntil { setup.running.appLog(id).contains("location failed: locationUnknown") })
             gpsd = try await GPSDFake(
                 log: Locations.gpsFixture("stationary-jitter.nmea"), cycle: 0.02, port: port, directory: scratch)
-            defer { Task { [gpsd] in await gpsd.stop() } }
+            atTeardown { [gpsd] in await gpsd.stop() }
             let resumed = await waitUntil(timeout: .seconds(30)) {
                 setup.fixes(id).contains { abs($0.latitude - 46.0569) < 0.001 }
             }
@@ -466,10 +535,10 @@ extension RealTimeSuites {
         @Test("garbage and truncated NMEA: no crash, and every fix an app hears is one the receiver made")
         func corruptInput() async throws {
             let scratch = try TemporaryDirectory(prefix: "bad")
-            defer { scratch.remove() }
+            atTeardown { scratch.remove() }
             let port = try LoopbackPort.free()
             let setup = try await Setup("bad", gpsdPort: port, testApps: [("Reader", "locate", ["location"])])
-            defer { Task { await setup.running.tearDown() } }
+            atTeardown { await setup.running.tearDown() }
             let id = "org.backgrounder.tests.reader"
             try setup.authorize(id)
             _ = try setup.running.request(.open(AppReference(bundle: id)))
@@ -517,16 +586,16 @@ extension RealTimeSuites {
             ])
         func backgroundRules(modes: [String], grant: LocationAuthorization, keepsRunning: Bool) async throws {
             let scratch = try TemporaryDirectory(prefix: "bgr")
-            defer { scratch.remove() }
+            atTeardown { scratch.remove() }
             let port = try LoopbackPort.free()
             let setup = try await Setup("bgr", gpsdPort: port, testApps: [("Hiker", "locate", modes)])
-            defer { Task { await setup.running.tearDown() } }
+            atTeardown { await setup.running.tearDown() }
             let id = "org.backgrounder.tests.hiker"
             try setup.authorize(id, grant)
             _ = try setup.running.request(.open(AppReference(bundle: id)))
             let gpsd = try await GPSDFake(
                 log: Locations.gpsFixture("walk-bled.nmea"), cycle: 0.02, port: port, directory: scratch)
-            defer { Task { await gpsd.stop() } }
+            atTeardown { await gpsd.stop() }
             #expect(await waitUntil { setup.fixes(id).count >= 3 }, "\(setup.running.appLog(id))")
             _ = try setup.running.request(.home)
             try await Task.sleep(for: .seconds(3))  // the fast policy's grace is 1 s

@@ -13,7 +13,8 @@ import Testing
 /// while it is suspended: it is woken, obeys, and is heard on the null sink's monitor.
 @Suite(
     "Media keys over MPRIS",
-    .enabled(if: AudioFixture.available && SessionBus.isAvailable && Locations.hasProgram("playerctl")))
+    .enabled(if: AudioFixture.available && SessionBus.isAvailable && Locations.hasProgram("playerctl")),
+    .timeLimit(.minutes(5)), .tearsDown)
 struct MediaKeysTests {
     static let playerName = "backgrounder.org.backgrounder.samples.backgroundplayer"
 
@@ -27,14 +28,12 @@ struct MediaKeysTests {
         let daemon = try await DaemonProcess(
             directory: directory, bundleDirectories: [bundles], pulseServer: pulse.server,
             extraArguments: LifecycleTests.fastPolicy, environment: bus.environment)
-        defer {
-            Task {
-                await daemon.stop()
-                await pulse.stop()
-                await bus.stop()
-                // The bus first: dbus-daemon unlinks its socket as it goes.
-                directory.remove()
-            }
+        atTeardown {
+            await daemon.stop()
+            await pulse.stop()
+            await bus.stop()
+            // The bus first: dbus-daemon unlinks its socket as it goes.
+            directory.remove()
         }
         #expect(await waitUntil { (try? daemon.status().pulseAudio.state) == .connected })
         let id = AudioFixture.player
@@ -56,7 +55,9 @@ struct MediaKeysTests {
 
         // Two tones of different pitch, so the capture tells which track plays.
         let music = daemon.stateDirectory + "/data/" + id + "/music"
-        try WAVFile.writeTwoTones(into: music, amplitude: 16_000)
+        // Three minutes each: on a loaded machine the first 30-second track once ended before
+        // its title was read.
+        try WAVFile.writeTwoTones(into: music, amplitude: 16_000, seconds: 180)
 
         _ = try daemon.client().request(
             .remoteCommand(RemoteCommandRequest(bundle: id, command: .play, argument: music)))
@@ -67,7 +68,7 @@ struct MediaKeysTests {
         #expect(await waitUntil(timeout: .seconds(20)) { (try? await ctl("status")) == "Playing" })
         let title = try await ctl("metadata", "title")
         #expect(title == "1-low.wav")
-        #expect(try await ctl("metadata", "mpris:length") == "30000000")
+        #expect(try await ctl("metadata", "mpris:length") == "180000000")
         #expect(try await ctl("metadata", "xesam:url") == "file://\(music)/1-low.wav")
 
         // Paused from the media keys, the player loses its audio assertion and is suspended.

@@ -63,7 +63,7 @@ struct NetworkNamespace {
     @discardableResult
     static func run(_ arguments: [String]) throws -> String {
         guard let ip else { throw HarnessError("iproute2's ip is not installed") }
-        let log = "/tmp/bgcond-ip-\(UUID().uuidString.prefix(8)).log"
+        let log = TemporaryDirectory.uniquePath("bgcond-ip", suffix: ".log")
         defer { unlink(log) }
         let pid = try ProcessLauncher.spawn(ip, arguments: arguments, environment: [:], output: log, truncate: true)
         var status: Int32 = 0

@@ -9,12 +9,13 @@ extension RealTimeSuites {
     @Suite(
         "notifications on region crossings",
         .enabled(
-            if: Locations.hasProgram("gpsfake") && Locations.hasProgram("gpspipe"), "scripts/setup.sh installs gpsd"))
+            if: Locations.hasProgram("gpsfake") && Locations.hasProgram("gpspipe"), "scripts/setup.sh installs gpsd"),
+        .timeLimit(.minutes(5)), .tearsDown)
     struct NotificationRegionTests {
         @Test("a location trigger posts on entry while its force-quit app stays not running")
         func entryPostsWithoutLaunching() async throws {
             let scratch = try TemporaryDirectory(prefix: "nrgn")
-            defer { scratch.remove() }
+            atTeardown { scratch.remove() }
             let port = try LoopbackPort.free()
             // A 150 m circle around a point 40 % into the walk, as RegionAlerts' test uses.
             let track = try LocationTests.truthTrack("walk-bled")
@@ -37,7 +38,7 @@ extension RealTimeSuites {
                         """,
                     into: bundles)
             }
-            defer { Task { await running.tearDown() } }
+            atTeardown { await running.tearDown() }
             try NotificationTests.grant(running, id)
             _ = try running.request(.authorize(Authorize(bundle: id, grant: .location(.whenInUse))))
             _ = try running.request(.open(AppReference(bundle: id)))
@@ -51,7 +52,7 @@ extension RealTimeSuites {
 
             let walk = try NMEALog.withColdStart("walk-bled.nmea", cycle: 0.01, in: scratch)
             let gpsd = try await GPSDFake(log: walk, cycle: 0.01, singleShot: true, port: port, directory: scratch)
-            defer { Task { await gpsd.stop() } }
+            atTeardown { await gpsd.stop() }
             let delivered = try await waitUntil(timeout: .seconds(90)) {
                 try NotificationTests.list(running, id).delivered.map(\.request.identifier) == ["arrive"]
             }

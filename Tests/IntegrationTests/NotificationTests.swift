@@ -6,7 +6,7 @@ import Testing
 
 /// Local notifications with real processes and no desktop: the log presenter shows them, a
 /// person lists and activates them with `bgctl notifications`.
-@Suite("Notifications with real processes")
+@Suite("Notifications with real processes", .timeLimit(.minutes(5)), .tearsDown)
 struct NotificationTests {
     typealias Running = LifecycleTests.Running
 
@@ -51,7 +51,7 @@ struct NotificationTests {
     @Test("a force-quit app's notification is delivered at its time; activating it launches the app with the response")
     func deliveredAfterForceQuitThenActivated() async throws {
         let (running, ids) = try await running("notifyquit", apps: [("Notifier", "notify-3")])
-        defer { Task { await running.tearDown() } }
+        atTeardown { await running.tearDown() }
         let id = ids[0]
         try Self.grant(running, id)
         _ = try running.request(.open(AppReference(bundle: id)))
@@ -117,7 +117,7 @@ struct NotificationTests {
 
         let second = try await DaemonProcess(
             directory: directory, bundleDirectories: [bundles], extraArguments: LifecycleTests.fastPolicy)
-        defer { Task { await second.stop() } }
+        atTeardown { await second.stop() }
         let after = try pending(second)
         #expect(after == before, "\(after) \(second.log)")
         #expect(after.first?.request.content.userInfo == ["cup": .number(2)])
@@ -126,7 +126,7 @@ struct NotificationTests {
     @Test("an app in front is asked willPresent, and the notification is shown as it answers")
     func foregroundAppIsAsked() async throws {
         let (running, ids) = try await running("notifyfront", apps: [("Front", "notify-1")])
-        defer { Task { await running.tearDown() } }
+        atTeardown { await running.tearDown() }
         let id = ids[0]
         try Self.grant(running, id)
         _ = try running.request(.open(AppReference(bundle: id)))
@@ -157,7 +157,7 @@ struct NotificationTests {
                     """,
                 into: bundles)
         }
-        defer { Task { await running.tearDown() } }
+        atTeardown { await running.tearDown() }
         try Self.grant(running, id)
         _ = try running.request(.open(AppReference(bundle: id)))
         #expect(await waitUntil { TrustBoundaryTests.report(running, id).contains("\"done\"") })
@@ -221,7 +221,7 @@ struct NotificationTests {
                     """,
                 into: bundles)
         }
-        defer { Task { await running.tearDown() } }
+        atTeardown { await running.tearDown() }
         try Self.grant(running, victim)
         try Self.grant(running, attacker)
         _ = try running.request(.open(AppReference(bundle: victim)))

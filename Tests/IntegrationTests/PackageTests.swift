@@ -9,7 +9,7 @@ import Testing
 /// `scripts/package.sh` on the products this test run was built with: the archive it makes,
 /// and, as root, that archive installed with dpkg, used, and removed again. The build tree
 /// is only read; the package is made in a temporary directory.
-@Suite("The Debian package")
+@Suite("The Debian package", .timeLimit(.minutes(10)), .tearsDown)
 struct PackageTests {
     static let dpkg = "/usr/bin/dpkg"
     static let dpkgDeb = "/usr/bin/dpkg-deb"

@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 /// `bgctl permissions`: what people granted, as they and scripts read it.
-@Suite("bgctl permissions")
+@Suite("bgctl permissions", .timeLimit(.minutes(5)), .tearsDown)
 struct PermissionsTests {
     static let alpha = "org.backgrounder.tests.alpha"
     static let beta = "org.backgrounder.tests.beta"

@@ -6,7 +6,7 @@ import Testing
 
 /// Policy plug-ins: a real shared library loaded with dlopen, changing a budget observably;
 /// a broken one leaves the standard policy in force with a message that says why.
-@Suite("Policy plug-ins")
+@Suite("Policy plug-ins", .timeLimit(.minutes(5)), .tearsDown)
 struct PolicyPluginTests {
     static let lowPower = "org.backgrounder.samples.lowpower"
 
@@ -31,11 +31,9 @@ struct PolicyPluginTests {
     @Test("the low-power sample halves the task budget")
     func lowPowerHalvesTheBudget() async throws {
         let (directory, daemon) = try await start("pol", policy: Self.lowPower)
-        defer {
-            Task {
-                await daemon.stop()
-                directory.remove()
-            }
+        atTeardown {
+            await daemon.stop()
+            directory.remove()
         }
         #expect(try daemon.status().policy == Self.lowPower)
         #expect(daemon.log.contains("loaded policy plug-in \(Self.lowPower): task budget 4.0 seconds"), "\(daemon.log)")
@@ -46,7 +44,9 @@ struct PolicyPluginTests {
         #expect(try await waitUntil { try appInfo(daemon, fibonacci)?.assertions == ["task:fibonacci"] })
         _ = try client.request(.home)
         let remaining = try #require(try appInfo(daemon, fibonacci)?.backgroundTimeRemaining)
-        #expect(remaining <= 4 && remaining > 3, "8 s halved by the plug-in")
+        // At most the halved 4 s (the standard policy would give 8); how much of it is left by
+        // the time ps answers depends on the machine's load, so only that some is.
+        #expect(remaining <= 4 && remaining > 0, "8 s halved by the plug-in")
         // The plug-in is not an app.
         guard case .error(let error) = try client.request(.open(AppReference(bundle: Self.lowPower))).body else {
             Issue.record("a policy plug-in was opened as an app")
@@ -78,11 +78,9 @@ struct PolicyPluginTests {
                 try Data("#!/bin/sh\n".utf8).write(to: URL(fileURLWithPath: $0))
             }
         }
-        defer {
-            Task {
-                await daemon.stop()
-                directory.remove()
-            }
+        atTeardown {
+            await daemon.stop()
+            directory.remove()
         }
         #expect(try daemon.status().policy == "standard")
         #expect(daemon.log.contains("policy plug-in not used"), "\(daemon.log)")

@@ -9,7 +9,7 @@ import Testing
 
 /// The plug-in ABI's second entry point: scheduling numbers per app and power state, loaded
 /// from the real LowPowerPolicy library with dlopen as the daemon loads it.
-@Suite("Policy plug-ins: scheduling numbers")
+@Suite("Policy plug-ins: scheduling numbers", .timeLimit(.minutes(5)), .tearsDown)
 struct PolicySchedulingPluginTests {
     static let app = AppManifest(bundleIdentifier: "org.example.feed", name: "Feed", executable: "Feed")
 

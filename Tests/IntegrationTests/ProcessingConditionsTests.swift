@@ -7,7 +7,7 @@ import Testing
 /// Processing tasks with real apps and real conditions: a power-supply tree that flips, and a
 /// network namespace whose default route comes and goes. Each task waits while its condition
 /// fails, starts when it holds, and is expired when it breaks.
-@Suite("Processing tasks follow device conditions")
+@Suite("Processing tasks follow device conditions", .timeLimit(.minutes(5)), .tearsDown)
 struct ProcessingConditionsTests {
     static let task = "org.backgrounder.tests.compactor.processing"
 
@@ -64,11 +64,11 @@ struct ProcessingConditionsTests {
     @Test("a task that requires external power waits on battery, starts on mains, and is expired on battery")
     func power() async throws {
         let tree = try SysfsTree()
-        defer { tree.remove() }
+        atTeardown { tree.remove() }
         try tree.supply("AC", type: "Mains", online: false)
         try tree.supply("BAT0", type: "Battery", status: "Discharging")
         let compactor = try await Compactor(behavior: "process-on-power", powerSupplies: tree.path(""))
-        defer { Task { await compactor.tearDown() } }
+        atTeardown { await compactor.tearDown() }
 
         try await compactor.submitAndLock()
         #expect(try compactor.daemon.status().conditions?.externalPower == false)
@@ -85,10 +85,10 @@ struct ProcessingConditionsTests {
         .enabled(if: NetworkNamespace.isAvailable, "needs root and iproute2's ip netns (CI runs as root)"))
     func network() async throws {
         let namespace = try NetworkNamespace()
-        defer { namespace.remove() }
+        atTeardown { namespace.remove() }
         let compactor = try await Compactor(
             behavior: "process-on-network", powerSupplies: "/nonexistent", launcher: namespace.launcher)
-        defer { Task { await compactor.tearDown() } }
+        atTeardown { await compactor.tearDown() }
 
         try await compactor.submitAndLock()
         #expect(try compactor.daemon.status().conditions?.network == false)

@@ -9,7 +9,7 @@ import Testing
     "PulseAudio with a null sink",
     .enabled(
         if: Locations.hasProgram("pulseaudio") && Locations.hasProgram("parec"),
-        "PulseAudio is not installed (scripts/setup.sh installs it)")
+        "PulseAudio is not installed (scripts/setup.sh installs it)"), .timeLimit(.minutes(5)), .tearsDown
 )
 struct PulseAudioHarnessTests {
     static let sampleRate = 44_100.0
@@ -37,9 +37,9 @@ struct PulseAudioHarnessTests {
     @Test("a 440 Hz tone played through libpulse is found on the null sink's monitor")
     func toneReachesTheMonitor() async throws {
         let directory = try TemporaryDirectory(prefix: "pulse")
-        defer { directory.remove() }
+        atTeardown { directory.remove() }
         let pulse = try await PulseAudioServer(directory: directory)
-        defer { Task { await pulse.stop() } }
+        atTeardown { await pulse.stop() }
 
         let capturePath = directory.appending("capture.raw")
         let parec = try ChildProcess(
@@ -86,10 +86,10 @@ struct PulseAudioHarnessTests {
     @Test("the daemon connects to PulseAudio, notices it die, and reconnects when it returns")
     func daemonReconnects() async throws {
         let directory = try TemporaryDirectory(prefix: "pulr")
-        defer { directory.remove() }
+        atTeardown { directory.remove() }
         var pulse = try await PulseAudioServer(directory: directory)
         let daemon = try await DaemonProcess(directory: directory, pulseServer: pulse.server)
-        defer { Task { await daemon.stop() } }
+        atTeardown { await daemon.stop() }
 
         #expect(try await waitUntil { try daemon.status().pulseAudio.state == .connected }, "log: \(daemon.log)")
         let connected = try daemon.status().pulseAudio
@@ -101,7 +101,7 @@ struct PulseAudioHarnessTests {
         #expect(daemon.isRunning)
 
         pulse = try await PulseAudioServer(directory: directory)
-        defer { Task { [pulse] in await pulse.stop() } }
+        atTeardown { [pulse] in await pulse.stop() }
         #expect(try await waitUntil { try daemon.status().pulseAudio.state == .connected }, "log: \(daemon.log)")
     }
 }

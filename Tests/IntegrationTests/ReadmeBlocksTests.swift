@@ -2,7 +2,7 @@ import Testing
 
 /// How the README test reads Markdown, on small documents: which lines are commands, what is a
 /// comment, which block a marker names, and what a substitution touches.
-@Suite("README extraction")
+@Suite("README extraction", .timeLimit(.minutes(5)), .tearsDown)
 struct ReadmeBlocksTests {
     static let document = """
         Text, then a shell block:

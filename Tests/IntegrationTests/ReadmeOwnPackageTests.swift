@@ -11,7 +11,7 @@ import Testing
 /// among the serialized real-time suites, never beside one whose servers it would starve;
 /// `BACKGROUNDER_TEST_OWN_PACKAGE=0` leaves it out.
 extension RealTimeSuites {
-    @Suite("README: an app in its own package")
+    @Suite("README: an app in its own package", .timeLimit(.minutes(15)), .tearsDown)
     struct ReadmeOwnPackageTests {
         static let enabled = ProcessInfo.processInfo.environment["BACKGROUNDER_TEST_OWN_PACKAGE"] != "0"
 
@@ -20,7 +20,7 @@ extension RealTimeSuites {
             .enabled(if: enabled, "BACKGROUNDER_TEST_OWN_PACKAGE=0 leaves out the second package's build"))
         func ownPackage() async throws {
             let directory = try TemporaryDirectory(prefix: "readme-own")
-            defer { directory.remove() }
+            atTeardown { directory.remove() }
             let blocks = try ReadmeTests.blocks()
             let fm = FileManager.default
 
@@ -58,7 +58,7 @@ extension RealTimeSuites {
 
             let daemon = try await DaemonProcess(
                 directory: directory, environment: ["XDG_DATA_HOME": home + "/.local/share"])
-            defer { Task { await daemon.stop() } }
+            atTeardown { await daemon.stop() }
 
             let commands = blocks.filter { $0.marker == "own-package" }.flatMap(\.commands)
             #expect(commands.count >= 7, "only \(commands.count) commands in Write an app")

@@ -82,8 +82,11 @@ struct ReadmeScript {
             readme_status=\(Self.quoted(statusFile))
             readme_line=0
             trap 'echo "fail $readme_line $?" >> "$readme_status"' ERR
+            # A deadline that only catches a hang: on a loaded machine a download and its
+            # filing took over a minute.
             readme_wait() {
-                for _ in $(seq 1 600); do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; done
+                local deadline=$((SECONDS + 300))
+                while [ "$SECONDS" -lt "$deadline" ]; do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; done
                 return 1
             }
             readme_daemon_pid=

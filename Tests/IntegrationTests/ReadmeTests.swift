@@ -6,7 +6,7 @@ import Testing
 /// private daemon: its own socket, state directory, gpsd (gpsfake) and PulseAudio, with the
 /// built programs on `PATH` and `.build/debug` in the working directory pointing at them.
 /// docs/TESTING.md lists the skips, substitutions and waits, which are these.
-@Suite("README")
+@Suite("README", .timeLimit(.minutes(10)), .tearsDown)
 struct ReadmeTests {
     /// README.md's blocks.
     static func blocks() throws -> [ReadmeBlock] {
@@ -36,7 +36,7 @@ struct ReadmeTests {
     @Test("every command in README's shell blocks runs as written against a private daemon and exits as documented")
     func commands() async throws {
         let directory = try TemporaryDirectory(prefix: "readme")
-        defer { directory.remove() }
+        atTeardown { directory.remove() }
         let commands = try Self.blocks().filter { $0.isShell && $0.marker != "own-package" }.flatMap(\.commands)
         // An empty or broken extraction must fail, not pass with nothing run.
         #expect(commands.count >= 50, "only \(commands.count) commands found in README.md")
@@ -70,12 +70,10 @@ struct ReadmeTests {
             microphoneUsage: true, taskIdentifiers: [Self.workerTask], into: work + "/Bundles")
         let pulse = try await PulseAudioServer(directory: directory)
         let gpsd = try await GPSDFake(log: Locations.gpsFixture("short-walk.nmea"), cycle: 0.05, directory: directory)
-        defer {
-            Task {
-                await gpsd.stop()
-                await pulse.stop()
-                await server.stop()
-            }
+        atTeardown {
+            await gpsd.stop()
+            await pulse.stop()
+            await server.stop()
         }
 
         let socket = run + "/backgrounderd.sock"
@@ -140,7 +138,15 @@ struct ReadmeTests {
             let line = step.command.line
             let outcome = outcomes[line]
             let expected = step.command.expectedStatus
-            #expect(outcome?.waitedInVain != true, "README.md:\(line): what the test waits for before it never came")
+            #expect(
+                outcome?.waitedInVain != true,
+                """
+                README.md:\(line): what the test waits for before it never came; the apps' logs:
+                \(Self.appLogs(state))
+                the daemon's log of transfers and launches:
+                \(Self.transferLines(directory.appending("backgrounderd.log")))
+                """
+            )
             #expect(
                 outcome?.status == expected,
                 "README.md:\(line): `\(step.command.code)` exited \(outcome?.status.map(String.init) ?? "never"), not \(expected)\n\(output)"
@@ -183,6 +189,24 @@ struct ReadmeTests {
                 "--info-plist", "\(Locations.repositoryRoot)/Samples/\(name)/Info.plist", "--output", "Bundles",
             ].map(ReadmeScript.quoted).joined(separator: " ")
         }.joined(separator: " && ")
+    }
+
+    /// The end of every app's log in the state directory: what an app did when a wait ran out.
+    static func appLogs(_ state: String) -> String {
+        let logs = state + "/logs"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: logs))?.sorted() ?? []
+        return names.map { name in
+            let text = (try? String(contentsOfFile: logs + "/" + name, encoding: .utf8)) ?? ""
+            return "== \(name)\n\(text.suffix(1500))"
+        }.joined(separator: "\n")
+    }
+
+    /// The daemon's lines about transfers and launches: why a download was not handed over.
+    static func transferLines(_ log: String) -> String {
+        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n")
+            .filter { $0.contains("transfer") || $0.contains("download") || $0.contains("launch") }
+            .suffix(80).joined(separator: "\n")
     }
 
     static func feed(server: StaticWebServer) -> String {

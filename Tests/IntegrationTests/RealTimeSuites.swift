@@ -5,5 +5,5 @@ import Testing
 /// machine, they starved each other: fixes arrived after the test gave up, a recorder's
 /// source was not yet set. Serialized they take about five minutes while the other suites
 /// run beside them.
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(5)), .tearsDown)
 struct RealTimeSuites {}

@@ -6,7 +6,7 @@ import Testing
 
 /// The relaunch rules with real processes: a system-terminated app is relaunched for its
 /// events, a force-quit one is not (except for location), a suspended one is woken.
-@Suite("Relaunch rules")
+@Suite("Relaunch rules", .timeLimit(.minutes(5)), .tearsDown)
 struct RelaunchTests {
     typealias Running = LifecycleTests.Running
 
@@ -22,7 +22,7 @@ struct RelaunchTests {
     @Test("a system-terminated app is relaunched into the background for a push")
     func systemTerminatedIsRelaunched() async throws {
         let (running, id) = try await pushApp("push", behavior: "never-end-task")
-        defer { Task { await running.tearDown() } }
+        atTeardown { await running.tearDown() }
         _ = try running.request(.open(AppReference(bundle: id)))
         #expect(await waitUntil { running.appLog(id).contains("began task") })
         _ = try running.request(.home)
@@ -50,7 +50,7 @@ struct RelaunchTests {
     @Test("a force-quit app is not relaunched for a push, but is for a location event")
     func forceQuitIsNotRelaunched() async throws {
         let (running, id) = try await pushApp("fq")
-        defer { Task { await running.tearDown() } }
+        atTeardown { await running.tearDown() }
         _ = try running.request(.open(AppReference(bundle: id)))
         #expect(await waitUntil { running.appLog(id).contains("didBecomeActive") })
         _ = try running.request(.quit(AppReference(bundle: id)))
@@ -67,13 +67,25 @@ struct RelaunchTests {
             Issue.record("a location event did not relaunch the force-quit app")
             return
         }
-        #expect(await waitUntil { running.appLog(id).contains("launched location") })
+        // What the app saw: launched by the person, then once more, for location. Had the push
+        // launched it, a `launched push` would come between (or, still running, it would have
+        // been woken for location rather than launched).
+        #expect(await waitUntil { running.appLog(id).contains("launched location") }, "\(running.appLog(id))")
+        #expect(Self.launches(running.appLog(id)) == ["user", "location"], "\(running.appLog(id))")
+    }
+
+    /// The reasons an app's log says it was launched for (`launched REASON t=...`), in order.
+    static func launches(_ log: String) -> [String] {
+        log.split(separator: "\n").compactMap { line in
+            guard line.hasPrefix("launched ") else { return nil }
+            return line.dropFirst("launched ".count).split(separator: " ").first.map(String.init)
+        }
     }
 
     @Test("an event an app did not declare a mode for does not reach it")
     func undeclaredMode() async throws {
         let (running, id) = try await pushApp("mode")
-        defer { Task { await running.tearDown() } }
+        atTeardown { await running.tearDown() }
         guard case .error(let refused) = try running.request(.wake(WakeRequest(bundle: id, reason: .fetch))) else {
             Issue.record("a fetch reached an app without the fetch mode")
             return
@@ -84,7 +96,7 @@ struct RelaunchTests {
     @Test("a suspended app is woken by a push, hears it, and is suspended again after the grace")
     func suspendedIsWoken() async throws {
         let (running, id) = try await pushApp("wake")
-        defer { Task { await running.tearDown() } }
+        atTeardown { await running.tearDown() }
         _ = try running.request(.open(AppReference(bundle: id)))
         #expect(await waitUntil { running.appLog(id).contains("didBecomeActive") })
         _ = try running.request(.home)

@@ -13,7 +13,8 @@ extension RealTimeSuites {
     /// the real BackgroundPlayer, run as a person runs it, against a real daemon and PulseAudio.
     @Suite(
         "Remote command status",
-        .enabled(if: AudioFixture.available, "PulseAudio is not installed (scripts/setup.sh installs it)")
+        .enabled(if: AudioFixture.available, "PulseAudio is not installed (scripts/setup.sh installs it)"),
+        .timeLimit(.minutes(5)), .tearsDown
     )
     struct RemoteCommandStatusTests {
         @Test("previous with nothing playing, then next on the last of two tracks, fail with the app's answer and 69")

@@ -6,7 +6,7 @@ import Testing
 
 /// Each app's processes carry its state's `oom_score_adj`, read back from /proc: the app in
 /// front is the kernel's last choice, a suspended one its first.
-@Suite("Resource bands with real processes")
+@Suite("Resource bands with real processes", .timeLimit(.minutes(5)), .tearsDown)
 struct ResourceBandIntegrationTests {
     static func adjustment(_ pid: Int32) -> Int? {
         (try? String(contentsOfFile: "/proc/\(pid)/oom_score_adj", encoding: .utf8))
@@ -19,7 +19,7 @@ struct ResourceBandIntegrationTests {
         let running = try await LifecycleTests.Running(prefix: "bands") { bundles in
             id = try TestAppBundles.make("Banded", behavior: "fork-children", into: bundles)
         }
-        defer { Task { await running.tearDown() } }
+        atTeardown { await running.tearDown() }
         _ = try running.request(.open(AppReference(bundle: id)))
         let pid = try #require(try running.app(id).pid)
         await waitUntil { Self.adjustment(pid) == ResourceBand.forState(.active).oomScoreAdjustment }

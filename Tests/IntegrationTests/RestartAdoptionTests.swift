@@ -12,9 +12,11 @@ import Testing
 /// one adopts the processes from the store, a suspended app stays frozen until it is opened,
 /// and a running one reconnects and is driven as before. Judged by the processes themselves
 /// (same pids, frozen or not, what their logs show), not by what the daemon says.
-@Suite("A daemon restart keeps the apps")
+@Suite("A daemon restart keeps the apps", .timeLimit(.minutes(5)), .tearsDown)
 struct RestartAdoptionTests {
-    /// Two apps, one suspended and one in front, under a daemon in `directory`.
+    /// Two apps, one suspended and one in front, under a daemon in `directory`. The one that
+    /// is suspended spins (a thread and a child that burn CPU), so its CPU time shows whether
+    /// it is frozen: an idle process would look the same either way.
     private struct Scene {
         let directory: TemporaryDirectory
         let bundles: String
@@ -27,7 +29,7 @@ struct RestartAdoptionTests {
             bundles = directory.appending("bundles")
             try FileManager.default.createDirectory(atPath: bundles, withIntermediateDirectories: true)
             front = try TestAppBundles.make("Front", into: bundles)
-            sleeper = try TestAppBundles.make("Sleeper", into: bundles)
+            sleeper = try TestAppBundles.make("Sleeper", behavior: "spin", into: bundles)
             arguments = LifecycleTests.fastPolicy + ["--suspension", suspension] + extraArguments
         }
 
@@ -51,27 +53,43 @@ struct RestartAdoptionTests {
         try daemon.client().request(body).body
     }
 
-    /// The sleeper suspended, the front app in front; returns their pids.
-    private static func prepare(_ scene: Scene, _ daemon: DaemonProcess) async throws -> (front: Int32, sleeper: Int32)
-    {
+    /// The sleeper suspended, the front app in front; returns their pids, and the sleeper's
+    /// spinning child's.
+    private static func prepare(_ scene: Scene, _ daemon: DaemonProcess) async throws -> (
+        front: Int32, sleeper: Int32, sleeperChild: Int32
+    ) {
         _ = try request(.open(AppReference(bundle: scene.sleeper)), of: daemon)
         #expect(await waitUntil { scene.appLog(scene.sleeper, of: daemon).contains("didBecomeActive") })
+        let sleeper = try #require(try app(scene.sleeper, of: daemon).pid)
+        let child = try #require(SuspensionEvidence.spinningChild(in: scene.appLog(scene.sleeper, of: daemon)))
+        // The control: while it runs, the sleeper and its child use CPU.
+        #expect(await SuspensionEvidence.advance([sleeper, child]), "the sleeper spins while it runs")
         _ = try request(.open(AppReference(bundle: scene.front)), of: daemon)
         #expect(await waitUntil { scene.appLog(scene.front, of: daemon).contains("didBecomeActive") })
         #expect(try await waitUntil { try app(scene.sleeper, of: daemon).state == .suspended })
         let front = try #require(try app(scene.front, of: daemon).pid)
-        let sleeper = try #require(try app(scene.sleeper, of: daemon).pid)
-        return (front, sleeper)
+        return (front, sleeper, child)
     }
 
-    /// CPU seconds of a process (utime + stime).
-    private static func cpuSeconds(_ pid: Int32) -> Double? { LifecycleTests.cpuSeconds(pid) }
+    /// What the kernel says of a suspended app's processes: its cgroup frozen (`frozen 1`), or,
+    /// under signals, every process stopped; and none gains a tick of CPU over 2 s.
+    private static func expectFrozen(_ pids: [Int32], suspension: String, _ when: String) async {
+        if suspension == "signals" {
+            #expect(pids.map(SuspensionEvidence.state).allSatisfy { $0 == "T" }, "\(when): not every process stopped")
+        } else {
+            #expect(pids.allSatisfy(SuspensionEvidence.cgroupFrozen), "\(when): cgroup.events does not say frozen 1")
+        }
+        let moved = await SuspensionEvidence.movement(pids)
+        #expect(moved.isEmpty, "\(when): the suspended app ran: \(moved)")
+    }
 
     private func adoptsAfter(signal: Int32, suspension: String, extraArguments: [String] = []) async throws {
         let scene = try Scene(prefix: "adopt", suspension: suspension, extraArguments: extraArguments)
-        defer { scene.directory.remove() }
+        atTeardown { scene.directory.remove() }
         let first = try await scene.start()
         let pids = try await Self.prepare(scene, first)
+        let spinning = [pids.sleeper, pids.sleeperChild]
+        await Self.expectFrozen(spinning, suspension: suspension, "before the restart")
 
         first.signal(signal)
         #expect(await first.waitForExit(timeout: .seconds(15)))
@@ -79,7 +97,7 @@ struct RestartAdoptionTests {
 
         let statBefore = (try? String(contentsOfFile: "/proc/\(pids.front)/stat", encoding: .utf8)) ?? "gone"
         let second = try await scene.start()
-        defer { Task { await second.stop() } }
+        atTeardown { await second.stop() }
         let statAfter = (try? String(contentsOfFile: "/proc/\(pids.front)/stat", encoding: .utf8)) ?? "gone"
         #expect(second.log.contains("adopted from an earlier run"), "\(second.log.suffix(2000))")
         #expect(
@@ -93,10 +111,8 @@ struct RestartAdoptionTests {
         // The front app reconnects and checks in again: in front once more.
         #expect(try await waitUntil { try Self.app(scene.front, of: second).state == .active }, "\(second.log)")
 
-        // Still frozen: no CPU over a second.
-        let cpu = try #require(Self.cpuSeconds(pids.sleeper))
-        try await Task.sleep(for: .seconds(1))
-        #expect(Self.cpuSeconds(pids.sleeper) == cpu, "the suspended app stayed frozen through the restart")
+        // Still frozen: the spinning app and its child gain no CPU.
+        await Self.expectFrozen(spinning, suspension: suspension, "after the restart")
 
         // The front app hears the new daemon: sent home, it says so (in its log, which the
         // new daemon drains from the same pipe).
@@ -118,6 +134,8 @@ struct RestartAdoptionTests {
             }, "\(scene.appLog(scene.sleeper, of: second))")
         #expect(try Self.app(scene.sleeper, of: second).pid == pids.sleeper, "thawed, not relaunched")
         #expect(try Self.app(scene.sleeper, of: second).state == .active)
+        // The control: thawed, the same two processes spin again.
+        #expect(await SuspensionEvidence.advance(spinning), "thawed, the sleeper and its child spin again")
     }
 
     @Test("killed (SIGKILL): the next daemon adopts a running and a suspended app (cgroup freezer)")
@@ -138,7 +156,7 @@ struct RestartAdoptionTests {
     @Test("an app that died while no daemon ran is not adopted: terminated by the system, its pid not trusted")
     func deadAppIsNotAdopted() async throws {
         let scene = try Scene(prefix: "adopt-dead", suspension: "auto")
-        defer { scene.directory.remove() }
+        atTeardown { scene.directory.remove() }
         let first = try await scene.start()
         let pids = try await Self.prepare(scene, first)
         first.signal(SIGKILL)
@@ -147,7 +165,7 @@ struct RestartAdoptionTests {
         #expect(await waitUntil { kill(pids.front, 0) != 0 || ProcessStatLetter.of(pids.front) == "Z" })
 
         let second = try await scene.start()
-        defer { Task { await second.stop() } }
+        atTeardown { await second.stop() }
         let front = try Self.app(scene.front, of: second)
         #expect(front.state == .notRunning && front.pid == nil)
         #expect(front.lastExit?.reason?.contains("not adopted") == true, "\(String(describing: front.lastExit))")
@@ -159,7 +177,7 @@ struct RestartAdoptionTests {
         arguments: ["auto", "signals"])
     func orphansAreEnded(suspension: String) async throws {
         let directory = try TemporaryDirectory(prefix: "adopt-orphans")
-        defer { directory.remove() }
+        atTeardown { directory.remove() }
         let bundles = directory.appending("bundles")
         try FileManager.default.createDirectory(atPath: bundles, withIntermediateDirectories: true)
         let id = try TestAppBundles.make("Breeder", behavior: "fork-children", into: bundles)
@@ -183,7 +201,7 @@ struct RestartAdoptionTests {
 
         let second = try await DaemonProcess(
             directory: directory, bundleDirectories: [bundles], extraArguments: arguments)
-        defer { Task { await second.stop() } }
+        atTeardown { await second.stop() }
         let alive = { children.filter { ProcessStatLetter.of($0).map { $0 != "Z" } ?? false } }
         #expect(await waitUntil { alive().isEmpty }, "still running: \(alive())\n\(second.log.suffix(2000))")
         #expect(try Self.app(id, of: second).pid == nil)
@@ -194,9 +212,9 @@ struct RestartAdoptionTests {
     )
     func appSocketRefusesOthers() async throws {
         let scene = try Scene(prefix: "adopt-sock", suspension: "auto")
-        defer { scene.directory.remove() }
+        atTeardown { scene.directory.remove() }
         let daemon = try await scene.start()
-        defer { Task { await daemon.stop() } }
+        atTeardown { await daemon.stop() }
         _ = try Self.request(.open(AppReference(bundle: scene.front)), of: daemon)
         #expect(try await waitUntil { try Self.app(scene.front, of: daemon).state == .active })
 
@@ -224,13 +242,13 @@ struct RestartAdoptionTests {
     @Test("without --live-restore, SIGTERM still ends the apps")
     func plainStopEndsApps() async throws {
         let scene = try Scene(prefix: "adopt-stop", suspension: "auto")
-        defer { scene.directory.remove() }
+        atTeardown { scene.directory.remove() }
         let first = try await scene.start()
         let pids = try await Self.prepare(scene, first)
         #expect(await first.stop())
         #expect(await waitUntil { kill(pids.front, 0) != 0 && kill(pids.sleeper, 0) != 0 })
         let second = try await scene.start()
-        defer { Task { await second.stop() } }
+        atTeardown { await second.stop() }
         #expect(try Self.app(scene.front, of: second).state == .notRunning)
         #expect(!second.log.contains("adopted from an earlier run"))
     }

@@ -7,7 +7,7 @@ import Testing
 /// to (`DATA_DIRECTORY`), so a daemon with its own `--state-dir` and socket needs only
 /// `BACKGROUNDER_SOCKET` set; with no daemon on the default socket they read the default state
 /// directory and say so; a named daemon that does not answer is an error, never a guess.
-@Suite("Samples' command lines find the daemon's data directory")
+@Suite("Samples' command lines find the daemon's data directory", .timeLimit(.minutes(5)), .tearsDown)
 struct SampleDataDirectoryTests {
     static let hike = "org.backgrounder.samples.hikerecorder"
     static let feed = "org.backgrounder.samples.feedreader"
@@ -32,12 +32,12 @@ struct SampleDataDirectoryTests {
     @Test("with only BACKGROUNDER_SOCKET set, HikeRecorder and FeedReader read and write the daemon's data directory")
     func asksTheDaemon() async throws {
         let directory = try TemporaryDirectory(prefix: "sdd")
-        defer { directory.remove() }
+        atTeardown { directory.remove() }
         let bundles = directory.appending("bundles")
         try SampleBundles.assemble("HikeRecorder", into: bundles)
         try SampleBundles.assemble("FeedReader", into: bundles)
         let daemon = try await DaemonProcess(directory: directory, bundleDirectories: [bundles])
-        defer { Task { await daemon.stop() } }
+        atTeardown { await daemon.stop() }
         #expect(!daemon.stateDirectory.hasPrefix(directory.appending("xdg-state")), "not the default")
         let socket = ["BACKGROUNDER_SOCKET": daemon.socketPath]
 
@@ -66,7 +66,7 @@ struct SampleDataDirectoryTests {
     @Test("the daemon answers DATA_DIRECTORY for loaded apps, and says why for others")
     func theRequest() async throws {
         let fixture = try await DaemonFixture(prefix: "sddr")
-        defer { Task { await fixture.tearDown() } }
+        atTeardown { await fixture.tearDown() }
         let daemon = fixture.daemon
         let client = try daemon.client()
         let hello = "org.backgrounder.samples.hello"

@@ -3,7 +3,6 @@ import BackgrounderProtocol
 import BackgrounderTestSupport
 import Foundation
 import GRDB
-import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -14,7 +13,7 @@ import Testing
 /// this process on background fetch and on its app-refresh task, and Compactor compacting its
 /// SQLite file in a processing task. `bgctl simulate` starts the work, as Xcode's debugger
 /// commands do on iOS.
-@Suite("FeedReader and Compactor under the daemon")
+@Suite("FeedReader and Compactor under the daemon", .timeLimit(.minutes(5)), .tearsDown)
 struct SchedulingSamplesTests {
     static let reader = "org.backgrounder.samples.feedreader"
     static let refreshTask = "org.backgrounder.samples.feedreader.refresh"
@@ -293,8 +292,8 @@ final class SQLiteWriteLock: Sendable {
     private let locked = DispatchSemaphore(value: 0)
     private let release = DispatchSemaphore(value: 0)
     private let done = DispatchSemaphore(value: 0)
-    private let failure = Mutex<String?>(nil)
-    private let held = Mutex(true)
+    private let failure = Locked<String?>(nil)
+    private let held = Locked(true)
 
     /// Takes the lock.
     /// - Throws: What SQLite said when the lock cannot be taken.

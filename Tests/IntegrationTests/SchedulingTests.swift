@@ -10,7 +10,7 @@ import Testing
 
 /// The system doing the work, with real processes: fetch and push windows, the one coalesced
 /// timer, task requests that outlive the daemon, and the push budget.
-@Suite("Scheduling with real processes")
+@Suite("Scheduling with real processes", .timeLimit(.minutes(10)), .tearsDown)
 struct SchedulingTests {
     typealias Running = LifecycleTests.Running
 
@@ -54,7 +54,7 @@ struct SchedulingTests {
         // A minute's window: a suspension seen well within it can only come from the completion.
         let (running, ids) = try await running(
             "fetchwake", scheduling: "fetchWindow=60", apps: [("Fetcher", "fetch-newData")])
-        defer { Task { await running.tearDown() } }
+        atTeardown { await running.tearDown() }
         let id = ids[0]
         try await runOnce(running, id, until: "fetch interval set")
         #expect(try await waitUntil { try running.app(id).state == .suspended })
@@ -81,7 +81,7 @@ struct SchedulingTests {
     func terminatedAppIsLaunchedForFetch() async throws {
         let (running, ids) = try await running(
             "fetchlaunch", scheduling: "fetchWindow=60", apps: [("Cold", "fetch-noData")])
-        defer { Task { await running.tearDown() } }
+        atTeardown { await running.tearDown() }
         let id = ids[0]
         #expect(try running.app(id).state == .notRunning)
 
@@ -100,7 +100,7 @@ struct SchedulingTests {
     func aWindowLeftOpenRunsOut() async throws {
         let (running, ids) = try await running(
             "fetchopen", scheduling: "fetchWindow=2", apps: [("Slow", "fetch-never")])
-        defer { Task { await running.tearDown() } }
+        atTeardown { await running.tearDown() }
         let id = ids[0]
         _ = try running.request(.wake(WakeRequest(bundle: id, reason: .fetch)))
         #expect(await waitUntil { running.appLog(id).contains("fetch left open") }, "\(running.appLog(id))")
@@ -112,22 +112,42 @@ struct SchedulingTests {
 
     @Test("three apps due for fetch together share one wake of the daemon's timer")
     func dueFetchesAreCoalesced() async throws {
-        // Each asks for fetch as it launches: due once it leaves the front, each may wait up to 30 s.
+        // Each asks for fetch as it launches: due once it leaves the front, each may wait up to a
+        // minute. A minute rather than less: the plan below turns on whether an app left the
+        // front before the first wake, and the further that wake, the further from the edge any
+        // machine's opening of three apps is (an overloaded one once came within a second).
         let apps = [("First", "fetch-newData"), ("Second", "fetch-newData"), ("Third", "fetch-newData")]
         let (running, ids) = try await running(
-            "coalesce", scheduling: "coalescingTolerance=30,fetchTolerance=30,fetchWindow=30", apps: apps)
-        defer { Task { await running.tearDown() } }
+            "coalesce", scheduling: "coalescingTolerance=60,fetchTolerance=60,fetchWindow=30", apps: apps)
+        atTeardown { await running.tearDown() }
+        // The daemon plans wakes only for apps out of front, so what it should do depends on
+        // when each became due (it set its interval as it launched) and when it left the front.
+        // Opened in a few seconds, that is one wake for all three; on a machine so loaded that
+        // opening them took longer than the tolerance, more, and the daemon must match that
+        // plan, not a fixed count. Leaving the front is timed here, after `home` answered;
+        // plans for up to three seconds either side are all accepted, so the reading's lag
+        // cannot decide (beside a second suite and a build, one second was not enough).
+        var jobs: [CoalescedFetch] = []
         for id in ids {
             try await runOnce(running, id, until: "fetch interval set")
+            let available = Date()
+            let fetch = try await waitUntil { try Self.scheduled(running.daemon, id).contains { $0.kind == "fetch" } }
+            try #require(fetch, "\(id) has no fetch scheduled")
+            let earliest = try #require(try Self.scheduled(running.daemon, id).first { $0.kind == "fetch" }?.nextRun)
+            jobs.append(CoalescedFetch(earliest: Date(timeIntervalSince1970: earliest), available: available))
         }
+        let plans = Set(
+            [-3.0, -2, -1, 0, 1, 2, 3].map { CoalescedFetch.wakes(jobs, shiftingAvailability: $0, tolerance: 60) })
         for id in ids {
             #expect(
-                await waitUntil(timeout: .seconds(60)) { running.appLog(id).contains("fetch completed newData") },
+                await waitUntil(timeout: .seconds(180)) { running.appLog(id).contains("fetch completed newData") },
                 "\(id): \(running.appLog(id))")
         }
         let wakes = running.daemon.log.split(separator: "\n").filter { $0.contains("scheduled job(s)") }
-        #expect(wakes.count == 1, "\(wakes)")
-        #expect(wakes.first?.contains("starting 3 scheduled job(s)") == true, "\(wakes)")
+        let counts = wakes.compactMap { line in
+            line.range(of: "starting ").flatMap { Int(line[$0.upperBound...].prefix { $0.isNumber }) }
+        }
+        #expect(plans.contains(counts), "daemon woke for \(counts) job(s); planned \(plans) from \(jobs)")
     }
 
     @Test("an app whose fetches bring no data is fetched less and less often: the wait doubles")
@@ -138,28 +158,28 @@ struct SchedulingTests {
             "backoff",
             scheduling: "minimumFetchInterval=3,fetchTolerance=0,coalescingTolerance=0,favouredWithin=0,fetchWindow=30",
             apps: [("Empty", "fetch-noData")])
-        defer { Task { await running.tearDown() } }
+        atTeardown { await running.tearDown() }
         let id = ids[0]
         try await runOnce(running, id, until: "fetch interval set")
 
-        // After each of the first three fetches, when the next one is due (read between two
-        // equal counts of fetches, so each reading belongs to its fetch).
-        let completions = { running.appLog(id).components(separatedBy: "fetch completed noData").count - 1 }
-        var nextRuns: [Int: Double] = [:]
-        // The third reading comes some 42 s in (6 + 12 + 24); a loaded parallel run needs room.
-        let sampled = try await waitUntil(timeout: .seconds(150)) {
-            let before = completions()
-            guard (1...3).contains(before), nextRuns[before] == nil, try running.app(id).state == .suspended
-            else { return nextRuns.count == 3 }
-            let next = try Self.scheduled(running.daemon, id).first { $0.kind == "fetch" }?.nextRun
-            if let next, completions() == before { nextRuns[before] = next }
-            return nextRuns.count == 3
+        // Four fetches: with the backoff, 6 s, then 12 s, then 24 s apart; without it, every 3 s.
+        // The app notes the wall clock as each fetch reaches it, so the gaps are read after the
+        // fact, not sampled in a window a loaded machine can miss. A slow machine only makes gaps
+        // longer, and delivery lag moves a start by at most a few seconds: 3 s of slack still
+        // tells a doubling wait from the 3 s interval.
+        let fetched = await waitUntil(timeout: .seconds(300)) {
+            running.appLog(id).components(separatedBy: "fetch completed noData").count - 1 >= 4
         }
-        #expect(sampled, "\(nextRuns) \(running.appLog(id))")
-        let runs = (1...3).compactMap { nextRuns[$0] }
-        try #require(runs.count == 3)
-        // 6 s, then 12 s, then 24 s after each fetch, plus the moments each fetch took.
-        #expect(runs[2] - runs[1] > runs[1] - runs[0] + 2, "the waits after empty fetches did not grow: \(runs)")
+        #expect(fetched, "\(running.appLog(id))")
+        let starts = running.appLog(id).split(separator: "\n").compactMap { line -> Double? in
+            guard line.hasPrefix("fetch remaining="), let range = line.range(of: " t=") else { return nil }
+            return Double(line[range.upperBound...]).map { $0 / 1e9 }
+        }
+        try #require(starts.count >= 4, "\(running.appLog(id))")
+        let gaps = zip(starts.dropFirst(), starts).map { $0 - $1 }
+        for (gap, backoff) in zip(gaps, [6.0, 12, 24]) {
+            #expect(gap >= backoff - 3, "fetches \(gaps) s apart; the backoff wants at least 6, 12, 24")
+        }
     }
 
     // MARK: Push
@@ -167,7 +187,7 @@ struct SchedulingTests {
     @Test("a push reaches the app with its payload, by bundle and by token; its completion suspends the app")
     func pushIsDelivered() async throws {
         let (running, ids) = try await running("push", scheduling: "pushWindow=60", apps: [("Pushed", "push")])
-        defer { Task { await running.tearDown() } }
+        atTeardown { await running.tearDown() }
         let id = ids[0]
         try await runOnce(running, id, until: "device token ")
         #expect(try await waitUntil { try running.app(id).state == .suspended })
@@ -208,7 +228,7 @@ struct SchedulingTests {
         let (running, ids) = try await running(
             "pushbudget", scheduling: "pushWindow=30,pushBurst=3,pushRefill=6,coalescingTolerance=1",
             apps: [("Budget", "push")])
-        defer { Task { await running.tearDown() } }
+        atTeardown { await running.tearDown() }
         let id = ids[0]
         try await runOnce(running, id, until: "device token ")
 
@@ -236,7 +256,7 @@ struct SchedulingTests {
     @Test("a force-quit app is not launched for a push")
     func forceQuitAppGetsNoPush() async throws {
         let (running, ids) = try await running("pushfq", scheduling: "pushWindow=30", apps: [("Quitter", "push")])
-        defer { Task { await running.tearDown() } }
+        atTeardown { await running.tearDown() }
         let id = ids[0]
         try await runOnce(running, id, until: "device token ")
         _ = try running.request(.quit(AppReference(bundle: id)))
@@ -256,7 +276,7 @@ struct SchedulingTests {
     @Test("an app-refresh request outlives a SIGKILLed daemon and runs when simulated, with its window's time")
     func refreshRequestSurvivesTheDaemon() async throws {
         let directory = try TemporaryDirectory(prefix: "refresh")
-        defer { directory.remove() }
+        atTeardown { directory.remove() }
         let bundles = directory.appending("bundles")
         let id = try TestAppBundles.make(
             "Refresher", behavior: "refresh", modes: ["fetch"],
@@ -287,7 +307,7 @@ struct SchedulingTests {
 
         let second = try await DaemonProcess(
             directory: directory, bundleDirectories: [bundles], extraArguments: arguments)
-        defer { Task { await second.stop() } }
+        atTeardown { await second.stop() }
         let pending = try Self.scheduled(second, id).first { $0.identifier == task }
         #expect(pending != nil, "the request was lost with the daemon")
         #expect(
@@ -322,7 +342,7 @@ struct SchedulingTests {
                 "Compacting", behavior: "processing", modes: ["processing"],
                 taskIdentifiers: ["org.backgrounder.tests.compacting.processing"], into: bundles)
         }
-        defer { Task { await running.tearDown() } }
+        atTeardown { await running.tearDown() }
         let task = id + ".processing"
         try await runOnce(running, id, until: "submitted \(task)")
         #expect(try await waitUntil { try running.app(id).state == .suspended })
@@ -346,7 +366,7 @@ struct SchedulingTests {
     )
     func taskSchedulerAPI() async throws {
         let (running, ids) = try await running("taskapi", scheduling: "fetchWindow=30", apps: [("Planner", "task-api")])
-        defer { Task { await running.tearDown() } }
+        atTeardown { await running.tearDown() }
         let id = ids[0]
         _ = try running.request(.open(AppReference(bundle: id)))
         #expect(await waitUntil { running.appLog(id).contains("pending after cancel all") }, "\(running.appLog(id))")
@@ -381,5 +401,39 @@ extension DaemonMessage.Body {
     /// The message of an `ERROR` reply, or "".
     var errorMessage: String {
         if case .error(let error) = self { error.message } else { "" }
+    }
+}
+
+/// One app's fetch in the coalescing test: due since `earliest`, and seen by the daemon's
+/// planner from `available` on (when it left the front).
+struct CoalescedFetch: CustomStringConvertible {
+    var earliest: Date
+    var available: Date
+
+    var description: String { "due \(earliest.timeIntervalSince1970), out of front \(available.timeIntervalSince1970)" }
+
+    /// How many jobs each wake of the daemon's one timer starts, for fetches that become
+    /// plannable at `available` (shifted by `shift` seconds): the timer waits for the first
+    /// deadline (`earliest + tolerance`) of what it can see, and a fetch that leaves the front
+    /// before that wake joins it.
+    static func wakes(_ jobs: [CoalescedFetch], shiftingAvailability shift: Double, tolerance: Double) -> [Int] {
+        var coming = jobs.map { CoalescedFetch(earliest: $0.earliest, available: $0.available + shift) }
+            .sorted { $0.available < $1.available }
+        var waiting: [CoalescedFetch] = []
+        var wakes: [Int] = []
+        while !coming.isEmpty || !waiting.isEmpty {
+            guard let deadline = waiting.map({ $0.earliest + tolerance }).min() else {
+                waiting.append(coming.removeFirst())
+                continue
+            }
+            let wake = max(deadline, waiting.map(\.available).max() ?? deadline)
+            if let next = coming.first, next.available < wake {
+                waiting.append(coming.removeFirst())
+                continue
+            }
+            wakes.append(waiting.count)
+            waiting.removeAll()
+        }
+        return wakes
     }
 }

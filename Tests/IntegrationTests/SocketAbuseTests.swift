@@ -9,7 +9,7 @@ import Testing
 
 /// Hostile and broken clients: each gets an error or a disconnect, the daemon logs it, and
 /// `status` answers right after for everyone else.
-@Suite("Hostile socket clients")
+@Suite("Hostile socket clients", .timeLimit(.minutes(5)), .tearsDown)
 struct SocketAbuseTests {
     /// The daemon is alive and answers a fresh client.
     private func expectServing(_ fixture: DaemonFixture, sourceLocation: SourceLocation = #_sourceLocation) throws {
@@ -31,7 +31,7 @@ struct SocketAbuseTests {
     @Test("garbage bytes, invalid UTF-8 and NULs get errors; the connection and daemon go on")
     func garbage() async throws {
         let fixture = try await DaemonFixture(prefix: "garb")
-        defer { Task { await fixture.tearDown() } }
+        atTeardown { await fixture.tearDown() }
         let client = try fixture.daemon.client()
         var generator = SystemRandomNumberGenerator()
         var junk = (0..<4096).map { _ in UInt8.random(in: 0...255, using: &generator) }
@@ -52,7 +52,7 @@ struct SocketAbuseTests {
     @Test("a 10 MB line is discarded with lineTooLong, and the next line is served")
     func hugeLine() async throws {
         let fixture = try await DaemonFixture(prefix: "huge")
-        defer { Task { await fixture.tearDown() } }
+        atTeardown { await fixture.tearDown() }
         let client = try fixture.daemon.client(timeout: .seconds(30))
         try client.writeAll(Data(repeating: UInt8(ascii: "a"), count: 10 * 1024 * 1024) + Data("\n".utf8))
         let reply = try client.receive()
@@ -70,7 +70,7 @@ struct SocketAbuseTests {
     @Test("half a line then a hang-up costs nothing")
     func halfLine() async throws {
         let fixture = try await DaemonFixture(prefix: "half")
-        defer { Task { await fixture.tearDown() } }
+        atTeardown { await fixture.tearDown() }
         for _ in 0..<20 {
             let client = try fixture.daemon.client()
             try client.writeAll(Data(#"{"class":"STAT"#.utf8))
@@ -81,7 +81,7 @@ struct SocketAbuseTests {
     @Test("unknown class gets unknownClass naming it")
     func unknownClass() async throws {
         let fixture = try await DaemonFixture(prefix: "unkn")
-        defer { Task { await fixture.tearDown() } }
+        atTeardown { await fixture.tearDown() }
         let client = try fixture.daemon.client()
         try client.writeAll(Data(#"{"class":"SELF_DESTRUCT","id":5}"#.utf8) + Data("\n".utf8))
         let reply = try client.receive()
@@ -94,7 +94,7 @@ struct SocketAbuseTests {
     @Test("1000 connections opened and dropped")
     func connectionStorm() async throws {
         let fixture = try await DaemonFixture(prefix: "storm")
-        defer { Task { await fixture.tearDown() } }
+        atTeardown { await fixture.tearDown() }
         for _ in 0..<1000 {
             let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
             var address = sockaddr_un()
@@ -118,7 +118,7 @@ struct SocketAbuseTests {
     @Test("a client that never reads its replies is disconnected; others are served meanwhile")
     func nonReadingPeer() async throws {
         let fixture = try await DaemonFixture(prefix: "slow")
-        defer { Task { await fixture.tearDown() } }
+        atTeardown { await fixture.tearDown() }
         let greedy = try fixture.daemon.client(timeout: .seconds(30))
         let request = Data(#"{"class":"STATUS"}"#.utf8) + Data("\n".utf8)
         try greedy.writeAll(Data((0..<4000).map { _ in request }.joined()))

@@ -4,12 +4,12 @@ import Foundation
 import Testing
 
 /// One daemon per state directory.
-@Suite("State directory lock")
+@Suite("State directory lock", .timeLimit(.minutes(5)), .tearsDown)
 struct StateDirectoryLockTests {
     @Test("a second daemon on the same state directory, with another socket, is refused naming the holder's pid")
     func secondDaemonRefused() async throws {
         let fixture = try await DaemonFixture(prefix: "lock")
-        defer { Task { await fixture.tearDown() } }
+        atTeardown { await fixture.tearDown() }
         let otherSocket = fixture.directory.appending("run/other.sock")
         let second = try ChildProcess(
             Locations.product("backgrounderd"),

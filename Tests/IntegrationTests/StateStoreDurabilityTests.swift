@@ -8,7 +8,7 @@ import Testing
 
 /// The state store against a real SQLite file: what it syncs, what an acknowledgement may
 /// forget, and what a full disk does to the location queue.
-@Suite("State store durability")
+@Suite("State store durability", .timeLimit(.minutes(5)), .tearsDown)
 struct StateStoreDurabilityTests {
     static func fix(_ index: Int) -> Location {
         Location(

@@ -11,7 +11,7 @@ import Testing
 /// notification protocol to a `$NOTIFY_SOCKET` the test holds, it serves a socket systemd
 /// passed (`systemd-socket-activate`), its lines carry journald priorities when standard error
 /// is the journal, and SIGHUP rescans bundles.
-@Suite("A systemd service")
+@Suite("A systemd service", .timeLimit(.minutes(5)), .tearsDown)
 struct SystemdServiceTests {
     static let analyze = "/usr/bin/systemd-analyze"
     static let activate = "/usr/bin/systemd-socket-activate"
@@ -64,7 +64,7 @@ struct SystemdServiceTests {
     )
     func socketActivationAndHangup() async throws {
         let directory = try TemporaryDirectory(prefix: "activate")
-        defer { directory.remove() }
+        atTeardown { directory.remove() }
         let socket = directory.appending("run/backgrounderd.sock")
         try FileManager.default.createDirectory(
             atPath: directory.appending("run"), withIntermediateDirectories: true,
@@ -73,7 +73,7 @@ struct SystemdServiceTests {
         try FileManager.default.createDirectory(atPath: bundles, withIntermediateDirectories: true)
         let daemon = try await DaemonProcess(
             directory: directory, bundleDirectories: [bundles], launcher: [Self.activate, "-l", socket])
-        defer { Task { await daemon.stop() } }
+        atTeardown { await daemon.stop() }
         let status = try daemon.status()
         #expect(status.bundles.loaded == 0)
         #expect(daemon.log.contains("listening on the socket systemd passed"), "\(daemon.log)")

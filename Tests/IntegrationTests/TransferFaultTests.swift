@@ -6,12 +6,12 @@ import Testing
 /// Background transfers against a server that misbehaves, and apps that ask for what they
 /// must not get. Each transfer ends resumed, restarted or cleanly failed with a clear error,
 /// and a file reported finished always has the server's bytes (SHA-256).
-@Suite("Background transfers: faults and hostile apps", .serialized)
+@Suite("Background transfers: faults and hostile apps", .serialized, .timeLimit(.minutes(5)), .tearsDown)
 struct TransferFaultTests {
     @Test("cut, 503 with Retry-After, short, long, changed ETag, ignored Range: each ends with the server's bytes")
     func faultsEndWithTheServersBytes() async throws {
         let fixture = try await TransferFixture(prefix: "xfer-faults") { _ in }
-        defer { Task { await fixture.tearDown() } }
+        atTeardown { await fixture.tearDown() }
         let server = fixture.server
         var sums: [String: String] = [:]
         for (index, path) in ["/cut", "/busy", "/short", "/long", "/etag", "/norange"].enumerated() {
@@ -67,7 +67,7 @@ struct TransferFaultTests {
     @Test("an upload sends the app's file whole; HTTPS is trusted through --trust-ca-file and refused without it")
     func uploadAndHTTPS() async throws {
         let fixture = try await TransferFixture(prefix: "xfer-tls", tls: true) { _ in }
-        defer { Task { await fixture.tearDown() } }
+        atTeardown { await fixture.tearDown() }
         let sha = try await fixture.serveFile("/secure.bin", bytes: 1 << 20)
         let id = try fixture.app(
             "Uploader",
@@ -98,7 +98,7 @@ struct TransferFaultTests {
 
         // The same server is not trusted by a daemon that was not told of its authority.
         let untrusting = try await TransferFixture(prefix: "xfer-untrusted") { _ in }
-        defer { Task { await untrusting.tearDown() } }
+        atTeardown { await untrusting.tearDown() }
         let doubter = try untrusting.app(
             "Doubter", script: TransferTests.handOff([fixture.server.url("/secure.bin")], then: "serve"))
         _ = try untrusting.request(.reload)
@@ -110,11 +110,11 @@ struct TransferFaultTests {
     }
 
     @Test(
-        "a hostile app can neither upload files not its own, nor inject headers, nor touch another app's transfers"
+        "a hostile app can neither upload files not its own (a link, a FIFO that would block the daemon), nor inject headers, nor touch another app's transfers"
     )
     func hostileApp() async throws {
         let fixture = try await TransferFixture(prefix: "xfer-hostile") { _ in }
-        defer { Task { await fixture.tearDown() } }
+        atTeardown { await fixture.tearDown() }
         let sha = try await fixture.serveFile("/victim.bin", bytes: 1 << 20)
         fixture.server.inject(.drip(bytesPerSecond: 256 << 10), at: "/victim.bin")
         let victim = try fixture.app(
@@ -124,12 +124,14 @@ struct TransferFaultTests {
             "Hostile",
             script: """
                 os.symlink("/etc/shadow", os.path.join(DATA, "innocent"))
+                os.mkfifo(os.path.join(DATA, "pipe"))
                 attempts = {
                     "scheme": create("file:///etc/shadow"),
                     "ftp": create("ftp://127.0.0.1/x"),
                     "shadow": create("\(upload)", kind="upload", file="/etc/shadow"),
                     "symlink": create("\(upload)", kind="upload", file=os.path.join(DATA, "innocent")),
                     "relative": create("\(upload)", kind="upload", file="../../../etc/shadow"),
+                    "fifo": create("\(upload)", kind="upload", file=os.path.join(DATA, "pipe")),
                     "no file": create("\(upload)", kind="upload"),
                     "header": create("\(fixture.server.url("/x"))", headers={"X-A": "1\\r\\nHost: evil"}),
                     "method": create("\(fixture.server.url("/x"))", method="GET /etc/passwd HTTP/1.1"),
@@ -151,7 +153,7 @@ struct TransferFaultTests {
 
         // Every attempt was refused, naming the field.
         let attempts = fixture.reports(hostile, "attempt")
-        #expect(attempts.count == 9, "\(fixture.appLog(hostile))")
+        #expect(attempts.count == 10, "\(fixture.appLog(hostile))")
         for attempt in attempts {
             let reply = attempt["reply"] as? [String: Any]
             #expect(reply?["class"] as? String == "ERROR", "\(attempt)")
@@ -163,6 +165,8 @@ struct TransferFaultTests {
         #expect(message("ftp").hasPrefix("url:"))
         #expect(message("shadow").contains("not in the app's own"))
         #expect(message("symlink").contains("not in the app's own"))
+        // A FIFO nobody writes to: opening it must not hold the daemon until a writer comes.
+        #expect(message("fifo").contains("not a regular file"), "\(message("fifo"))")
         #expect(message("header").hasPrefix("headers:"))
         #expect(message("method").hasPrefix("method:"))
         // The outcome: nothing was uploaded, the daemon holds no transfer of the hostile app,
@@ -180,7 +184,7 @@ struct TransferFaultTests {
         .enabled(if: SmallTmpfs.canMount, "mounting a tmpfs needs root and mount(2)"))
     func diskFull() async throws {
         let fixture = try await TransferFixture(prefix: "xfer-full", stateDiskSize: "6m") { _ in }
-        defer { Task { await fixture.tearDown() } }
+        atTeardown { await fixture.tearDown() }
         _ = try await fixture.serveFile("/large.bin", bytes: 16 << 20)
         let id = try fixture.app(
             "Hoarder", script: TransferTests.handOff([fixture.server.url("/large.bin")], then: "serve"))
@@ -195,6 +199,48 @@ struct TransferFaultTests {
         #expect(message.contains("No space left on device"), "\(message)")
         let partials = try FileManager.default.contentsOfDirectory(atPath: fixture.daemon.stateDirectory + "/transfers")
         #expect(partials.isEmpty)
+        #expect(throws: Never.self) { try fixture.daemon.status() }
+    }
+
+    @Test(
+        "downloads past the policy's disk cap, announced or not, fail with dataLengthExceedsMaximum and leave nothing; one within it completes"
+    )
+    func diskCapCountsWhatArrives() async throws {
+        let cap = 4 << 20
+        let fixture = try await TransferFixture(
+            prefix: "xfer-cap", extraArguments: ["--scheduling", "transferDiskBytes=\(cap)"]
+        ) { _ in }
+        atTeardown { await fixture.tearDown() }
+        // One says its 64 MiB in Content-Length, one says nothing and streams 64 MiB: only
+        // counting what arrives stops the second (it received 8.7 GiB before this check).
+        _ = try await fixture.serveFile("/announced.bin", bytes: 64 << 20)
+        _ = try await fixture.serveFile("/streamed.bin", bytes: 64 << 20, seed: 8)
+        fixture.server.inject(.noLength, at: "/streamed.bin")
+        let small = try await fixture.serveFile("/small.bin", bytes: 1 << 20, seed: 9)
+        fixture.server.inject(.noLength, at: "/small.bin")
+        let urls = ["/announced.bin", "/streamed.bin", "/small.bin"].map { fixture.server.url($0) }
+        let id = try fixture.app("Hoarder", script: TransferTests.handOff(urls, then: "serve"))
+        _ = try fixture.request(.reload)
+        _ = try fixture.request(.open(AppReference(bundle: id)))
+        await waitUntil(timeout: .seconds(60)) { fixture.reports(id, "finished").count == 3 }
+        let finished = fixture.reports(id, "finished")
+        func outcome(_ path: String) -> [String: Any]? {
+            finished.first { ($0["request"] as? [String: Any])?["url"] as? String == fixture.server.url(path) }
+        }
+        for path in ["/announced.bin", "/streamed.bin"] {
+            let failed = try #require(outcome(path), "\(path): \(finished) \(fixture.appLog(id))")
+            #expect(failed["state"] as? String == "failed", "\(path)")
+            let error = failed["error"] as? [String: Any]
+            #expect(error?["code"] as? String == "dataLengthExceedsMaximum", "\(path): \(failed)")
+            let message = error?["message"] as? String ?? ""
+            #expect(message.contains("the policy leaves this app's transfers"), "\(path): \(message)")
+        }
+        let completed = try #require(outcome("/small.bin"), "\(finished)")
+        #expect(completed["state"] as? String == "completed")
+        #expect(await fixture.downloaded(id, transfer: try #require(completed["transfer"] as? Int)) == small)
+        // The outcome on disk: no partial file of the refused ones is left in the daemon's state.
+        let partials = try FileManager.default.contentsOfDirectory(atPath: fixture.daemon.stateDirectory + "/transfers")
+        #expect(partials.isEmpty, "\(partials)")
         #expect(throws: Never.self) { try fixture.daemon.status() }
     }
 }

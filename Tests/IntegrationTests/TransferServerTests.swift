@@ -4,7 +4,7 @@ import Testing
 
 /// The test support's transfer server, checked with a real client (`curl`) before the daemon's
 /// transfer tests rely on it: every fault does what it says, and a checker that can fail.
-@Suite("Transfer server")
+@Suite("Transfer server", .timeLimit(.minutes(5)), .tearsDown)
 struct TransferServerTests {
     /// A scratch directory, a server with an upload directory in it, and curl.
     struct Fixture {
@@ -60,7 +60,7 @@ struct TransferServerTests {
         "a GET brings the whole file, byte for byte, with length, validators and Accept-Ranges; HEAD the same headers")
     func fullGet() async throws {
         let fixture = try Fixture()
-        defer { Task { await fixture.tearDown() } }
+        atTeardown { await fixture.tearDown() }
         let served = try fixture.document("/doc.bin", bytes: 1_000_003)
         let out = fixture.directory.appending("out")
         let dump = fixture.directory.appending("headers")
@@ -90,7 +90,7 @@ struct TransferServerTests {
     @Test("a resume asks for bytes=N- and gets 206 with Content-Range; the joined file is the served one")
     func rangeResume() async throws {
         let fixture = try Fixture()
-        defer { Task { await fixture.tearDown() } }
+        atTeardown { await fixture.tearDown() }
         let served = try fixture.document("/doc.bin", bytes: 700_000)
         let out = fixture.directory.appending("out")
         // The first 300 000 bytes are already here, as after a cut.
@@ -116,7 +116,7 @@ struct TransferServerTests {
     @Test("If-Range with another ETag or date gets the whole document (200); with the current one, the part (206)")
     func ifRange() async throws {
         let fixture = try Fixture()
-        defer { Task { await fixture.tearDown() } }
+        atTeardown { await fixture.tearDown() }
         try fixture.document("/doc.bin", bytes: 50_000)
         let out = fixture.directory.appending("out")
         let url = fixture.server.url("/doc.bin")
@@ -153,7 +153,7 @@ struct TransferServerTests {
     @Test("a range past the end gets 416 with Content-Range bytes */TOTAL")
     func unsatisfiable() async throws {
         let fixture = try Fixture()
-        defer { Task { await fixture.tearDown() } }
+        atTeardown { await fixture.tearDown() }
         try fixture.document("/doc.bin", bytes: 5000)
         let dump = fixture.directory.appending("headers")
         let result = try await fixture.curl(
@@ -167,7 +167,7 @@ struct TransferServerTests {
     )
     func cutMidBody() async throws {
         let fixture = try Fixture()
-        defer { Task { await fixture.tearDown() } }
+        atTeardown { await fixture.tearDown() }
         let served = try fixture.document("/doc.bin", bytes: 2_000_000)
         fixture.server.inject(.cutAfter(bytes: 300_001), at: "/doc.bin", times: 1)
         let out = fixture.directory.appending("out")
@@ -185,7 +185,7 @@ struct TransferServerTests {
     @Test("shortBody sends less than Content-Length and closes; longBody sends more")
     func wrongLengths() async throws {
         let fixture = try Fixture()
-        defer { Task { await fixture.tearDown() } }
+        atTeardown { await fixture.tearDown() }
         try fixture.document("/doc.bin", bytes: 100_000)
         let out = fixture.directory.appending("out")
         fixture.server.inject(.shortBody(missing: 10), at: "/doc.bin", times: 1)
@@ -200,7 +200,7 @@ struct TransferServerTests {
     @Test("503 with Retry-After for the next two requests, then the document")
     func serviceUnavailable() async throws {
         let fixture = try Fixture()
-        defer { Task { await fixture.tearDown() } }
+        atTeardown { await fixture.tearDown() }
         try fixture.document("/doc.bin", bytes: 1000)
         fixture.server.inject(.status(503, retryAfter: 7), at: "/doc.bin", times: 2)
         let dump = fixture.directory.appending("headers")
@@ -227,7 +227,7 @@ struct TransferServerTests {
     @Test("a redirect is followed; a loop a→b→a stops at curl's --max-redirs; an unknown path is 404")
     func redirects() async throws {
         let fixture = try Fixture()
-        defer { Task { await fixture.tearDown() } }
+        atTeardown { await fixture.tearDown() }
         let served = try fixture.document("/doc.bin", bytes: 10_000)
         let out = fixture.directory.appending("out")
         fixture.server.inject(.redirect(to: "/doc.bin"), at: "/old")
@@ -249,7 +249,7 @@ struct TransferServerTests {
     @Test("an upload by curl -T arrives whole: 201 with its SHA-256, stored and recorded; a cut upload is not recorded")
     func upload() async throws {
         let fixture = try Fixture()
-        defer { Task { await fixture.tearDown() } }
+        atTeardown { await fixture.tearDown() }
         let local = fixture.directory.appending("local.bin")
         try TransferServer.makeFile(at: local, bytes: 3_000_017, seed: 3)
         let sha = try await TransferServer.sha256(ofFile: local)
@@ -274,7 +274,7 @@ struct TransferServerTests {
     @Test("HTTPS with the test authority: curl trusts it through --cacert only")
     func https() async throws {
         let fixture = try Fixture(tls: true)
-        defer { Task { await fixture.tearDown() } }
+        atTeardown { await fixture.tearDown() }
         #expect(fixture.server.baseURL.hasPrefix("https://127.0.0.1:"))
         let served = try fixture.document("/doc.bin", bytes: 400_000)
         let out = fixture.directory.appending("out")
@@ -297,7 +297,7 @@ struct TransferServerTests {
     @Test("keep-alive: two requests in one curl share a connection")
     func keepAlive() async throws {
         let fixture = try Fixture()
-        defer { Task { await fixture.tearDown() } }
+        atTeardown { await fixture.tearDown() }
         try fixture.document("/one", bytes: 1000)
         try fixture.document("/two", bytes: 2000)
         let result = try await fixture.curl(
@@ -311,7 +311,7 @@ struct TransferServerTests {
         "drip sends the whole body slowly, stallAfter hangs until the client gives up, changeETag bumps the validator")
     func slowAndChanging() async throws {
         let fixture = try Fixture()
-        defer { Task { await fixture.tearDown() } }
+        atTeardown { await fixture.tearDown() }
         let served = try fixture.document("/doc.bin", bytes: 1000)
         // About 4 s of dripping: long enough to be seen part-way on a loaded machine.
         fixture.server.inject(.drip(bytesPerSecond: 250), at: "/doc.bin", times: 1)
@@ -344,14 +344,14 @@ struct TransferServerTests {
         "64 MiB to a reader that stalls: the server waits for it, a chunk or two in memory, and the bytes arrive whole")
     func streamsLargeFile() async throws {
         let fixture = try Fixture()
-        defer { Task { await fixture.tearDown() } }
+        atTeardown { await fixture.tearDown() }
         let served = try fixture.document("/big.bin", bytes: 64 << 20)
         // curl writes into a FIFO nobody reads yet, so it blocks and stops reading the socket.
         let fifo = fixture.directory.appending("fifo")
         #expect(mkfifo(fifo, 0o600) == 0)
         async let download = fixture.curl(["-o", fifo, fixture.server.url("/big.bin")])
         var last: Int64 = -1
-        let stalled = await waitUntil(timeout: .seconds(90), interval: .milliseconds(300)) {
+        let stalled = await waitUntil(timeout: .seconds(180), interval: .milliseconds(300)) {
             let sent = fixture.server.requests.first?.bodyBytesSent ?? 0
             defer { last = sent }
             return sent > 0 && sent == last

@@ -7,7 +7,7 @@ import Testing
 /// apps that hand a download over and are suspended or end. Judged by the bytes that reach
 /// the app's data directory (SHA-256 against the served file), what the server was asked,
 /// and what the daemon keeps.
-@Suite("Background transfers", .serialized)
+@Suite("Background transfers", .serialized, .timeLimit(.minutes(10)), .tearsDown)
 struct TransferTests {
     /// An app that hands `urls` over at a person's launch, then exits (`exit`) or stays to
     /// hear them (`serve`); launched or woken for its session, it hears them and completes.
@@ -30,7 +30,7 @@ struct TransferTests {
         let fixture = try await TransferFixture(
             prefix: "xfer-relaunch", extraArguments: ["--scheduling", "urlSessionWindow=300"]
         ) { _ in }
-        defer { Task { await fixture.tearDown() } }
+        atTeardown { await fixture.tearDown() }
         sha = try await fixture.serveFile("/episode.bin", bytes: 3 << 20)
         fixture.server.inject(.drip(bytesPerSecond: 2 << 20), at: "/episode.bin")
         id = try fixture.app("Ender", script: Self.handOff([fixture.server.url("/episode.bin")], then: "exit"))
@@ -61,7 +61,7 @@ struct TransferTests {
     @Test("a suspended app is woken into its session's events, hears the file, and is suspended again")
     func suspendedAppIsWoken() async throws {
         let fixture = try await TransferFixture(prefix: "xfer-wake") { _ in }
-        defer { Task { await fixture.tearDown() } }
+        atTeardown { await fixture.tearDown() }
         let sha = try await fixture.serveFile("/big.bin", bytes: 4 << 20)
         fixture.server.inject(.drip(bytesPerSecond: 1 << 20), at: "/big.bin")
         let id = try fixture.app("Sleeper", script: Self.handOff([fixture.server.url("/big.bin")], then: "serve"))
@@ -94,7 +94,7 @@ struct TransferTests {
     @Test("a 200 MiB download survives a daemon SIGKILL and resumes from where it was, nothing fetched twice")
     func survivesDaemonKill() async throws {
         let fixture = try await TransferFixture(prefix: "xfer-kill") { _ in }
-        defer { Task { await fixture.tearDown() } }
+        atTeardown { await fixture.tearDown() }
         let size: Int64 = 200 << 20
         let sha = try await fixture.serveFile("/huge.bin", bytes: size)
         fixture.server.inject(.drip(bytesPerSecond: 40 << 20), at: "/huge.bin")
@@ -122,7 +122,7 @@ struct TransferTests {
     @Test("a force quit cancels the app's transfers; a jetsam termination does not")
     func forceQuitCancelsJetsamDoesNot() async throws {
         let fixture = try await TransferFixture(prefix: "xfer-quit") { _ in }
-        defer { Task { await fixture.tearDown() } }
+        atTeardown { await fixture.tearDown() }
         _ = try await fixture.serveFile("/slow.bin", bytes: 2 << 20)
         fixture.server.inject(.drip(bytesPerSecond: 64 << 10), at: "/slow.bin")
         let sha = try await fixture.serveFile("/other.bin", bytes: 2 << 20, seed: 9)

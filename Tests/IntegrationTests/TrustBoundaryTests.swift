@@ -7,7 +7,7 @@ import Testing
 
 /// Hostile apps against the trust boundary: each tries to act as a person or as another app,
 /// and each test judges the outcome (states, pids, CPU, grants), not the reply it got.
-@Suite("Trust boundary: hostile apps", .serialized)
+@Suite("Trust boundary: hostile apps", .serialized, .timeLimit(.minutes(5)), .tearsDown)
 struct TrustBoundaryTests {
     typealias Running = LifecycleTests.Running
 
@@ -36,17 +36,18 @@ struct TrustBoundaryTests {
                     """,
                 into: bundles)
         }
-        defer { Task { await running.tearDown() } }
+        atTeardown { await running.tearDown() }
         _ = try running.request(.open(AppReference(bundle: id)))
         #expect(await waitUntil { Self.report(running, id).contains("\"public\"") })
         _ = try running.request(.home)
         #expect(
             try await waitUntil(timeout: .seconds(20)) { try running.app(id).state == .suspended },
             "\(Self.report(running, id).suffix(600))")
+        // It burns CPU whenever it runs: frozen, it gains no tick over 2 s.
         let pid = try #require(try running.app(id).pid)
-        let before = try #require(LifecycleTests.cpuSeconds(pid))
-        try await Task.sleep(for: .seconds(2))
-        #expect(LifecycleTests.cpuSeconds(pid) == before, "a suspended app uses no CPU")
+        #expect(SuspensionEvidence.cgroupFrozen(pid), "cgroup.events does not say frozen 1")
+        let moved = await SuspensionEvidence.movement([pid])
+        #expect(moved.isEmpty, "a suspended app ran: \(moved)")
         #expect(try running.app(id).state == .suspended)
         #expect(running.daemon.log.contains("refused OPEN from the app \(id)"))
         // On the public socket it is refused as no person, or (apps under uids of their own,
@@ -54,6 +55,9 @@ struct TrustBoundaryTests {
         #expect(
             running.daemon.log.contains("refused OPEN from an unverified peer (pid")
                 || Self.report(running, id).contains("Permission denied"))
+        // The control: a person's open thaws it, and the same process spins again.
+        _ = try running.request(.open(AppReference(bundle: id)))
+        #expect(await SuspensionEvidence.advance([pid]), "thawed, it spins again")
     }
 
     @Test(
@@ -89,7 +93,7 @@ struct TrustBoundaryTests {
                     """,
                 into: bundles)
         }
-        defer { Task { await running.tearDown() } }
+        atTeardown { await running.tearDown() }
         _ = try running.request(.open(AppReference(bundle: victim)))
         #expect(await waitUntil { running.appLog(victim).contains("didBecomeActive") })
         let victimPID = try #require(try running.app(victim).pid)
@@ -169,7 +173,7 @@ struct TrustBoundaryTests {
                     """,
                 into: bundles)
         }
-        defer { Task { await running.tearDown() } }
+        atTeardown { await running.tearDown() }
         _ = try running.request(.open(AppReference(bundle: id)))
         #expect(await waitUntil { Self.report(running, id).contains("\"done\"") }, "\(Self.report(running, id))")
 

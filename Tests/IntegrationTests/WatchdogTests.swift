@@ -22,7 +22,7 @@ import Testing
 /// variable was the alternative, and it would be code in the daemon that a normal run must
 /// never reach; the plug-in needs none. The probe itself (``LivenessProbe``) is also tested
 /// alone, with a question that never answers.
-@Suite("The watchdog")
+@Suite("The watchdog", .timeLimit(.minutes(5)), .tearsDown)
 struct WatchdogTests {
     static let pushed = "org.backgrounder.tests.pushed"
     static let policy = "org.example.hanging"
@@ -83,13 +83,13 @@ struct WatchdogTests {
         let gate = directory.appending("gate")
         #expect(mkfifo(gate, 0o600) == 0)
         let listener = try NotifyListener(path: directory.appending("notify.sock"))
-        defer { listener.close() }
+        atTeardown { listener.close() }
         let daemon = try await DaemonProcess(
             directory: directory, bundleDirectories: [bundles], extraArguments: ["--policy", Self.policy],
             environment: ["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "400000", "HANGING_POLICY_GATE": gate])
-        defer {
+        atTeardown {
             Self.release(gate)
-            Task { await daemon.stop() }
+            await daemon.stop()
         }
         func pings() -> Int { listener.received.filter { $0.contains("WATCHDOG=1") }.count }
         func missed() -> Int { daemon.log.components(separatedBy: "the app core did not answer within").count - 1 }

@@ -4,7 +4,7 @@ import CSndFile
 import Foundation
 import Testing
 
-@Suite("BackgroundKit's AudioFile decoder")
+@Suite("BackgroundKit's AudioFile decoder", .timeLimit(.minutes(5)))
 struct AudioFileTests {
     @Test("16-bit WAV, mono and stereo, reads back exactly as s16 and as float32")
     func shortWAV() throws {

@@ -6,7 +6,7 @@ import Testing
 @testable import Compactor
 
 /// Compactor's journal and its stepwise compaction on real SQLite files.
-@Suite("Compactor's journal and compaction")
+@Suite("Compactor's journal and compaction", .timeLimit(.minutes(5)))
 @MainActor
 struct CompactionTests {
     @Test("opening the app leaves free pages; compaction gives every one back, the file shrinks and stays sound")

@@ -5,7 +5,7 @@ import Testing
 @testable import Podcasts
 
 /// Podcasts' index of downloaded episodes and the names of their files.
-@Suite("Podcasts: the episode index")
+@Suite("Podcasts: the episode index", .timeLimit(.minutes(5)))
 struct EpisodeIndexTests {
     @Test("a file keeps the URL's name and extension; a taken name gets -2, -3 before the extension")
     func fileNames() {

@@ -3,7 +3,7 @@ import Testing
 
 @testable import FeedReader
 
-@Suite("FeedReader's parser: RSS, Atom and JSON Feed")
+@Suite("FeedReader's parser: RSS, Atom and JSON Feed", .timeLimit(.minutes(5)))
 struct FeedParserTests {
     private static func parse(_ text: String) throws(FeedError) -> Feed {
         try FeedParser.parse(Data(text.utf8))

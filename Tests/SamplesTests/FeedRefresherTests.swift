@@ -7,7 +7,7 @@ import Testing
 
 /// The refresher against a real HTTP server on the loopback interface, through URLSession:
 /// what the app does in a fetch window, without the daemon.
-@Suite("FeedReader's refresh over HTTP and from a file")
+@Suite("FeedReader's refresh over HTTP and from a file", .timeLimit(.minutes(5)))
 @MainActor
 struct FeedRefresherTests {
     @Test("new data, then 304 Not Modified is no data, then a changed feed is new data; the items are stored")

@@ -4,7 +4,7 @@ import Testing
 
 @testable import FeedReader
 
-@Suite("FeedReader's change detection: validators, content hash, items")
+@Suite("FeedReader's change detection: validators, content hash, items", .timeLimit(.minutes(5)))
 struct FeedSnapshotTests {
     static let source = "http://127.0.0.1:8080/feed.xml"
     static let now = Date(timeIntervalSince1970: 1_718_000_000)

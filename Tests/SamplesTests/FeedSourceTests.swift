@@ -1,9 +1,10 @@
+import BackgrounderTestSupport
 import Foundation
 import Testing
 
 @testable import FeedReader
 
-@Suite("FeedReader's feed.url")
+@Suite("FeedReader's feed.url", .timeLimit(.minutes(5)))
 struct FeedSourceTests {
     @Test(
         "an http(s) URL, a file URL or an absolute path; the first line that is not blank or a comment",
@@ -37,7 +38,7 @@ struct FeedSourceTests {
             throws: FeedError(
                 "no feed to read: /nonexistent/feed.url does not exist or cannot be read (FeedReader subscribe URL)")
         ) { try FeedSource.load(from: "/nonexistent/feed.url") }
-        let directory = "/tmp/feedsource-\(UUID().uuidString.prefix(8))"
+        let directory = TemporaryDirectory.uniquePath("feedsource")
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try Data("feed.xml\n".utf8).write(to: URL(fileURLWithPath: directory + "/feed.url"))

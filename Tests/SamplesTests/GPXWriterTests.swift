@@ -5,7 +5,7 @@ import Testing
 
 @testable import HikeRecorder
 
-@Suite("HikeRecorder's GPX")
+@Suite("HikeRecorder's GPX", .timeLimit(.minutes(5)))
 struct GPXWriterTests {
     @Test("the document is well-formed GPX 1.1 with elements in the schema's order")
     func structure() throws {

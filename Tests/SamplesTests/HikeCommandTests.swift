@@ -5,7 +5,7 @@ import Testing
 
 @testable import HikeRecorder
 
-@Suite("HikeRecorder's command line")
+@Suite("HikeRecorder's command line", .timeLimit(.minutes(5)))
 struct HikeCommandTests {
     @Test("arguments parse into commands; mistakes are usage errors")
     func parsing() throws {

@@ -3,7 +3,7 @@ import Testing
 
 @testable import BackgroundPlayer
 
-@Suite("BackgroundPlayer's command line")
+@Suite("BackgroundPlayer's command line", .timeLimit(.minutes(5)))
 struct PlayerCommandLineTests {
     @Test("words parse into actions; help anywhere is help; an empty PATH is a usage error")
     func parsing() throws {

@@ -4,7 +4,7 @@ import Testing
 
 @testable import BackgroundPlayer
 
-@Suite("BackgroundPlayer's playlists: a file, a directory or an M3U")
+@Suite("BackgroundPlayer's playlists: a file, a directory or an M3U", .timeLimit(.minutes(5)))
 struct PlaylistTests {
     private static let extensions: Set<String> = ["wav", "flac", "ogg", "mp3"]
 

@@ -4,7 +4,7 @@ import Testing
 @testable import Podcasts
 
 /// Podcasts reads an RSS feed's enclosures: one per item, titled, resolved against the feed.
-@Suite("Podcasts: RSS enclosures")
+@Suite("Podcasts: RSS enclosures", .timeLimit(.minutes(5)))
 struct PodcastEnclosureTests {
     private func parse(_ text: String, base: String? = nil) throws -> [Enclosure] {
         try EnclosureParser.parse(Data(text.utf8), base: base.flatMap(URL.init(string:)))

@@ -5,7 +5,7 @@ import Testing
 
 @testable import RegionAlerts
 
-@Suite("RegionAlerts")
+@Suite("RegionAlerts", .timeLimit(.minutes(5)))
 struct RegionAlertsTests {
     private static func region(_ identifier: String, radius: Double = 100) -> CircularRegion {
         CircularRegion(identifier: identifier, center: Coordinate(latitude: 46.9, longitude: 7.4), radius: radius)

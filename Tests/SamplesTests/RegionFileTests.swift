@@ -4,7 +4,7 @@ import Testing
 
 @testable import RegionAlerts
 
-@Suite("RegionAlerts' GeoJSON regions")
+@Suite("RegionAlerts' GeoJSON regions", .timeLimit(.minutes(5)))
 struct RegionFileTests {
     /// A feature as people write them; `properties` and `coordinates` are spliced in as JSON text.
     private static func feature(_ properties: String, coordinates: String = "[7.4474, 46.948]") -> String {

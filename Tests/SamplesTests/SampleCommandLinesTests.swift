@@ -9,7 +9,7 @@ import Testing
 /// What a person meets at each sample's command line, through the built programs: help,
 /// the line for an app run by hand, and errors that name the path and the reason before
 /// anything is sent or read. Exit statuses are README.md's table ("Exit status").
-@Suite("The samples' command lines")
+@Suite("The samples' command lines", .timeLimit(.minutes(5)))
 struct SampleCommandLinesTests {
     static let samples = [
         "Hello", "Fibonacci", "Compactor", "FeedReader", "Podcasts", "HikeRecorder", "RegionAlerts", "BackgroundPlayer",

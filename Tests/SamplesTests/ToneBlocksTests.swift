@@ -1,7 +1,7 @@
 import BackgrounderTestSupport
 import Testing
 
-@Suite("ToneBlocks, the signal that shows gaps and losses in played audio")
+@Suite("ToneBlocks, the signal that shows gaps and losses in played audio", .timeLimit(.minutes(5)))
 struct ToneBlocksTests {
     /// 14 s at 44.1 kHz: 56 blocks, three and a half rounds of the sixteen tones (short, as the
     /// analysis is heavy in a debug build and shares the machine with the integration tests).

@@ -5,7 +5,7 @@ import Testing
 
 @testable import HikeRecorder
 
-@Suite("HikeRecorder's track log")
+@Suite("HikeRecorder's track log", .timeLimit(.minutes(5)))
 struct TrackLogTests {
     @Test("fixes read back exactly as they were recorded, after a header line")
     func roundTrip() throws {

@@ -3,7 +3,7 @@ import Testing
 
 @testable import HikeRecorder
 
-@Suite("HikeRecorder's statistics")
+@Suite("HikeRecorder's statistics", .timeLimit(.minutes(5)))
 struct TrackStatisticsTests {
     @Test("distance sums great-circle segments: one degree of a meridian is 111.195 km")
     func distance() {

@@ -1,7 +1,6 @@
 public import BackgrounderCore
 public import BackgrounderProtocol
 import Foundation
-import Synchronization
 
 /// Plays files one after another, as `AVQueuePlayer`: WAV, FLAC, Ogg and (where the
 /// installed libsndfile reads it) MP3, decoded by libsndfile and written to an
@@ -44,7 +43,7 @@ public final class AudioQueuePlayer {
 
     /// Frames handed to the stream since the item started, shared with the feeding task.
     private final class Progress: Sendable {
-        let frames = Mutex<Int64>(0)
+        let frames = Locked<Int64>(0)
     }
 
     /// Creates a player.
@@ -300,7 +299,14 @@ public final class AudioQueuePlayer {
     /// yet. The new daemon may not have reached PulseAudio yet: the stream is asked for again
     /// for a while before the player gives up.
     private func mediaServicesWereReset() {
+        // Asking for the stream again takes round trips to a daemon that may still be reaching
+        // PulseAudio; until it plays, the app holds no audio and its grace runs. A background
+        // task keeps it from being suspended in between, as an iOS app asks for time to finish
+        // what it started (on a loaded machine the grace ran out first, and the music stopped).
+        let wasPlaying = lost?.playing ?? isPlaying
+        let task = wasPlaying ? Application.shared.beginBackgroundTask(withName: "reopen audio") : .invalid
         enqueue { player in
+            defer { Application.shared.endBackgroundTask(task) }
             let current = player.currentIndex.flatMap { index in
                 player.current.map {
                     (index: index, frame: Int64(player.elapsed * Double($0.rate)), playing: player.isPlaying)

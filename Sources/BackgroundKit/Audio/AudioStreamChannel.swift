@@ -1,7 +1,6 @@
 import BackgrounderCore
 import BackgrounderProtocol
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -31,7 +30,7 @@ final class AudioStreamChannel: Sendable {
             /// descriptor now, so it must not be touched again.
             var socketClosed = false
         }
-        let state = Mutex(State())
+        let state = Locked(State())
     }
 
     /// Opens a stream with the daemon and attaches to its ring.

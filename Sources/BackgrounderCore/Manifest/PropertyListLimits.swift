@@ -23,19 +23,95 @@ enum PropertyListLimits {
         return xmlProblem(data)
     }
 
-    /// Reads the object count from the binary trailer (its last 32 bytes).
+    /// Reads the object count from the binary trailer (its last 32 bytes), then checks that
+    /// every object lies whole before the offset table and refers only to objects that exist.
+    ///
+    /// Foundation's binary decoder traps, taking the daemon down, on some objects that do not
+    /// fit, such as a UTF-16 string whose length runs past the end of the file (found by the
+    /// `info-plist` fuzz target, docs/FUZZING.md), so the layout CFBinaryPList.c writes is
+    /// checked before it gets the bytes.
     private static func binaryProblem(_ data: Data) -> String? {
-        guard data.count >= 40 else { return nil }  // too short to parse; the decoder refuses it
-        let trailer = data.suffix(32)
-        let countBytes = trailer.dropFirst(8).prefix(8)
-        let count = countBytes.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        let invalid = "not a valid property list (XML or binary)"
+        let bytes = [UInt8](data)
+        guard bytes.count >= 8 + 1 + 32 else { return invalid }
+        let trailer = bytes.count - 32
+        let offsetSize = Int(bytes[trailer + 6])
+        let referenceSize = Int(bytes[trailer + 7])
+        let count = bigEndian(bytes, at: trailer + 8, size: 8)
+        let top = bigEndian(bytes, at: trailer + 16, size: 8)
+        let table = bigEndian(bytes, at: trailer + 24, size: 8)
         // Every object takes at least a byte and an offset-table entry: a larger count is
-        // garbage, which the decoder refuses in its own words.
-        if count > UInt64(maximumBinaryObjects) && count <= UInt64(data.count) {
+        // garbage, refused below as such.
+        if count > UInt64(maximumBinaryObjects) && count <= UInt64(bytes.count) {
             return
                 "a binary property list of \(count) objects, more than the \(maximumBinaryObjects) a manifest may hold"
         }
+        // The count is at most the file's size here, so the products below cannot overflow.
+        guard (1...8).contains(offsetSize), (1...8).contains(referenceSize), count >= 1,
+            count <= UInt64(bytes.count), top < count, table >= 9, table <= UInt64(trailer),
+            UInt64(trailer) - table >= count * UInt64(offsetSize)
+        else { return invalid }
+        let objects = BinaryObjects(bytes: bytes, end: Int(table), count: Int(count), referenceSize: referenceSize)
+        for index in 0..<Int(count) {
+            let offset = bigEndian(bytes, at: Int(table) + index * offsetSize, size: offsetSize)
+            guard offset >= 8, offset < table, objects.isWellFormed(at: Int(offset)) else { return invalid }
+        }
         return nil
+    }
+
+    /// An unsigned big-endian integer of `size` (at most 8) bytes.
+    private static func bigEndian(_ bytes: [UInt8], at offset: Int, size: Int) -> UInt64 {
+        bytes[offset..<(offset + size)].reduce(0) { $0 << 8 | UInt64($1) }
+    }
+
+    /// The objects of a binary property list: the bytes from the header to the offset table.
+    private struct BinaryObjects {
+        let bytes: [UInt8]
+        /// Where the offset table starts: no object may reach it.
+        let end: Int
+        /// How many objects the trailer declares.
+        let count: Int
+        /// Bytes in a reference to another object.
+        let referenceSize: Int
+
+        /// Whether the object at `offset` is of a known type, lies whole before ``end`` and
+        /// refers only to objects that exist.
+        func isWellFormed(at offset: Int) -> Bool {
+            let marker = bytes[offset]
+            let info = Int(marker & 0x0F)
+            var cursor = offset + 1
+            /// Whether `length` more bytes fit after the cursor.
+            func fits(_ length: Int) -> Bool { length <= end - cursor }
+            /// The low nibble, or for 0xF the integer object after the marker.
+            func length() -> Int? {
+                guard info == 0x0F else { return info }
+                guard fits(1), bytes[cursor] >> 4 == 0x1 else { return nil }
+                let size = 1 << Int(bytes[cursor] & 0x0F)
+                guard size <= 8, fits(1 + size) else { return nil }
+                let value = bigEndian(bytes, at: cursor + 1, size: size)
+                cursor += 1 + size
+                return value <= UInt64(end) ? Int(value) : nil
+            }
+            /// Whether `references` references fit and each names an object that exists.
+            func referencesFit(_ references: Int) -> Bool {
+                guard fits(references * referenceSize) else { return false }
+                return (0..<references).allSatisfy {
+                    bigEndian(bytes, at: cursor + $0 * referenceSize, size: referenceSize) < UInt64(count)
+                }
+            }
+            switch marker >> 4 {
+            case 0x0: return [0x0, 0x8, 0x9, 0xF].contains(info)  // null, false, true, fill
+            case 0x1: return info <= 4 && fits(1 << info)  // integers of 1 to 16 bytes
+            case 0x2: return (info == 2 || info == 3) && fits(1 << info)  // reals of 4 or 8 bytes
+            case 0x3: return info == 3 && fits(8)  // dates
+            case 0x4, 0x5: return length().map(fits) ?? false  // data, ASCII strings
+            case 0x6: return length().map { fits(2 * $0) } ?? false  // UTF-16 strings
+            case 0x8: return fits(info + 1)  // UIDs
+            case 0xA, 0xC: return length().map(referencesFit) ?? false  // arrays, sets
+            case 0xD: return length().map { referencesFit(2 * $0) } ?? false  // dictionaries
+            default: return false
+            }
+        }
     }
 
     /// Counts `<array>` and `<dict>` nesting, skipping comments and self-closing tags.

@@ -46,6 +46,34 @@ public enum NotificationSchedule {
         }
     }
 
+    /// When a pending request fires, judged at `now`: its stored `nextFire`, unless the wall
+    /// clock was set back so far that waiting for it would postpone the request by more than
+    /// its own rhythm (a request is stored at most one interval, or the first match, ahead;
+    /// only a clock set back puts it further).
+    ///
+    /// - A time interval is never further than one interval from `now`, so a 60 s reminder
+    ///   does not wait as long as the clock went back.
+    /// - A calendar trigger fires at the first match after `now` when at least two matches
+    ///   come before the stored one: a step back by more than one period. A shorter step
+    ///   keeps the stored match, so no occurrence that fired is delivered again.
+    /// - Returns: The moment to fire; it is to be stored, since a bound relative to `now`
+    ///   would otherwise move with it.
+    public static func boundedFire(
+        _ nextFire: Date, of trigger: NotificationTrigger?, now: Date, timeZone: TimeZone
+    ) -> Date {
+        switch trigger {
+        case .timeInterval(let seconds, _):
+            return min(nextFire, now.addingTimeInterval(seconds))
+        case .calendar(let match, _):
+            guard let candidate = nextMatch(match, after: now, timeZone: timeZone), candidate < nextFire,
+                let following = nextMatch(match, after: candidate, timeZone: timeZone), following < nextFire
+            else { return nextFire }
+            return candidate
+        case .location, nil:
+            return nextFire
+        }
+    }
+
     /// The first moment strictly after `date` matching the components in `timeZone`, or `nil`.
     public static func nextMatch(_ match: NotificationDateMatch, after date: Date, timeZone: TimeZone) -> Date? {
         var calendar = Calendar(identifier: .gregorian)

@@ -67,6 +67,23 @@ public struct FetchHistory: Sendable, Hashable, Codable {
         }
     }
 
+    /// Brings every moment later than `now` back to `now`: the wall clock was set back (an NTP
+    /// step, a clock that ran ahead). Without it, a last fetch "in the future" would postpone
+    /// the next one by as long as the clock went back, and launches "in the future" would
+    /// hold the daily budget as long; with it, the app waits one interval (one day for the
+    /// budget) from the step, whatever its size. A clock set forward needs nothing: the
+    /// fetch is due once, and old launches leave the budget.
+    /// - Returns: Whether anything changed.
+    @discardableResult
+    public mutating func clampFuture(to now: Date) -> Bool {
+        let before = self
+        lastFetchAt = lastFetchAt.map { min($0, now) }
+        lastOpenedAt = lastOpenedAt.map { min($0, now) }
+        intervalSetAt = intervalSetAt.map { min($0, now) }
+        recentLaunches = recentLaunches.map { min($0, now) }
+        return self != before
+    }
+
     /// Launches in the 24 hours before `now`, oldest first.
     public func launchesInLastDay(now: Date) -> [Date] {
         recentLaunches.filter { now.timeIntervalSince($0) < Self.day }.sorted()

@@ -67,6 +67,17 @@ public struct PushBudget: Sendable, Hashable, Codable {
         return at.addingTimeInterval(max(0, 1 - tokens) * refill)
     }
 
+    /// Counts the bucket from `now` if it was last brought up to date later (the wall clock
+    /// was set back): a deferred push then waits at most one refill from the step, not as
+    /// long as the clock went back. Tokens are kept, as ``refill`` keeps them.
+    /// - Returns: Whether anything changed.
+    @discardableResult
+    public mutating func clampFuture(to now: Date) -> Bool {
+        guard at > now else { return false }
+        at = now
+        return true
+    }
+
     /// Rounding must not leave a push one attosecond short of its token at its due date.
     private var hasToken: Bool { tokens >= 1 - 1e-9 }
 

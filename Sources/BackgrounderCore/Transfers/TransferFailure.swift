@@ -34,6 +34,9 @@ public enum TransferFailure: Sendable, Hashable {
     case unsupportedScheme(String)
     /// A file operation on the daemon's side failed, with its `errno`.
     case file(FileOperation, path: String, errno: Int32)
+    /// The body (announced or as it arrived) outgrew what the policy lets the app's transfers
+    /// hold on disk: `limit` is the room this download had.
+    case exceedsDiskLimit(limit: Int64)
 
     /// Which file operation failed.
     public enum FileOperation: String, Sendable, Hashable, Codable, CaseIterable {
@@ -96,6 +99,12 @@ public enum TransferFailure: Sendable, Hashable {
                 TransferError(.unsupportedURL, "\(url): the scheme \"\(scheme)\" is not http or https"))
         case .file(let operation, let path, let errno):
             return .fail(Self.fileError(operation, path: path, errno: errno, url: url))
+        case .exceedsDiskLimit(let limit):
+            return .fail(
+                TransferError(
+                    .dataLengthExceedsMaximum,
+                    "\(url): the body is larger than the \(ByteCountText.string(limit)) the policy leaves this app's transfers on disk"
+                ))
         case .response(let status, let headers):
             if Self.isRetried(status: status, headers: headers, now: now) {
                 let retryAfter = headers["retry-after"].flatMap { RetryAfter.delay($0, now: now) }

@@ -24,18 +24,16 @@ extension AppManager {
         }
         let now = self.now
         let window = policy.crashLoopWindow(for: app.bundle.manifest)
-        app.recentCrashes.removeAll { now - $0 > window }
-        if app.recentCrashes.count >= policy.crashLoopLimit(for: app.bundle.manifest) {
-            let until = (app.recentCrashes.first ?? now) + window
-            app.throttledUntil = until
+        let limit = policy.crashLoopLimit(for: app.bundle.manifest)
+        app.throttledUntil = app.crashLoop.throttledUntil(launchingAt: now, limit: limit, window: window)
+        if let until = app.throttledUntil {
             apps[identifier] = app
             let wait = String(format: "%.1f", (until - now).seconds)
             throw ProtocolError(
                 .limitReached,
-                "\(identifier) is crash-looping (\(app.recentCrashes.count) crashes in \(window)); try again in \(wait) s"
+                "\(identifier) is crash-looping (\(app.crashLoop.crashes.count) crashes in \(window)); try again in \(wait) s"
             )
         }
-        app.throttledUntil = nil
         let launched: Supervisor.Launched
         do {
             // The app's identity is the connection the daemon makes for it, not a claim.
@@ -76,7 +74,7 @@ extension AppManager {
         } else if status.isCrash {
             exit = status.exit(.crashed)
             logger.error("\(exit)")
-            app.recentCrashes.append(now)
+            app.crashLoop.crashed(at: now)
         } else {
             exit = status.exit(.exited)
             logger.info("\(exit)")

@@ -16,9 +16,8 @@ struct ManagedApp: Sendable {
     var channel: (any Channel)?
     /// The timer that calls `evaluate` at the life cycle's next deadline.
     var timer: Task<Void, Never>?
-    /// Crash times within the crash-loop window: that many crashes there refuse launches
-    /// (a system termination or a clean exit does not count).
-    var recentCrashes: [Duration] = []
+    /// Its recent crashes: enough within the policy's window refuse launches.
+    var crashLoop = CrashLoop()
     /// How the last process ended.
     var lastExit: AppExit?
     /// Why launches are refused, while crash-loop throttling is on.

@@ -1,14 +1,14 @@
+import BackgrounderCore
 import BackgrounderProtocol
 import Logging
 import ServiceLifecycle
-import Synchronization
 
 /// Keeps the audio engine connected to PulseAudio, reconnecting with backoff when the
 /// server dies or restarts. The engine's events reach apps through ``AudioEventFeed``.
 final class AudioService: Service, Sendable {
     private let server: String?
     private let logger: Logger
-    private let state: Mutex<ServiceConnection>
+    private let state: Locked<ServiceConnection>
     /// The engine: the main loop, the connection and every stream.
     let engine: AudioEngine
     /// Where apps fetch their rings.
@@ -30,7 +30,7 @@ final class AudioService: Service, Sendable {
         var logger = logger
         logger[metadataKey: "pulse"] = "\(server ?? "default")"
         self.logger = logger
-        state = Mutex(ServiceConnection(server: server ?? "default", state: .disconnected, detail: "not started"))
+        state = Locked(ServiceConnection(server: server ?? "default", state: .disconnected, detail: "not started"))
         engine = try AudioEngine(logger: logger)
         socket = try AudioSocketServer(path: socketPath, engine: engine, identify: identify, logger: logger)
     }

@@ -12,9 +12,19 @@ import Logging
 /// The exchange (docs/PROTOCOL.md): the app connects and sends `ATTACH TOKEN\n` with the
 /// token from `AUDIO_STREAM`; the daemon checks that the process is one of the app's that opened the stream and
 /// answers `OK\n` with the ring attached, or `ERR reason\n`. The connection then stays open
-/// as the stream's notification channel. One thread accepts; a client that dawdles is given
-/// a second before it is dropped, so a stuck client cannot hold the others up for long.
+/// as the stream's notification channel.
+///
+/// One thread serves the socket, and no client can hold another up: connections wait for
+/// their line side by side (each given a second), and a process holds at most
+/// ``waitingPerClient`` of them, counted by app (or by uid for processes of no app). Served one
+/// at a time, 40 silent connections of one app kept another's attach waiting until its token
+/// expired.
 final class AudioSocketServer: Sendable {
+    /// How many unanswered connections one app (or one uid outside any app) may hold.
+    static let waitingPerClient = 4
+    /// How long a connection may take to send its line.
+    static let lineDeadline: Duration = .seconds(1)
+
     /// The socket's path.
     let path: String
     private let listener: Int32
@@ -69,68 +79,133 @@ final class AudioSocketServer: Sendable {
         wakeup.wake()
     }
 
+    /// A connection accepted and not yet answered.
+    private struct Waiting {
+        let descriptor: Int32
+        /// The connecting process, for log lines and refusals (0 when the kernel did not say).
+        let pid: Int32
+        /// Whose process connected, asked once as it was accepted.
+        let owner: ProcessOwner
+        /// Whose share of ``waitingPerClient`` it takes.
+        let client: String
+        let deadline: ContinuousClock.Instant
+        var line: [UInt8] = []
+    }
+
     private func acceptLoop() {
-        while wakeup.wait(for: listener, timeout: nil) {
-            let connection = accept(listener, nil, nil)
-            guard connection >= 0 else { continue }
-            _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
-            serve(connection)
+        var waiting: [Waiting] = []
+        while true {
+            var descriptors =
+                [
+                    pollfd(fd: wakeup.readDescriptor, events: Int16(POLLIN), revents: 0),
+                    pollfd(fd: listener, events: Int16(POLLIN), revents: 0),
+                ] + waiting.map { pollfd(fd: $0.descriptor, events: Int16(POLLIN), revents: 0) }
+            // No timer while nobody waits: an idle daemon is not woken here.
+            let timeout = waiting.map(\.deadline).min().map { deadline in
+                Int32(clamping: max(0, (deadline - .now).wholeMicroseconds + 999) / 1000)
+            }
+            let ready = retryingInterrupted { poll(&descriptors, nfds_t(descriptors.count), timeout ?? -1) }
+            guard ready >= 0 else { continue }
+            if descriptors[0].revents != 0 { break }
+            let now = ContinuousClock.now
+            for index in waiting.indices.reversed() {
+                if descriptors[index + 2].revents != 0 {
+                    switch readLine(&waiting[index]) {
+                    case .waiting:
+                        if now >= waiting[index].deadline { Glibc.close(waiting.remove(at: index).descriptor) }
+                    case .line(let line):
+                        answer(waiting.remove(at: index), line: line)
+                    case .unusable:
+                        Glibc.close(waiting.remove(at: index).descriptor)
+                    }
+                } else if now >= waiting[index].deadline {
+                    // Said nothing in time: dropped without an answer.
+                    Glibc.close(waiting.remove(at: index).descriptor)
+                }
+            }
+            if descriptors[1].revents != 0 { admit(into: &waiting) }
         }
+        waiting.forEach { Glibc.close($0.descriptor) }
         Glibc.close(listener)
         unlink(path)
     }
 
-    private func serve(_ connection: Int32) {
-        var timeout = timeval(tv_sec: 1, tv_usec: 0)
-        _ = setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        guard let line = readLine(connection) else {
-            Glibc.close(connection)
+    /// Accepts one connection and lets it wait for its line, unless its app already has
+    /// ``waitingPerClient`` waiting.
+    private func admit(into waiting: inout [Waiting]) {
+        let connection = accept(listener, nil, nil)
+        guard connection >= 0 else { return }
+        _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(connection, F_SETFL, fcntl(connection, F_GETFL) | O_NONBLOCK)
+        let peer = PeerProcess.of(descriptor: connection)
+        let owner = peer.map(identify) ?? .unverifiable("the kernel did not say who connected")
+        let client: String
+        switch owner {
+        case .app(let identifier): client = identifier
+        case .unverifiable: client = "unverifiable"
+        case .none: client = "uid \(peer?.uid ?? 0)"
+        }
+        guard waiting.count(where: { $0.client == client }) < Self.waitingPerClient else {
+            // Debug only: a client that keeps reconnecting would otherwise flood the log.
+            logger.debug("audio socket: \(client) already has \(Self.waitingPerClient) waiting; refused one")
+            refuse(connection, "\(client) already has \(Self.waitingPerClient) connections waiting to attach")
             return
         }
+        waiting.append(
+            Waiting(
+                descriptor: connection, pid: peer?.pid ?? 0, owner: owner, client: client,
+                deadline: .now + Self.lineDeadline))
+    }
+
+    /// Answers a connection's line: the ring, or why not.
+    private func answer(_ connection: Waiting, line: String) {
+        let descriptor = connection.descriptor
         guard line.hasPrefix("ATTACH ") else {
-            refuse(connection, "expected ATTACH TOKEN")
-            return
-        }
-        guard let peer = PeerProcess.of(descriptor: connection) else {
-            refuse(connection, "the kernel did not say who connected")
+            refuse(descriptor, "expected ATTACH TOKEN")
             return
         }
         let owner: String
-        switch identify(peer) {
+        switch connection.owner {
         case .app(let identifier): owner = identifier
         case .none:
-            refuse(connection, "pid \(peer.pid) is not a process of any app")
+            refuse(descriptor, "pid \(connection.pid) is not a process of any app")
             return
         case .unverifiable(let why):
-            refuse(connection, why)
+            refuse(descriptor, why)
             return
         }
         let token = String(line.dropFirst("ATTACH ".count))
         do {
-            let ring = try engine.attach(token: token, owner: owner, socket: connection)
+            let ring = try engine.attach(token: token, owner: owner, socket: descriptor)
             // The engine owns the connection now; a failed send shows up there as a hang-up.
-            try DescriptorPassing.send(Array("OK\n".utf8), descriptors: [ring], over: connection)
+            try DescriptorPassing.send(Array("OK\n".utf8), descriptors: [ring], over: descriptor)
         } catch let error as AudioEngineError {
-            logger.notice("audio socket: pid \(peer.pid) refused: \(error)")
-            refuse(connection, error.description)
+            logger.notice("audio socket: pid \(connection.pid) refused: \(error)")
+            refuse(descriptor, error.description)
         } catch {
-            logger.notice("audio socket: could not send the ring to pid \(peer.pid): \(error)")
+            logger.notice("audio socket: could not send the ring to pid \(connection.pid): \(error)")
         }
     }
 
-    /// One line of at most 256 bytes within a second, or `nil` on timeout, end of file or
-    /// overlong input.
-    private func readLine(_ connection: Int32) -> String? {
-        let deadline = ContinuousClock.now + .seconds(1)
-        var line: [UInt8] = []
+    private enum LineProgress {
+        case waiting
+        case line(String)
+        /// End of file, an error, or more than 256 bytes without a newline.
+        case unusable
+    }
+
+    /// Reads what a connection has sent so far, a byte at a time so nothing past the line is
+    /// taken from what follows on the channel.
+    private func readLine(_ connection: inout Waiting) -> LineProgress {
         var byte: UInt8 = 0
-        while line.count < 256 && ContinuousClock.now < deadline {
-            let count = retryingInterrupted { read(connection, &byte, 1) }
-            guard count == 1 else { return nil }
-            if byte == UInt8(ascii: "\n") { return String(decoding: line, as: UTF8.self) }
-            line.append(byte)
+        while connection.line.count < 256 {
+            let count = retryingInterrupted { recv(connection.descriptor, &byte, 1, Int32(MSG_DONTWAIT)) }
+            if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return .waiting }
+            guard count == 1 else { return .unusable }
+            if byte == UInt8(ascii: "\n") { return .line(String(decoding: connection.line, as: UTF8.self)) }
+            connection.line.append(byte)
         }
-        return nil
+        return .unusable
     }
 
     private func refuse(_ connection: Int32, _ reason: String) {

@@ -3,7 +3,6 @@ import BackgrounderCore
 import BackgrounderProtocol
 import Foundation
 import Logging
-import Synchronization
 
 /// The bundles the daemon knows: scanned from the bundle directories at start and on
 /// `bgctl reload`. A refused bundle is logged with its path, key and reason; the rest load.
@@ -16,9 +15,9 @@ actor BundleRegistry {
     private let logger: Logger
     /// The catalog, also published behind a lock so the control socket can answer
     /// `BUNDLES` and `STATUS` on its event loop without waiting for the actor.
-    private let published = Mutex(BundleCatalog())
+    private let published = Locked(BundleCatalog())
     /// Each loaded bundle's files as validated, by bundle path, to check them again at launch.
-    private let fingerprints = Mutex([String: BundleFingerprint]())
+    private let fingerprints = Locked([String: BundleFingerprint]())
 
     init(
         directories: [String], optionalDirectories: Set<String> = [], scanner: BundleScanner = BundleScanner(),

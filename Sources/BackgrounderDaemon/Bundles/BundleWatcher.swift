@@ -28,18 +28,56 @@ final class BundleWatcher: Service, Sendable {
         wakeup = try WakeupPipe()
     }
 
+    /// The longest wait between two tries at an inotify instance.
+    static let maximumRetry: Duration = .seconds(30)
+
     func run() async throws {
-        let inotify = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
-        guard inotify >= 0 else {
-            logger.warning(
-                "inotify is unavailable (\(String(cString: strerror(errno)))); use `bgctl reload` after changing bundles"
-            )
+        guard let inotify = await makeInstance() else {
+            // A service that returns ends the daemon: without inotify it waits for shutdown.
             try await gracefulShutdown()
             return
         }
         await wakeup.runThreadUntilShutdown(named: "bundle-watcher") { [self] in
             watch(inotify)
             close(inotify)
+        }
+    }
+
+    /// An inotify instance, tried again (1 s, doubling to 30 s) while the uid's instances
+    /// are used up (EMFILE: `fs.inotify.max_user_instances`, 128 by default, which editors and
+    /// file managers often exhaust) or the system is short; a timer only while that lasts.
+    /// Once it comes, the directories are read again for what changed meanwhile.
+    /// - Returns: The instance, or `nil` when there will be none (another error, or shutdown).
+    private func makeInstance() async -> Int32? {
+        var retry: Duration = .seconds(1)
+        while true {
+            let inotify = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
+            if inotify >= 0 {
+                if retry > .seconds(1) {
+                    let result = await registry.reload()
+                    logger.notice(
+                        "inotify is available again: watching the bundle directories (\(result.loaded) loaded, \(result.refused) refused)"
+                    )
+                }
+                return inotify
+            }
+            let code = errno
+            let reason = String(cString: strerror(code))
+            guard code == EMFILE || code == ENFILE || code == ENOMEM else {
+                logger.warning("inotify is unavailable (\(reason)); use `bgctl reload` after changing bundles")
+                return nil
+            }
+            if retry == .seconds(1) {
+                logger.warning(
+                    "inotify is unavailable (\(reason)); trying again, up to every 30 s; until then use `bgctl reload` after changing bundles"
+                )
+            }
+            do {
+                try await cancelWhenGracefulShutdown { [retry] in try await Task.sleep(for: retry) }
+            } catch {
+                return nil
+            }
+            retry = min(retry * 2, Self.maximumRetry)
         }
     }
 

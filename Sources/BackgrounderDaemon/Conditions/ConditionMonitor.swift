@@ -2,7 +2,6 @@ import BackgrounderCore
 import BackgrounderProtocol
 import Logging
 import ServiceLifecycle
-import Synchronization
 
 /// Follows external power and network and tells the scheduler when either changes (and
 /// once at start), so processing tasks wait for their conditions and are expired when one
@@ -25,7 +24,7 @@ final class ConditionMonitor: Service, Sendable {
     private let interval: Duration
     private let logger: Logger
     private let onChange: @Sendable (_ externalPower: Bool, _ network: Bool) async -> Void
-    private let latest = Mutex<Reading?>(nil)
+    private let latest = Locked<Reading?>(nil)
 
     /// Creates a monitor.
     /// - Parameters:

@@ -3,7 +3,6 @@ import BackgrounderProtocol
 import Foundation
 import Logging
 import ServiceLifecycle
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -19,12 +18,12 @@ import Synchronization
 /// seconds, and each endpoint sets itself up again on the new connection, as a restarted
 /// dbus-daemon needs.
 final class DesktopBus: Service, Sendable {
-    private let jobs = Mutex<[@Sendable (BusLoop) -> Void]>([])
+    private let jobs = Locked<[@Sendable (BusLoop) -> Void]>([])
     /// Woken for each job; drained by the thread.
     private let jobSignal: WakeupPipe
     private let shutdown: WakeupPipe
-    private let statusBox = Mutex<[String: EndpointStatus]>([:])
-    private let noteBox = Mutex<[DesktopPart: String]>([:])
+    private let statusBox = Locked<[String: EndpointStatus]>([:])
+    private let noteBox = Locked<[DesktopPart: String]>([:])
     private let environment: [String: String]
     let logger: Logger
 

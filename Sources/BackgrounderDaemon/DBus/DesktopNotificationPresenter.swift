@@ -1,7 +1,6 @@
 import BackgrounderCore
 import BackgrounderProtocol
 import Logging
-import Synchronization
 
 /// Shows apps' notifications through the desktop's notification server
 /// (`org.freedesktop.Notifications` on the session bus: dunst, GNOME Shell, KDE Plasma...),
@@ -33,7 +32,7 @@ final class DesktopNotificationPresenter: NotificationPresenter {
     private let fallback: LogNotificationPresenter
     /// Ids the server gave, to tell our notifications from other clients', with the app and
     /// request each stands for.
-    private let shown = Mutex<[UInt32: (bundle: String, request: String)]>([:])
+    private let shown = Locked<[UInt32: (bundle: String, request: String)]>([:])
     private let activationStream: AsyncStream<Activation>.Continuation
     /// Activations, for ``DesktopRequests`` to carry out on the app manager.
     let activations: AsyncStream<Activation>

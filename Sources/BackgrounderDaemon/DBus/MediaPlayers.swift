@@ -1,7 +1,6 @@
 import BackgrounderCore
 import BackgrounderProtocol
 import Foundation
-import Synchronization
 
 /// MPRIS2 players for media apps, served by the daemon so the media keys and the shell's
 /// media panel reach an app that is suspended or not running at all.
@@ -20,9 +19,9 @@ final class MediaPlayers: Sendable {
     }
 
     private let bus: DesktopBus
-    private let states = Mutex<[String: MediaPlayerState]>([:])
+    private let states = Locked<[String: MediaPlayerState]>([:])
     /// What each player last announced in `PropertiesChanged`, on the bus thread's behalf.
-    private let announced = Mutex<[String: [String: DBusValue]]>([:])
+    private let announced = Locked<[String: [String: DBusValue]]>([:])
     private let requestStream: AsyncStream<Request>.Continuation
     /// Requests from the bus, for ``MediaPlayerRequests`` to carry out on the app manager.
     let requests: AsyncStream<Request>

@@ -2,7 +2,6 @@ import BackgrounderCore
 import Foundation
 import Logging
 import ServiceLifecycle
-import Synchronization
 
 /// Follows the person's login session in logind, on the system bus: its `LockedHint`
 /// property (set by the screen locker) and its `Lock`/`Unlock` signals drive the same
@@ -15,7 +14,7 @@ final class SessionLockWatcher: Service, Sendable {
     private let bus: DesktopBus
     private let apps: AppManager
     private let logger: Logger
-    private let sessionPath = Mutex<String?>(nil)
+    private let sessionPath = Locked<String?>(nil)
     private let changes: AsyncStream<(locked: Bool, initial: Bool)>.Continuation
     private let stream: AsyncStream<(locked: Bool, initial: Bool)>
 

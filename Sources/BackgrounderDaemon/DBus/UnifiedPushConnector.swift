@@ -2,7 +2,6 @@ import BackgrounderCore
 import BackgrounderProtocol
 import Foundation
 import Logging
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -37,9 +36,9 @@ final class UnifiedPushConnector: Sendable {
     private let bus: DesktopBus
     private let logger: Logger
     /// Device tokens by app.
-    private let tokens = Mutex<[String: String]>([:])
+    private let tokens = Locked<[String: String]>([:])
     /// The distributor registered with: its name, and the unique name only it may call from.
-    private let state = Mutex<(distributor: String?, owner: String?)>((nil, nil))
+    private let state = Locked<(distributor: String?, owner: String?)>((nil, nil))
     private let eventStream: AsyncStream<Event>.Continuation
     /// Messages and endpoints, for ``DesktopRequests`` to carry out on the app manager.
     let events: AsyncStream<Event>

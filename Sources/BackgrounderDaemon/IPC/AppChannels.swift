@@ -1,7 +1,7 @@
+import BackgrounderCore
 import Logging
 import NIOCore
 import NIOPosix
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -21,8 +21,8 @@ final class AppChannels: Sendable {
 
     private let group: any EventLoopGroup
     private let logger: Logger
-    private let configure = Mutex<Configure?>(nil)
-    private let open = Mutex<[AppLaunch: any Channel]>([:])
+    private let configure = Locked<Configure?>(nil)
+    private let open = Locked<[AppLaunch: any Channel]>([:])
 
     init(group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger) {
         self.group = group

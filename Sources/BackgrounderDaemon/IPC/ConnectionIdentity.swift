@@ -1,11 +1,11 @@
+import BackgrounderCore
 import NIOCore
-import Synchronization
 
 /// Who a connection speaks for: nobody in particular, or the app that checked in on it.
 final class ConnectionIdentity: Sendable {
     /// The connection's channel, where the daemon sends an app its notices.
     let channel: any Channel
-    private let checkedIn = Mutex<String?>(nil)
+    private let checkedIn = Locked<String?>(nil)
 
     init(channel: any Channel) {
         self.channel = channel

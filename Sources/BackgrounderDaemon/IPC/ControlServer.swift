@@ -1,3 +1,4 @@
+import BackgrounderCore
 import BackgrounderProtocol
 import Logging
 import NIOCore
@@ -18,7 +19,7 @@ final class ControlServer: Service, Sendable {
     private let logger: Logger
     private let group: any EventLoopGroup
     private let personCheck: PersonCheck
-    private let connections = Mutex<[ObjectIdentifier: (channel: any Channel, principal: Principal)]>([:])
+    private let connections = Locked<[ObjectIdentifier: (channel: any Channel, principal: Principal)]>([:])
     private let waitingForRoom = Atomic<Int>(0)
 
     /// How long a peer may leave replies unread before it is disconnected.

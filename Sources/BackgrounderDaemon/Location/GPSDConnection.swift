@@ -11,6 +11,13 @@ import CGPS
 /// call blocks, so it belongs on a thread of its own, never on Swift's cooperative pool.
 final class GPSDConnection {
     private let data: UnsafeMutablePointer<gps_data_t>
+    /// Bytes received from gpsd and not yet parsed: the rest of the last read.
+    private var pending: [UInt8] = []
+    /// Whether gpsd has answered the WATCH request (a line of class WATCH): until then the
+    /// server that accepted the connection has not shown that it is gpsd, or following.
+    private(set) var isWatching = false
+    /// Whether the last line was a VERSION report: gpsd's banner, or its answer to ``probe()``.
+    private(set) var lastLineWasVersion = false
 
     /// Connects to gpsd and starts streaming.
     /// - Parameters:
@@ -57,8 +64,10 @@ final class GPSDConnection {
     /// - Returns: The report, or `nil` when nothing arrived in time.
     /// - Throws: ``GPSDError`` when gpsd closed the connection or the read failed.
     func next(timeout: Duration) throws(GPSDError) -> Report? {
-        let microseconds = Int32(timeout.wholeMicroseconds)
-        guard gps_waiting(data, microseconds) else {
+        if hasBufferedReport { return try read() }
+        var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        let milliseconds = Int32(clamping: (timeout.wholeMicroseconds + 999) / 1000)
+        guard poll(&request, 1, milliseconds) > 0 else {
             return nil
         }
         return try read()
@@ -67,18 +76,68 @@ final class GPSDConnection {
     /// The socket to gpsd, for `poll(2)`.
     var descriptor: Int32 { Int32(data.pointee.gps_fd) }
 
-    /// Whether a report can be read without blocking (libgps may have buffered several).
-    var hasBufferedReport: Bool { gps_waiting(data, 0) }
+    /// Whether a report can be read without blocking (a read may have brought several).
+    var hasBufferedReport: Bool { pending.contains(UInt8(ascii: "\n")) }
 
     /// Reads one report; blocks when none is waiting.
+    ///
+    /// The lines are read here rather than by `gps_read`, whose parser (`gps_unpack`) loops for
+    /// ever on some lines (see `cgps_unpack_line`); as `gps_read` does, a read that completes
+    /// no line is `.other`, and a line that fills the buffer without ending is an error.
     /// - Returns: The report.
     /// - Throws: ``GPSDError`` when gpsd closed the connection or the read failed.
     func read() throws(GPSDError) -> Report {
-        let status = gps_read(data, nil, 0)
-        guard status >= 0 else {
+        if let line = takeLine() { return unpack(line) }
+        guard pending.count < Self.bufferSize else {
+            throw GPSDError(reason: "gpsd sent a line longer than \(Self.bufferSize) bytes")
+        }
+        let room = Self.bufferSize - pending.count
+        let (received, error) = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: room) { buffer in
+            let count = recv(descriptor, buffer.baseAddress, room, 0)
+            let error = errno
+            if count > 0 { pending.append(contentsOf: buffer.prefix(count)) }
+            return (count, error)
+        }
+        if received == 0 || (received < 0 && error != EINTR && error != EAGAIN) {
             throw GPSDError(reason: "gpsd closed the connection")
         }
-        guard status > 0, cgps_has_mode(data) else { return .other }
+        guard let line = takeLine() else { return .other }
+        return unpack(line)
+    }
+
+    /// libgps's read buffer: twice gpsd 3.22's longest JSON response (`GPS_JSON_RESPONSE_MAX`).
+    static let bufferSize = 2 * 10_240
+
+    /// Removes the first complete line from ``pending``, without its newline, NUL-terminated.
+    private func takeLine() -> [CChar]? {
+        guard let newline = pending.firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+        var line = pending[..<newline].map { CChar(bitPattern: $0) }
+        line.append(0)
+        pending.removeSubrange(...newline)
+        return line
+    }
+
+    /// Asks gpsd for its version (`?VERSION;`), which it answers at once even with nothing to
+    /// report: whether a gpsd gone quiet is still there.
+    /// - Throws: ``GPSDError`` when the request cannot be written.
+    func probe() throws(GPSDError) {
+        let request = Array("?VERSION;\n".utf8)
+        let sent = request.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        guard sent == request.count else {
+            throw GPSDError(reason: "cannot write to gpsd: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// gpsd writes each object's class first: `{"class":"WATCH",...}`.
+    private static let watchClass = Array(#"{"class":"WATCH""#.utf8).map { CChar(bitPattern: $0) }
+    private static let versionClass = Array(#"{"class":"VERSION""#.utf8).map { CChar(bitPattern: $0) }
+
+    /// Parses one line into ``data``, as `gps_read` does, and reads a fix from it.
+    private func unpack(_ line: [CChar]) -> Report {
+        lastLineWasVersion = line.starts(with: Self.versionClass)
+        if !isWatching, line.starts(with: Self.watchClass) { isWatching = true }
+        cgps_unpack_line(line, data)
+        guard cgps_has_mode(data) else { return .other }
         return Self.report(from: data.pointee)
     }
 

@@ -116,7 +116,9 @@ final class LocationCapability: AppCapability {
         do {
             try store.enqueue(queued)
         } catch {
-            apps.logger.error("cannot queue location events: \(error)")
+            // What the store recorded names the file and the cause (ENOSPC on a full disk).
+            apps.logger.error(
+                "cannot queue \(queued.count) location events: \(store.health.status.lastError ?? "\(error)")")
             notStored(queued, error, in: apps)
             return
         }
@@ -148,7 +150,8 @@ final class LocationCapability: AppCapability {
     /// Events the store could not take (a full disk) are lost: each app is told how many
     /// when it can next hear (now, or at its next delivery), never woken for it.
     private func notStored(_ events: [StateStore.QueuedEvent], _ error: any Error, in apps: isolated AppManager) {
-        let reason = (error as? DatabaseError).map(StorageHealthRecorder.describe) ?? "\(error)"
+        let reason =
+            (error as? DatabaseError).map { StorageHealthRecorder.describe($0, path: store.path) } ?? "\(error)"
         for owner in Set(events.map(\.owner)) {
             let count = events.count { $0.owner == owner }
             book.deliveries[owner, default: LocationBook.Delivery()].unstoredEvents += count

@@ -3,11 +3,10 @@ import BackgrounderProtocol
 import Foundation
 import Logging
 import ServiceLifecycle
-import Synchronization
 
 /// Follows gpsd: reads TPV reports on a thread of its own, keeps the latest fix, hands each
 /// new fix to the apps (``AppManager/locationFix(_:)``), and reconnects with backoff whenever
-/// gpsd goes away or restarts (which gpxlogger does not).
+/// gpsd goes away, restarts (which gpxlogger does not) or stalls (``answerTimeout``).
 final class LocationService: Service, Sendable {
     /// What the service knows right now.
     struct Snapshot: Sendable {
@@ -19,7 +18,7 @@ final class LocationService: Service, Sendable {
     let host: String
     let port: String
     private let logger: Logger
-    private let state: Mutex<Snapshot>
+    private let state: Locked<Snapshot>
     private let wakeup: WakeupPipe
     private let apps: AppManager
     private let events: (stream: AsyncStream<Event>, continuation: AsyncStream<Event>.Continuation)
@@ -32,6 +31,10 @@ final class LocationService: Service, Sendable {
 
     /// The longest wait between reconnection attempts.
     static let maximumBackoff: Duration = .seconds(5)
+
+    /// How long gpsd may take to answer what it owes: the WATCH reply after connecting, or a
+    /// probe after its reports stopped. gpsd answers both at once; longer means it is stuck.
+    static let answerTimeout: Duration = .seconds(10)
 
     /// Creates the service.
     /// - Parameters:
@@ -50,7 +53,7 @@ final class LocationService: Service, Sendable {
         var logger = logger
         logger[metadataKey: "gpsd"] = "\(address)"
         self.logger = logger
-        state = Mutex(
+        state = Locked(
             Snapshot(connection: ServiceConnection(server: address, state: .disconnected, detail: "not started")))
         wakeup = try WakeupPipe()
         self.apps = apps
@@ -105,38 +108,109 @@ final class LocationService: Service, Sendable {
                 backoff = min(backoff * 2, Self.maximumBackoff)
                 continue
             }
-            update { $0.connection = ServiceConnection(server: $0.connection.server, state: .connected, detail: nil) }
-            logger.info("connected to gpsd")
-            events.continuation.yield(.connection(available: true, detail: nil))
+            update {
+                $0.connection = ServiceConnection(
+                    server: $0.connection.server, state: .connecting, detail: "waiting for gpsd to answer WATCH")
+            }
             deduplicator.reset()
-            backoff = .milliseconds(250)
             do {
-                // Sleep in poll(2) until gpsd sends something or shutdown wakes us: no
-                // timer wakeups while nothing happens.
-                while !shouldStop
-                    && (connection.hasBufferedReport || wakeup.wait(for: connection.descriptor, timeout: nil))
-                {
-                    // gpsd 3.22 sends a TPV per NMEA sentence: several per fix, one fix time.
-                    if case .fix(let location) = try connection.read(), deduplicator.accept(location) {
-                        let now = ContinuousClock.now
-                        update {
-                            $0.lastFix = location
-                            $0.lastFixReceived = now
-                        }
-                        events.continuation.yield(.fix(location))
-                    }
-                }
+                try follow(connection, &deduplicator, backoff: &backoff)
             } catch {
                 update {
                     $0.connection = ServiceConnection(
                         server: $0.connection.server, state: .disconnected, detail: error.reason)
                 }
-                logger.warning("\(error.reason); reconnecting")
+                logger.warning("\(error.reason); reconnecting in \(backoff)")
                 events.continuation.yield(.connection(available: false, detail: error.reason))
+                // Not at once: a server that accepts and then closes or says nothing must not
+                // be reconnected to in a tight loop.
+                _ = wakeup.wait(for: nil, timeout: backoff)
+                backoff = min(backoff * 2, Self.maximumBackoff)
             }
         }
         update {
             $0.connection = ServiceConnection(server: $0.connection.server, state: .disconnected, detail: "stopped")
+        }
+    }
+
+    /// What the reader waits for from gpsd, and so whether it has a deadline.
+    private enum Awaiting {
+        /// The reply to WATCH, which gpsd sends at once: until then the server has not shown
+        /// that it is gpsd, or that it is following.
+        case watchReply
+        /// More reports: they were flowing (a receiver reports at least once a second).
+        case reports
+        /// The answer to a probe sent when reports stopped.
+        case probeReply
+        /// Nothing: gpsd has no receiver sending, and is not asked anything (no timer).
+        case nothing
+    }
+
+    /// Follows one connection: returns at shutdown, throws when gpsd closes it, fails, or
+    /// owes an answer for ``answerTimeout`` (a stall: it accepted and says nothing, or stopped
+    /// answering mid-stream).
+    ///
+    /// Sleeps in poll(2) until gpsd sends something or shutdown wakes it. A deadline is set
+    /// only while an answer is owed: the WATCH reply after connecting, and, once reports
+    /// flowed and then stopped, the answer to one `?VERSION;` probe. A gpsd that answers it
+    /// but has nothing to report (no receiver) is not asked again until reports flow, so an
+    /// idle gpsd costs no timer wakeups.
+    private func follow(
+        _ connection: GPSDConnection, _ deduplicator: inout FixDeduplicator, backoff: inout Duration
+    ) throws(GPSDError) {
+        var awaiting = Awaiting.watchReply
+        var deadline = ContinuousClock.now + Self.answerTimeout
+        while !shouldStop {
+            if !connection.hasBufferedReport {
+                let timeout = awaiting == .nothing ? nil : max(.zero, deadline - .now)
+                guard wakeup.wait(for: connection.descriptor, timeout: timeout) else {
+                    if shouldStop { return }
+                    guard awaiting != .nothing, ContinuousClock.now >= deadline else { continue }
+                    switch awaiting {
+                    case .watchReply:
+                        throw GPSDError(
+                            reason:
+                                "gpsd at \(host):\(port) accepted the connection but did not answer WATCH within \(Self.answerTimeout)"
+                        )
+                    case .reports:
+                        try connection.probe()
+                        awaiting = .probeReply
+                        deadline = .now + Self.answerTimeout
+                        continue
+                    case .probeReply, .nothing:
+                        throw GPSDError(
+                            reason:
+                                "gpsd at \(host):\(port) stopped answering: its reports stopped and it did not answer ?VERSION within \(Self.answerTimeout)"
+                        )
+                    }
+                }
+            }
+            // gpsd 3.22 sends a TPV per NMEA sentence: several per fix, one fix time.
+            let report = try connection.read()
+            if awaiting == .watchReply {
+                guard connection.isWatching else { continue }
+                update {
+                    $0.connection = ServiceConnection(server: $0.connection.server, state: .connected, detail: nil)
+                }
+                logger.info("connected to gpsd")
+                events.continuation.yield(.connection(available: true, detail: nil))
+                backoff = .milliseconds(250)
+                awaiting = .nothing
+            } else if connection.lastLineWasVersion {
+                // The probe's answer (or a banner): gpsd is there, with nothing to report.
+                awaiting = .nothing
+            } else {
+                awaiting = .reports
+                deadline = .now + Self.answerTimeout
+            }
+            if case .fix(let location) = report, deduplicator.accept(location) {
+                let now = ContinuousClock.now
+                update {
+                    $0.lastFix = location
+                    $0.lastFixReceived = now
+                }
+                events.continuation.yield(.fix(location))
+            }
         }
     }
 }

@@ -83,6 +83,7 @@ final class NotificationCapability: AppCapability {
 
     /// Sets the one timer to the soonest next fire of any app's request.
     func reschedule(in apps: isolated AppManager) {
+        boundAfterClockSetBack()
         let soonest = pending.values.lazy.flatMap(\.values).compactMap(\.nextFire).min()
         guard let soonest else {
             timer?.cancel()
@@ -99,6 +100,26 @@ final class NotificationCapability: AppCapability {
             try? await Task.sleep(for: .seconds(delay))
             guard !Task.isCancelled, let apps else { return }
             try? await apps.notifications { notifications, apps in notifications.wake(in: apps) }
+        }
+    }
+
+    /// A wall clock set back leaves requests further away than their own rhythm: they are
+    /// brought back (``NotificationSchedule/boundedFire(_:of:now:timeZone:)``) and stored so.
+    private func boundAfterClockSetBack() {
+        let now = clock()
+        for (bundle, requests) in pending {
+            for (identifier, entry) in requests {
+                guard let stored = entry.nextFire else { continue }
+                let bounded = NotificationSchedule.boundedFire(
+                    Date(timeIntervalSince1970: stored), of: entry.request.trigger, now: now, timeZone: timeZone())
+                guard bounded.timeIntervalSince1970 < stored else { continue }
+                pending[bundle]?[identifier]?.nextFire = bounded.timeIntervalSince1970
+                do {
+                    try store.savePendingNotification(pending[bundle]![identifier]!, for: bundle)
+                } catch {
+                    logger.error("cannot store \(bundle)'s notification \(identifier): \(error)")
+                }
+            }
         }
     }
 

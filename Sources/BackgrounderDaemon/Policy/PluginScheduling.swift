@@ -2,7 +2,6 @@ import BackgrounderCore
 import CBackgrounderPolicy
 import Foundation
 import Logging
-import Synchronization
 
 /// A plug-in's scheduling numbers per app and power state, from its optional second entry
 /// point (`BackgrounderPolicySchedulingEntryPoint`; see backgrounder_policy.h).
@@ -11,12 +10,12 @@ import Synchronization
 /// wake, and the ABI promises the plug-in one call at a time, so calls happen under the lock.
 final class PluginScheduling: @unchecked Sendable {
     // @unchecked: `entry` is an immutable C function pointer (not Sendable by type); the only
-    // mutable state, the cache, is behind a Mutex.
+    // mutable state, the cache, is behind a lock.
     private let entry: backgrounder_scheduling_entry_v1
     let symbol: String
     let standard: SchedulingPolicy
     private let logger: Logger
-    private let cache = Mutex<[Key: SchedulingPolicy]>([:])
+    private let cache = Locked<[Key: SchedulingPolicy]>([:])
 
     private struct Key: Hashable {
         var bundle: String

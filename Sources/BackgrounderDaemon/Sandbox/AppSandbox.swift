@@ -12,12 +12,15 @@ import Logging
 /// Always, even with `--sandbox off`: `no_new_privs` and the minimal environment. With
 /// Landlock: the file-system profile, and on ABI 6 and later signals and abstract Unix
 /// sockets scoped to the app. Under a root daemon: a uid and gid of the app's own from
-/// ``AppUserRange``, no supplementary groups, so no capabilities.
+/// ``AppUserRange``, no supplementary groups, so no capabilities, and a private IPC namespace.
 struct AppSandbox: Sendable {
     /// The Landlock in force, or `nil`.
     let landlock: Landlock?
     /// The ids apps get, or `nil` when they keep the daemon's.
     let appUsers: AppUserRange?
+    /// The most processes each app may have (RLIMIT_NPROC on its own uid), or `nil` when apps
+    /// keep the daemon's uid, whose count is not theirs alone.
+    var processLimit: Int? = nil
     /// What `bgctl status` shows.
     let summary: String
 
@@ -27,8 +30,11 @@ struct AppSandbox: Sendable {
     /// The sandbox `choice` gives on this system, logging what is in force and why it is weaker.
     /// - Parameters:
     ///   - choice: `--sandbox`.
+    ///   - processLimit: `--app-process-limit`, in force where apps get uids of their own.
     ///   - logger: Where the summary and any weakness are logged.
-    static func make(_ choice: DaemonConfiguration.SandboxChoice, logger: Logger) -> AppSandbox {
+    static func make(
+        _ choice: DaemonConfiguration.SandboxChoice, processLimit: Int = AppLimits.defaultProcesses, logger: Logger
+    ) -> AppSandbox {
         guard choice == .auto else {
             logger.warning("apps run without a sandbox (--sandbox off)")
             return .off
@@ -49,12 +55,16 @@ struct AppSandbox: Sendable {
         let range: AppUserRange? = geteuid() == 0 ? .standard : nil
         if let range {
             parts.append("uid per app \(range.description)")
+            parts.append("IPC namespace per app")
+            parts.append("at most \(processLimit) processes per app")
         } else {
             parts.append("apps keep uid \(geteuid()) (the daemon is not root)")
+            parts.append("IPC shared (the daemon is not root)")
         }
         parts.append("no_new_privs")
         let sandbox = AppSandbox(
-            landlock: landlock, appUsers: range, summary: parts.joined(separator: ", "))
+            landlock: landlock, appUsers: range, processLimit: range == nil ? nil : processLimit,
+            summary: parts.joined(separator: ", "))
         logger.info("app sandbox: \(sandbox.summary)")
         return sandbox
     }

@@ -25,6 +25,8 @@ struct SandboxedSpawn {
     var landlockRuleset: Int32 = -1
     /// The uid and gid to run as, or `nil` for the daemon's.
     var identity: (uid: UInt32, gid: UInt32)?
+    /// With an identity, the most processes it may have (0: no limit).
+    var processLimit = 0
 
     /// Starts the process.
     /// - Returns: Its pid; it leads its own session and process group.
@@ -51,7 +53,8 @@ struct SandboxedSpawn {
                             landlock_ruleset_fd: landlockRuleset,
                             change_identity: identity == nil ? 0 : 1,
                             uid: identity?.uid ?? 0,
-                            gid: identity?.gid ?? 0
+                            gid: identity?.gid ?? 0,
+                            process_limit: Int32(clamping: processLimit)
                         )
                         return try Self.spawnRetryingBusy(&spec, executable: executable)
                     }

@@ -194,6 +194,12 @@ final class SchedulingCapability: AppCapability {
     /// again when it leaves the front (every life-cycle change reschedules).
     func jobs(in apps: isolated AppManager) -> [DueJob<Job>] {
         let now = clock()
+        // A wall clock set back leaves launches and buckets "in the future": they count from
+        // now, or the work would wait as long as the clock went back (FetchHistory.clampFuture).
+        for identifier in histories.keys where histories[identifier]?.clampFuture(to: now) == true {
+            save(identifier)
+        }
+        for identifier in budgets.keys { budgets[identifier]?.clampFuture(to: now) }
         let conditions = conditions(in: apps)
         var jobs: [DueJob<Job>] = []
         for (identifier, history) in histories where !apps.isInFront(identifier) {

@@ -2,6 +2,10 @@ import BackgrounderCore
 import Foundation
 import GRDB
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The daemon's durable state: one SQLite database in WAL mode under the state directory,
 /// with every commit synced to disk (`synchronous=FULL`), so a daemon killed with SIGKILL or a
 /// machine that loses power restarts with everything it acknowledged
@@ -13,30 +17,100 @@ final class StateStore: Sendable {
     /// How writes have been going, for `bgctl status`.
     let health = StorageHealthRecorder()
 
+    /// Where a corrupt database found at start was moved, and what SQLite said about it;
+    /// `nil` when the database opened as it was.
+    let setAside: (path: String, reason: String)?
+
     /// Opens (creating if needed) the store and brings its schema up to date.
+    ///
+    /// A database SQLite finds corrupt (not a database at all, or failing `quick_check`) is
+    /// moved aside, with its write-ahead log, as `backgrounder.sqlite.corrupt-TIME`
+    /// (``setAside``), and a fresh one is made: the daemon starts, without what the old file
+    /// held, and the file stays for a person to recover from. Any other failure (permissions,
+    /// a full disk, I/O errors) is thrown and moves nothing.
     /// - Parameters:
     ///   - directory: The state directory; created with mode 0700.
     ///   - synchronous: How hard a commit waits for the disk; `.full` unless a benchmark
     ///     compares the two.
+    ///   - now: When the store is opened, for the name of a file moved aside.
     /// - Throws: ``DaemonError`` naming the directory or file when it cannot be used.
-    init(directory: String, synchronous: StoreSynchronous = .full) throws {
+    init(directory: String, synchronous: StoreSynchronous = .full, now: Date = Date()) throws {
         try PrivateDirectory.prepare(directory, purpose: "--state-dir")
         path = directory + "/backgrounder.sqlite"
+        do {
+            database = try Self.open(path, synchronous: synchronous)
+            setAside = nil
+        } catch let corrupt as CorruptDatabase {
+            let aside = try Self.moveAside(path, at: now)
+            database = try Self.open(path, synchronous: synchronous)
+            setAside = (aside, corrupt.reason)
+        }
+    }
+
+    /// SQLite's word that the file is not a sound database.
+    private struct CorruptDatabase: Error {
+        var reason: String
+    }
+
+    private static func open(_ path: String, synchronous: StoreSynchronous) throws -> DatabasePool {
         var configuration = Configuration()
         configuration.label = "backgrounder"
         // A second daemon on the same state directory would wait here, not corrupt anything.
         configuration.busyMode = .timeout(5)
         do {
-            database = try DatabasePool(path: path, configuration: configuration)
+            let database = try DatabasePool(path: path, configuration: configuration)
             // After the pool is open, not in prepareDatabase: GRDB's WAL set-up runs after
             // that and sets NORMAL on the writer, the only connection that commits.
             try database.writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA synchronous = \(synchronous.rawValue)")
             }
+            // Garbage in a page SQLite has not read yet surfaces here, not at some later write.
+            let check = try database.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") }
+            guard check == ["ok"] else {
+                throw CorruptDatabase(reason: "quick_check: " + check.prefix(3).joined(separator: "; "))
+            }
             try StateStore.migrator.migrate(database)
+            return database
+        } catch let error as DatabaseError
+            where [.SQLITE_NOTADB, .SQLITE_CORRUPT].contains(error.extendedResultCode.primaryResultCode)
+        {
+            throw CorruptDatabase(reason: StorageHealthRecorder.describe(error))
+        } catch let corrupt as CorruptDatabase {
+            throw corrupt
         } catch {
             throw DaemonError(.stateStore, path: path, "cannot open the state database: \(error)")
         }
+    }
+
+    /// Renames the database to `PATH.corrupt-TIME` (UTC), its write-ahead log beside it (a
+    /// log left under the old name would be replayed into the new database), and removes
+    /// its shared-memory index.
+    /// - Returns: The new name of the database.
+    private static func moveAside(_ path: String, at now: Date) throws -> String {
+        // 20261125T101500Z
+        var stamp = now.formatted(.iso8601)
+        stamp.removeAll { $0 == "-" || $0 == ":" }
+        var aside = path + ".corrupt-" + stamp
+        var attempt = 1
+        while FileManager.default.fileExists(atPath: aside) {
+            attempt += 1
+            aside = path + ".corrupt-" + stamp + "-\(attempt)"
+        }
+        guard rename(path, aside) == 0 else {
+            throw DaemonError(
+                .stateStore, path: path,
+                "the state database is corrupt and cannot be moved aside to \(aside): \(String(cString: strerror(errno)))"
+            )
+        }
+        if FileManager.default.fileExists(atPath: path + "-wal") {
+            guard rename(path + "-wal", aside + "-wal") == 0 else {
+                throw DaemonError(
+                    .stateStore, path: path + "-wal",
+                    "cannot move the corrupt database's write-ahead log aside: \(String(cString: strerror(errno)))")
+            }
+        }
+        unlink(path + "-shm")
+        return aside
     }
 
     /// The writer connection's `synchronous` setting as SQLite reports it (0 OFF, 1 NORMAL,
@@ -53,7 +127,7 @@ final class StateStore: Sendable {
             health.succeeded()
             return result
         } catch let error as DatabaseError {
-            health.failed(error)
+            health.failed(error, path: path)
             throw error
         }
     }

@@ -1,7 +1,11 @@
+import BackgrounderCore
 import BackgrounderProtocol
 import Foundation
 import GRDB
-import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// How hard a commit waits for the disk: SQLite's `synchronous` for a database in WAL mode.
 public enum StoreSynchronous: String, Sendable, CaseIterable {
@@ -21,16 +25,16 @@ final class StorageHealthRecorder: Sendable {
         var unstoredEvents = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// A write committed: storage works (again); the last failure stays on record.
     func succeeded() {
         state.withLock { $0.failing = false }
     }
 
-    /// A write failed: what SQLite said, and when.
-    func failed(_ error: DatabaseError, at time: Date = Date()) {
-        let description = Self.describe(error)
+    /// A write failed: what SQLite said, about which file, and when.
+    func failed(_ error: DatabaseError, path: String? = nil, at time: Date = Date()) {
+        let description = Self.describe(error, path: path)
         state.withLock {
             $0.failing = true
             $0.lastError = description
@@ -52,10 +56,26 @@ final class StorageHealthRecorder: Sendable {
         }
     }
 
-    /// SQLite's words without the statement (GRDB's description appends the whole SQL).
-    static func describe(_ error: DatabaseError) -> String {
+    /// SQLite's words without the statement (GRDB's description appends the whole SQL), and
+    /// the database file when known. SQLite reports a write that failed with ENOSPC as
+    /// SQLITE_FULL; the space left beside the file is added, as the kernel counts it.
+    static func describe(_ error: DatabaseError, path: String? = nil) -> String {
         let code = error.extendedResultCode
-        let name = code.primaryResultCode == .SQLITE_FULL ? " (disk full)" : ""
+        var name = ""
+        if code.primaryResultCode == .SQLITE_FULL {
+            name = " (disk full, ENOSPC" + (path.flatMap(spaceLeft).map { "; \($0)" } ?? "") + ")"
+        }
         return "SQLite error \(code.rawValue)\(name): \(error.message ?? "no message")"
+            + (path.map { ", writing \($0)" } ?? "")
+    }
+
+    /// How much the filesystem holding `path` still has for an unprivileged writer.
+    private static func spaceLeft(_ path: String) -> String? {
+        let directory = (path as NSString).deletingLastPathComponent
+        var stats = statvfs()
+        guard statvfs(directory, &stats) == 0 else { return nil }
+        let left = UInt64(stats.f_bavail) * UInt64(stats.f_frsize)
+        let size = UInt64(stats.f_blocks) * UInt64(stats.f_frsize)
+        return "\(left) of \(size) bytes left on the filesystem of \(directory)"
     }
 }

@@ -20,14 +20,15 @@ public struct CgroupFreezer: SuspensionMechanism {
     /// the apps its predecessor left and ends them: nobody supervises them any more.
     /// - Parameters:
     ///   - stateDirectory: The daemon's state directory.
-    ///   - logger: Where leftovers are reported.
+    ///   - cgroup: The cgroup the daemon runs in, as `/proc/PID/cgroup` names it; by default
+    ///     this process's (another process cleaning up after a daemon passes the daemon's).
     /// - Returns: The freezer, or the reason it cannot be used.
-    public static func discover(stateDirectory: String) -> Result<CgroupFreezer, DaemonError> {
+    public static func discover(stateDirectory: String, cgroup: String? = nil) -> Result<CgroupFreezer, DaemonError> {
         guard let mount = cgroup2Mount() else {
             return .failure(
                 DaemonError(.configuration, path: "/proc/self/mountinfo", "no cgroup2 file system is mounted"))
         }
-        guard let own = ownCgroup() else {
+        guard let own = cgroup ?? self.cgroup(ofProcess: nil) else {
             return .failure(
                 DaemonError(.configuration, path: "/proc/self/cgroup", "no cgroup v2 membership (0::) line"))
         }
@@ -53,9 +54,17 @@ public struct CgroupFreezer: SuspensionMechanism {
         return .success(CgroupFreezer(base: base))
     }
 
-    /// Removes the daemon's group of app cgroups when no app is left in it (clean shutdown).
-    public func removeBase() {
-        rmdir(base)
+    /// Removes the daemon's group of app cgroups at a clean shutdown, with the empty app
+    /// cgroups still in it (one whose last process was still dying when its app was released).
+    /// - Returns: Whether the group is gone; it stays when an app in it is still running.
+    @discardableResult
+    public func removeBase() -> Bool {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: base)) ?? []
+        for entry in entries where entry.hasPrefix("app-") || entry.hasPrefix("probe-") {
+            let path = base + "/" + entry
+            if !Self.isPopulated(path) { Self.remove(path) }
+        }
+        return Self.remove(base)
     }
 
     /// FNV-1a of a path, in hex: a short stable cgroup name.
@@ -77,17 +86,11 @@ public struct CgroupFreezer: SuspensionMechanism {
         for entry in entries where entry.hasPrefix("app-") {
             let path = base + "/" + entry
             guard !adopted.contains(path) else { continue }
-            let populated =
-                (try? String(contentsOfFile: path + "/cgroup.events", encoding: .utf8))?
-                .contains("populated 1") ?? false
-            if populated {
+            if Self.isPopulated(path) {
                 try? write("1", to: path + "/cgroup.kill")
-                let deadline = ContinuousClock.now + .seconds(2)
-                while rmdir(path) != 0 && errno == EBUSY && ContinuousClock.now < deadline { usleep(10_000) }
                 cleared.append(String(entry.dropFirst(4)))
-            } else {
-                rmdir(path)
             }
+            Self.remove(path)
         }
         return cleared
     }
@@ -106,9 +109,11 @@ public struct CgroupFreezer: SuspensionMechanism {
         return nil
     }
 
-    /// The daemon's own cgroup v2 path from /proc/self/cgroup (the `0::` line).
-    static func ownCgroup() -> String? {
-        guard let text = try? String(contentsOfFile: "/proc/self/cgroup", encoding: .utf8) else { return nil }
+    /// A process's cgroup v2 path from /proc/PID/cgroup (the `0::` line); by default this
+    /// process's.
+    public static func cgroup(ofProcess pid: Int32?) -> String? {
+        let file = "/proc/" + (pid.map(String.init) ?? "self") + "/cgroup"
+        guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { return nil }
         for line in text.split(separator: "\n") where line.hasPrefix("0::") {
             return String(line.dropFirst(3))
         }
@@ -174,13 +179,36 @@ public struct CgroupFreezer: SuspensionMechanism {
 
     public func release(_ container: AppContainer) {
         guard let path = container.cgroupPath else { return }
+        // Descendants killed with the app may still be dying (EBUSY): the empty cgroup then
+        // stays for the app's next launch or the shutdown's sweep, rather than the daemon
+        // waiting here.
         rmdir(path)
     }
 
+    /// Whether `cgroup.events` says a process is still in the cgroup or below it.
+    static func isPopulated(_ path: String) -> Bool { events(of: path, say: "populated 1") }
+
+    /// Removes a cgroup, waiting up to two seconds while it is busy: after `cgroup.kill` or
+    /// the exit of its last process the kernel empties it asynchronously, and `rmdir` says
+    /// EBUSY until then. Only for shutdown and start-up sweeps, never a running daemon's actor.
+    /// - Returns: Whether it is gone.
+    @discardableResult
+    static func remove(_ path: String) -> Bool {
+        let deadline = ContinuousClock.now + .seconds(2)
+        while rmdir(path) != 0 {
+            guard errno == EBUSY, ContinuousClock.now < deadline else { return errno == ENOENT }
+            usleep(10_000)
+        }
+        return true
+    }
+
     /// Whether `cgroup.events` says the cgroup is frozen.
-    static func isFrozen(_ path: String) -> Bool {
+    static func isFrozen(_ path: String) -> Bool { events(of: path, say: "frozen 1") }
+
+    /// Whether a cgroup's `cgroup.events` has this line; not when it cannot be read.
+    private static func events(of path: String, say line: String) -> Bool {
         guard let text = try? String(contentsOfFile: path + "/cgroup.events", encoding: .utf8) else { return false }
-        return text.split(separator: "\n").contains("frozen 1")
+        return text.split(separator: "\n").contains(Substring(line))
     }
 
     /// Waits for the kernel to report the freeze complete: every task stopped, not merely asked to.

@@ -3,7 +3,6 @@ import BackgrounderProtocol
 import CSandbox
 import Foundation
 import Logging
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -37,7 +36,7 @@ final class Supervisor: Sendable {
     private let logger: Logger
     /// The running apps' lead processes (started or adopted), for naming the app a session
     /// belongs to and for knowing a lead process that reconnects.
-    private let leaders = Mutex<[Int32: AppLaunch]>([:])
+    private let leaders = Locked<[Int32: AppLaunch]>([:])
     /// Bytes an app's log holds before it is rotated (`--app-log-limit`).
     private let logLimit: Int
 
@@ -144,7 +143,8 @@ final class Supervisor: Sendable {
                 channel: channel,
                 cgroupProcs: cgroupProcs,
                 landlockRuleset: ruleset,
-                identity: identity.map { ($0, $0) }
+                identity: identity.map { ($0, $0) },
+                processLimit: sandbox.processLimit ?? 0
             ).start()
         } catch {
             log.abandon()

@@ -1,4 +1,4 @@
-import Synchronization
+import BackgrounderCore
 
 /// The watchdog's liveness check: asks the app core one question and waits a bounded time for
 /// the answer.
@@ -11,7 +11,7 @@ import Synchronization
 /// question not answered yet is waited on again by the next check instead of asked anew.
 final class LivenessProbe<Answer: Sendable>: Sendable {
     private let ask: @Sendable () async -> Answer
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State: ~Copyable {
         /// Whether a question is with the core.

@@ -25,6 +25,10 @@ final class DownloadDelegate: HTTPClientResponseDelegate, @unchecked Sendable {
     private let id: Int
     private let files: TransferFiles
     private let partial: ResumePlan.Partial
+    /// The most the partial file may hold: what the policy leaves the app's transfers on disk.
+    /// Checked against what arrives, not only what was announced: a server that sends no
+    /// length, or more than it said, is stopped here.
+    private let byteLimit: Int64
     private let requestURL: String
     private let started: @Sendable (TransferResponseStart) -> Void
     private let progress: @Sendable (TransferProgress) -> Void
@@ -40,13 +44,14 @@ final class DownloadDelegate: HTTPClientResponseDelegate, @unchecked Sendable {
     private(set) var decided: TransferAttemptOutcome?
 
     init(
-        id: Int, files: TransferFiles, partial: ResumePlan.Partial, url: String,
+        id: Int, files: TransferFiles, partial: ResumePlan.Partial, byteLimit: Int64, url: String,
         started: @escaping @Sendable (TransferResponseStart) -> Void,
         progress: @escaping @Sendable (TransferProgress) -> Void
     ) {
         self.id = id
         self.files = files
         self.partial = partial
+        self.byteLimit = byteLimit
         self.requestURL = url
         self.started = started
         self.progress = progress
@@ -96,6 +101,10 @@ final class DownloadDelegate: HTTPClientResponseDelegate, @unchecked Sendable {
             decided = .failed(.badResponse(reason))
             return task.eventLoop.makeSucceededVoidFuture()
         }
+        if expected > byteLimit {
+            refuseOverLimit()
+            return task.eventLoop.makeSucceededVoidFuture()
+        }
         let validator =
             response.headers["etag"].flatMap { $0.hasPrefix("W/") ? nil : $0 } ?? response.headers["last-modified"]
         started(TransferResponseStart(validator: validator, discarded: discarded, expected: expected))
@@ -110,6 +119,11 @@ final class DownloadDelegate: HTTPClientResponseDelegate, @unchecked Sendable {
 
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
         guard decided == nil, descriptor >= 0 else { return task.eventLoop.makeSucceededVoidFuture() }
+        guard written + Int64(buffer.readableBytes) <= byteLimit else {
+            refuseOverLimit()
+            task.cancel()
+            return task.eventLoop.makeSucceededVoidFuture()
+        }
         do {
             try Self.write(buffer, to: descriptor, at: written, path: files.partialPath(id))
             written += Int64(buffer.readableBytes)
@@ -124,6 +138,12 @@ final class DownloadDelegate: HTTPClientResponseDelegate, @unchecked Sendable {
             progress(TransferProgress(bytes: written, expected: expected))
         }
         return task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    /// Ends the attempt past the disk cap: nothing of it stays on disk.
+    private func refuseOverLimit() {
+        files.removePartial(id)
+        decided = .failed(.exceedsDiskLimit(limit: byteLimit))
     }
 
     func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {}

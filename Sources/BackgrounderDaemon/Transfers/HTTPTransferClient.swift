@@ -50,9 +50,10 @@ final class HTTPTransferClient: Sendable {
     }
 
     /// One attempt at a download into the transfer's partial file, resuming from what is on
-    /// disk when the server allows it (``DownloadDelegate`` takes the response).
+    /// disk when the server allows it (``DownloadDelegate`` takes the response); the file never
+    /// grows past `byteLimit`.
     func download(
-        _ request: TransferSubmission, id: Int, files: TransferFiles, validator: String?,
+        _ request: TransferSubmission, id: Int, files: TransferFiles, validator: String?, byteLimit: Int64,
         started: @escaping @Sendable (TransferResponseStart) async -> Void,
         progress: @escaping @Sendable (TransferProgress) async -> Void
     ) async -> TransferAttemptOutcome {
@@ -69,7 +70,7 @@ final class HTTPTransferClient: Sendable {
         // The delegate reports from the event loop; the capability hears it on its actor, in order.
         let (reports, continuation) = AsyncStream<DownloadReport>.makeStream()
         let delegate = DownloadDelegate(
-            id: id, files: files, partial: partial, url: request.url,
+            id: id, files: files, partial: partial, byteLimit: byteLimit, url: request.url,
             started: { continuation.yield(.started($0)) }, progress: { continuation.yield(.progress($0)) })
         let relay = Task {
             for await report in reports {

@@ -27,13 +27,10 @@ extension TransferCapability {
                 throw ProtocolError(.badRequest, "file: \(error.description)")
             }
         }
-        let mine = transfers.values.filter { $0.info.bundle == identifier }
-        let onDisk = mine.reduce(Int64(0)) { total, transfer in
-            total + (transfer.info.request.kind == .download ? max(transfer.info.bytesReceived, 0) : 0)
-        }
+        let pending = transfers.values.count { $0.info.bundle == identifier }
         if let refusal = TransferQueue.admit(
-            bundle: identifier, pendingCount: mine.count, diskBytes: onDisk, expected: request.expectedBytesToReceive,
-            policy: policy)
+            bundle: identifier, pendingCount: pending, diskBytes: bytesOnDisk(of: identifier),
+            expected: request.expectedBytesToReceive, policy: policy)
         {
             throw ProtocolError(.limitReached, refusal)
         }

@@ -39,6 +39,11 @@ final class TransferCapability: AppCapability {
     var attached: [String: Set<String>] = [:]
     /// Sessions whose finished transfers the app was already woken or launched for.
     var signalled: Set<SessionKey> = []
+    /// Sessions that finished while their app was running and listening: told, not woken. If
+    /// the process exits before acknowledging them (Podcasts hands its downloads over and
+    /// exits; a fast download can finish first), the app is launched for them then, as iOS
+    /// relaunches an app for the events its last process did not handle.
+    var heardWhileRunning: Set<SessionKey> = []
     /// Network as the condition monitor last said.
     var network = true
     /// Set while the daemon stops: attempts cut short stay waiting, to resume next run.
@@ -88,8 +93,20 @@ final class TransferCapability: AppCapability {
 
     func app(_ identifier: String, changed change: LifecycleChange, in apps: isolated AppManager) {
         switch change {
-        case .launched, .exited:
+        case .launched:
             attached[identifier] = nil
+        case .exited:
+            attached[identifier] = nil
+            let unheard = heardWhileRunning.filter { $0.app == identifier }
+            guard !unheard.isEmpty else { break }
+            heardWhileRunning.subtract(unheard)
+            // After every capability has heard of the exit: a launch now would reach the
+            // others before the exit does.
+            Task { [weak apps] in
+                try? await apps?.transfers { transfers, apps in
+                    for key in unheard { transfers.signalIfSessionDone(key, in: apps) }
+                }
+            }
         case .forceQuit:
             // iOS cancels a force-quit app's transfers; the app hears so when it next attaches.
             for (id, transfer) in transfers where transfer.info.bundle == identifier && !transfer.info.state.isFinished
@@ -156,6 +173,16 @@ final class TransferCapability: AppCapability {
         apps.manifest(of: bundle).map { apps.schedulingPolicy(for: $0) } ?? SchedulingPolicy()
     }
 
+    /// What an app's downloads hold on disk, partial or delivered and not yet acknowledged,
+    /// leaving out one transfer (the one about to start): what the policy's disk cap counts.
+    func bytesOnDisk(of bundle: String, besides excluded: Int? = nil) -> Int64 {
+        transfers.values.reduce(Int64(0)) { total, transfer in
+            guard transfer.info.bundle == bundle, transfer.info.id != excluded, transfer.info.request.kind == .download
+            else { return total }
+            return total + max(transfer.info.bytesReceived, 0)
+        }
+    }
+
     private func arm(_ due: Date?, in apps: isolated AppManager) {
         guard due != timerDue else { return }
         timer?.cancel()
@@ -185,6 +212,10 @@ final class TransferCapability: AppCapability {
         let files = files
         let bundle = transfer.info.bundle
         let allowed = [apps.supervisor.dataPath(for: bundle), apps.supervisor.temporaryPath(for: bundle)]
+        // What the app's other downloads hold now is not this one's to fill. Two of its
+        // downloads running at once each count the other as it was when they started.
+        let others = bytesOnDisk(of: bundle, besides: id)
+        let byteLimit = max(Int64(policy(for: bundle, in: apps).transferDiskBytes) - others, 0)
         apps.appLogger(bundle).info(
             "transfer \(id) \(transfer.info.retries == 0 ? "starting" : "retrying"): \(request.kind.rawValue) \(request.url)"
         )
@@ -195,7 +226,7 @@ final class TransferCapability: AppCapability {
             switch request.kind {
             case .download:
                 outcome = await client.download(
-                    request, id: id, files: files, validator: validator,
+                    request, id: id, files: files, validator: validator, byteLimit: byteLimit,
                     started: { start in
                         try? await manager.transfers { $0.responseStarted(id, start, in: $1) }
                     },
@@ -354,7 +385,7 @@ final class TransferCapability: AppCapability {
     /// When every transfer of the session is finished and the app cannot hear it now
     /// (not running, suspended, or running without the session), it is woken or launched
     /// with the session's identifier, once per batch.
-    private func signalIfSessionDone(_ key: SessionKey, in apps: isolated AppManager) {
+    func signalIfSessionDone(_ key: SessionKey, in apps: isolated AppManager) {
         let session = transfers.values.filter { $0.info.bundle == key.app && $0.info.request.session == key.session }
         guard !session.isEmpty, session.allSatisfy({ $0.info.state.isFinished }), !signalled.contains(key) else {
             return
@@ -363,7 +394,10 @@ final class TransferCapability: AppCapability {
         guard !apps.forceQuit.contains(key.app) else { return }
         let state = apps.state(of: key.app)
         let listening = attached[key.app]?.contains(key.session) == true && state != .suspended && state != .notRunning
-        guard !listening else { return }
+        guard !listening else {
+            heardWhileRunning.insert(key)
+            return
+        }
         if session.contains(where: { $0.info.request.sendsLaunchEvents == false }) && state == .notRunning {
             apps.appLogger(key.app).info(
                 "session \(key.session)'s transfers are done; it does not send launch events, so they wait for the app")

@@ -30,7 +30,10 @@ struct UploadFile: Sendable {
         guard inside(resolved) else {
             throw UploadFileError("file \(path) is not in the app's own data or temporary directory")
         }
-        let descriptor = Glibc.open(resolved, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        // Without blocking: opening a FIFO the app made waits for a writer, and the daemon's
+        // actor would wait with it (every person's command too). On a regular file, the only
+        // kind accepted below, O_NONBLOCK changes nothing.
+        let descriptor = Glibc.open(resolved, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else {
             throw UploadFileError("cannot read file \(path): \(String(cString: strerror(errno)))")
         }

@@ -78,10 +78,14 @@ typedef struct bg_sandbox_spawn {
     int cgroup_procs_fd;
     /// A Landlock ruleset to restrict the child with, or -1 for none.
     int landlock_ruleset_fd;
-    /// Whether to drop to uid/gid (with no supplementary groups).
+    /// Whether to drop to uid/gid (with no supplementary groups), in a private IPC namespace
+    /// made first (it needs the root daemon's CAP_SYS_ADMIN).
     int change_identity;
     uid_t uid;
     gid_t gid;
+    /// With change_identity, the most processes the new uid may have (RLIMIT_NPROC: the app
+    /// has a uid of its own, so this bounds the app), or 0 for no limit.
+    int process_limit;
 } bg_sandbox_spawn;
 
 /// The child's setup steps, reported when one fails.
@@ -101,6 +105,8 @@ typedef enum bg_sandbox_step {
     BG_STEP_CHDIR,
     BG_STEP_EXECVE,
     BG_STEP_ERROR_PIPE,
+    BG_STEP_IPC_NAMESPACE,
+    BG_STEP_PROCESS_LIMIT,
 } bg_sandbox_step;
 
 /// Which step failed and its errno.

@@ -25,7 +25,7 @@ public enum BusTool {
         guard FileManager.default.isExecutableFile(atPath: executable) else {
             throw HarnessError("\(executable) is not installed (scripts/setup.sh installs it)")
         }
-        let log = "/tmp/bgbus-\(UUID().uuidString.prefix(8).lowercased()).log"
+        let log = TemporaryDirectory.uniquePath("bgbus", suffix: ".log")
         defer { unlink(log) }
         let pid = try ProcessLauncher.spawn(
             executable,

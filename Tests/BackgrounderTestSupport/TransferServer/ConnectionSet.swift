@@ -1,5 +1,5 @@
+import BackgrounderCore
 import NIOCore
-import Synchronization
 
 /// The connections open now, numbered from 1, so a shutdown can close every one of them
 /// (keep-alive connections and stalled responses would otherwise outlive the server).
@@ -9,7 +9,7 @@ final class ConnectionSet: Sendable {
         var accepted = 0
     }
 
-    private let contents = Mutex(Contents())
+    private let contents = Locked(Contents())
 
     /// Adds a new connection until it closes.
     /// - Returns: Its number.

@@ -1,5 +1,5 @@
+import BackgrounderCore
 import Foundation
-import Synchronization
 
 /// The documents a ``TransferServer`` serves and the faults set on its paths, shared by the
 /// test (which changes them while the server runs) and every connection.
@@ -18,7 +18,7 @@ final class DocumentStore: Sendable {
         }
     }
 
-    private let contents = Mutex(Contents())
+    private let contents = Locked(Contents())
 
     /// Serves `body` at `path` from now on, as a new version.
     func serve(_ path: String, body: Document.Body, size: Int64, contentType: String) {

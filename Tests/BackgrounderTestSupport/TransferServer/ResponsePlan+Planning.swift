@@ -65,7 +65,9 @@ extension ResponsePlan {
         case .whole:
             (offset, length) = (0, document.size)
         }
-        plan.headers += [("Content-Type", document.contentType), ("Content-Length", "\(length)")]
+        plan.headers.append(("Content-Type", document.contentType))
+        // Without Content-Length, NIO's encoder sends an HTTP/1.1 body chunked.
+        if !faults.contains(.noLength) { plan.headers.append(("Content-Length", "\(length)")) }
         plan.body = .document(document.body, offset: offset, length: length)
         plan.applyBodyFaults(faults, length: length)
         return plan

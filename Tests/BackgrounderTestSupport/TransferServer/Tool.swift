@@ -54,7 +54,7 @@ public enum Tool {
         guard FileManager.default.isExecutableFile(atPath: executable) else {
             throw HarnessError("\(executable) is not installed (scripts/setup.sh installs it)")
         }
-        let log = "/tmp/bgtool-\(UUID().uuidString.prefix(8).lowercased()).log"
+        let log = TemporaryDirectory.uniquePath("bgtool", suffix: ".log")
         let environment = ProcessInfo.processInfo.environment
         let pid = try ProcessLauncher.spawn(
             executable, arguments: arguments, environment: environment, output: log, truncate: true)
@@ -63,6 +63,7 @@ public enum Tool {
 
     private static func finish(_ status: Int32, _ log: String) -> Result {
         let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        unlink(log)
         let signal = status & 0x7f
         return Result(status: signal == 0 ? (status >> 8) & 0xff : 128 + signal, output: output)
     }

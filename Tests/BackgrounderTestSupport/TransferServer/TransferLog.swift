@@ -1,4 +1,4 @@
-import Synchronization
+import BackgrounderCore
 
 /// What a ``TransferServer`` was asked and answered, updated as bodies go out, and how many
 /// body bytes it held in memory at once.
@@ -10,7 +10,7 @@ final class TransferLog: Sendable {
         var bufferedPeak: Int64 = 0
     }
 
-    private let contents = Mutex(Contents())
+    private let contents = Locked(Contents())
 
     /// Adds a request as it arrives.
     /// - Returns: Its index, for ``update(_:_:)``.

@@ -3,7 +3,7 @@ extension TransferServer {
     ///
     /// Several faults may be active on one path at once: a `status` or `redirect` answers
     /// instead of the document; the body faults (`ignoreRange`, `drip`, `cutAfter`,
-    /// `stallAfter`, `shortBody`, `longBody`) combine, the earliest stop winning.
+    /// `stallAfter`, `shortBody`, `longBody`, `noLength`) combine, the earliest stop winning.
     public enum Fault: Sendable, Hashable {
         /// Answers this status with a short text body instead of the document; `retryAfter`
         /// adds `Retry-After: SECONDS` (for 503 and 429).
@@ -27,6 +27,9 @@ extension TransferServer {
         case shortBody(missing: Int64 = 1024)
         /// Sends `extra` bytes more than `Content-Length` announces, then closes.
         case longBody(extra: Int = 1024)
+        /// Announces no length: the body goes out chunked, as from a server that streams what
+        /// it makes, so only what arrives tells a client how big it is.
+        case noLength
         /// Answers with the current validators, then gives the document a new `ETag` and
         /// `Last-Modified` (same bytes), as if it had been replaced: the next `If-Range` fails.
         case changeETag

@@ -77,6 +77,12 @@ public final class TransferServer: Sendable {
         await connections.closeAll()
     }
 
+    /// Closes every open connection, stalled ones included, and goes on listening: a network
+    /// reset, after which a client resumes when it chooses (the test chooses when a stall ends).
+    public func dropConnections() async {
+        await connections.closeAll()
+    }
+
     /// The URL of a path on this server.
     /// - Parameter path: Starting with `/`.
     public func url(_ path: String) -> String {

@@ -102,7 +102,8 @@ enum SchedulingBehavior {
 
     /// A fetch window: answers as the behaviour says.
     static func fetch(behavior: String, completion: @escaping @MainActor (BackgroundFetchResult) -> Void) {
-        say("fetch remaining=\(remaining())")
+        // The wall clock too: the backoff test reads the gaps between fetches from it.
+        say("fetch remaining=\(remaining()) t=\(nanosecondsNow())")
         let answer = behavior.dropFirst("fetch-".count)
         guard let result = BackgroundFetchResult(rawValue: String(answer)) else {
             say("fetch left open")

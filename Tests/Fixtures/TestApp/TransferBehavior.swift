@@ -4,6 +4,7 @@ import Foundation
 /// The background-transfer behaviours, all in the session `org.test.transfers`:
 /// `transfer-download` (at a person's launch, a download task for each of the
 /// `TestAppTransferURLs`), `transfer-download-exit` (the same, then exits: a terminated app),
+/// `transfer-download-exit-on-go` (the same, deaf until DATA/go appears, then exits),
 /// and `transfer-upload` (writes `TestAppUploadBytes` bytes to DATA/upload.bin and uploads
 /// it to each URL). On every launch or wake it recreates the session when the daemon's event
 /// arrives, moves each download to DATA/downloads/ID, and prints what the delegate heard.
@@ -42,6 +43,14 @@ final class TransferBehavior: URLSessionDownloadDelegate {
                 say("exiting")
                 exit(0)
             }
+        case "transfer-download-exit-on-go":
+            // Holds the main actor, so it hears nothing of its download, until the test
+            // writes DATA/go; then it ends without having handled what finished meanwhile.
+            for url in urls { report(session.downloadTask(with: url)) }
+            say("waiting for go")
+            while !FileManager.default.fileExists(atPath: dataDirectory + "/go") { usleep(50_000) }
+            say("exiting")
+            exit(0)
         case "transfer-upload":
             let file = URL(fileURLWithPath: dataDirectory + "/upload.bin")
             do {

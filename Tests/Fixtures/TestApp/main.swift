@@ -35,6 +35,18 @@ if ProcessInfo.processInfo.environment["TESTAPP_HOG_CHILD"] != nil {
     while true { pause() }
 }
 
+/// Burns CPU for as long as the process runs: `clock_gettime` is a call the compiler cannot
+/// drop, so the loop stays a loop.
+func spinForever() -> Never {
+    while true { _ = nanosecondsNow() }
+}
+
+// The child of the `spin` behaviour: it spins too, so a suspension that missed the app's
+// children shows as CPU time the child went on using.
+if ProcessInfo.processInfo.environment["TESTAPP_SPIN_CHILD"] != nil {
+    spinForever()
+}
+
 struct Manifest: Decodable {
     var CFBundleIdentifier: String?
     var TestAppBehavior: String?
@@ -43,6 +55,8 @@ struct Manifest: Decodable {
 let manifest = try? PropertyListDecoder().decode(
     Manifest.self, from: Data(contentsOf: URL(fileURLWithPath: "Info.plist")))
 let behavior = manifest?.TestAppBehavior ?? "idle"
+/// The `hog-grow` behaviour's SIGUSR1 source, kept for the life of the process.
+nonisolated(unsafe) var growSource: (any DispatchSourceSignal)?
 let bundleIdentifier = manifest?.CFBundleIdentifier ?? "org.backgrounder.tests.unknown"
 say("behavior \(behavior)")
 
@@ -55,6 +69,25 @@ case "hog":
     let hog = UnsafeMutableRawPointer.allocate(byteCount: 64 << 20, alignment: 4096)
     memset(hog, 1, 64 << 20)
     say("holding 64 MiB at \(hog)")
+case "hog-grow":
+    // The foreground app that needs memory, for the jetsam test under a real limit: it holds
+    // 96 MiB (more than `hog`, so only the daemon's bands make the kernel spare it), and on
+    // SIGUSR1 takes 64 MiB more, 4 MiB at a time, every page touched, saying what it got.
+    let held = UnsafeMutableRawPointer.allocate(byteCount: 96 << 20, alignment: 4096)
+    memset(held, 1, 96 << 20)
+    say("holding 96 MiB")
+    signal(SIGUSR1, SIG_IGN)
+    let grow = DispatchSource.makeSignalSource(signal: SIGUSR1, queue: .global())
+    grow.setEventHandler {
+        for chunk in 1...16 {
+            let more = UnsafeMutableRawPointer.allocate(byteCount: 4 << 20, alignment: 4096)
+            memset(more, 1, 4 << 20)
+            say("grew by \(chunk * 4) MiB t=\(nanosecondsNow())")
+        }
+        say("holding 160 MiB")
+    }
+    grow.resume()
+    growSource = grow
 case "ignore-sigterm":
     signal(SIGTERM, SIG_IGN)
 case "hog-child":
@@ -65,6 +98,19 @@ case "hog-child":
     let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
     posix_spawn(&pid, executable, nil, nil, argv, envp)
     say("hog child \(pid)")
+case "spin":
+    // Busy all the time, in a thread of its own (the main thread still serves the daemon)
+    // and in a child: an app that is not frozen shows it as CPU time, so idle cannot pass
+    // for suspended.
+    var pid: pid_t = 0
+    let executable = CommandLine.arguments[0]
+    let argv: [UnsafeMutablePointer<CChar>?] = [strdup(executable), nil]
+    let environment = ["TESTAPP_SPIN_CHILD=1"] + ProcessInfo.processInfo.environment.map { "\($0)=\($1)" }
+    let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
+    posix_spawn(&pid, executable, nil, nil, argv, envp)
+    say("spinning child \(pid)")
+    Thread.detachNewThread { spinForever() }
+    say("spinning")
 case "fork-children":
     for _ in 0..<2 {
         var pid: pid_t = 0
