@@ -56,10 +56,11 @@ fi
 # Every scratch file of the run goes under one directory of its own, checked empty afterwards
 # (another directory for a second run on the same machine at the same time).
 export BACKGROUNDER_TEST_SCRATCH=${BACKGROUNDER_TEST_SCRATCH:-/tmp/bgt}
-if [ -e "$BACKGROUNDER_TEST_SCRATCH" ]; then
-    echo "== an earlier run left $BACKGROUNDER_TEST_SCRATCH behind; clearing it"
-    scripts/check-leftovers.sh "$BACKGROUNDER_TEST_SCRATCH" >/dev/null 2>&1 || true
-fi
+# What is there before the run is not the run's: an interrupted earlier run (or one with
+# another scratch directory) may have left processes, app cgroups or namespaces behind. They
+# are named and cleared now, so that the check afterwards judges this run alone.
+echo "== before the run: what earlier runs left"
+scripts/check-leftovers.sh "$BACKGROUNDER_TEST_SCRATCH" 2>&1 | sed 's/^/  (earlier) /' || true
 mkdir -p -m 755 "$BACKGROUNDER_TEST_SCRATCH"
 
 echo "== swift test${SANITIZER:+ (sanitizer: $SANITIZER)}"
