@@ -154,7 +154,7 @@ public struct Daemon: Sendable {
         )
         let appChannels = AppChannels(logger: logger)
         // The session and system buses, optional: without them the rest runs on.
-        let desktop = try DesktopBus(logger: logger)
+        let desktop = try DesktopBus(identify: { supervisor.owner(of: $0) }, logger: logger)
         let players = MediaPlayers(bus: desktop)
         let pushConnector = UnifiedPushConnector(bus: desktop, logger: logger)
         pushConnector.start()

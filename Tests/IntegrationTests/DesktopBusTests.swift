@@ -108,7 +108,7 @@ struct DesktopBusTests {
     // MARK: Notifications
 
     @Test(
-        "a force-quit app's notification reaches the desktop's server at its time; a click launches the app with the response"
+        "a force-quit app's notification reaches the desktop's server at its time; a click launches the app with the response; the click forged by another peer opens nothing"
     )
     func notificationOnTheDesktop() async throws {
         let directory = try TemporaryDirectory(prefix: "desktopnotify")
@@ -142,10 +142,36 @@ struct DesktopBusTests {
         #expect(try running.app(id).state == .notRunning, "showing a notification never launches the app")
         #expect(try NotificationTests.list(running, id).delivered.first?.presenter == String(shown.id))
 
-        // The person clicks it: the app is launched in front and hears the response.
-        try await server.invokeAction(id: shown.id)
+        // Any peer can emit a signal with the server's path and interface: a forged click on
+        // the same id is ignored (the real click below, on that id, proves it would count).
         let responseFile = running.dataDirectory(id) + "/response.json"
         let response = { (try? String(contentsOfFile: responseFile, encoding: .utf8)) ?? "" }
+        // A client of the bus (registered, with a name of its own), as python3-dbus makes one:
+        // gdbus and dbus-send given an address skip Hello, and the bus drops what they send.
+        let forged = try await BusTool.run(
+            DBusPeerProcess.python,
+            [
+                "-c",
+                """
+                import dbus, sys
+                bus = dbus.bus.BusConnection(sys.argv[1])
+                signal = dbus.lowlevel.SignalMessage(sys.argv[2], "org.freedesktop.Notifications", "ActionInvoked")
+                signal.append(dbus.UInt32(int(sys.argv[3])), "default")
+                bus.send_message(signal)
+                bus.flush()
+                print(bus.get_unique_name())
+                """,
+                bus.address, NotificationServerPeer.path, "\(shown.id)",
+            ])
+        #expect(forged.status == 0, "\(forged.output)")
+        #expect(
+            await waitUntil { running.daemon.log.contains("ActionInvoked from :") },
+            "\(running.daemon.log.suffix(2000))")
+        #expect(try running.app(id).state == .notRunning, "a forged click launched the app")
+        #expect(response().isEmpty)
+
+        // The person clicks it: the app is launched in front and hears the response.
+        try await server.invokeAction(id: shown.id)
         #expect(await waitUntil { !response().isEmpty }, "\(running.appLog(id))\n\(running.daemon.log.suffix(2000))")
         let got = try JSONValue(text: response())
         #expect(got["identifier"] == .string("reminder"))

@@ -25,15 +25,22 @@ final class DesktopBus: Service, Sendable {
     private let statusBox = Locked<[String: EndpointStatus]>([:])
     private let noteBox = Locked<[DesktopPart: String]>([:])
     private let environment: [String: String]
+    /// Which app, if any, a process belongs to (the supervisor's answer), for peers whose
+    /// calls act for the person.
+    let identify: @Sendable (PeerProcess) -> ProcessOwner
     let logger: Logger
 
     /// How long to wait before connecting again after a bus was absent or went away.
     static let retryInterval: Duration = .seconds(3)
 
-    init(environment: [String: String] = ProcessInfo.processInfo.environment, logger: Logger) throws {
+    init(
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        identify: @escaping @Sendable (PeerProcess) -> ProcessOwner, logger: Logger
+    ) throws {
         jobSignal = try WakeupPipe()
         shutdown = try WakeupPipe()
         self.environment = environment
+        self.identify = identify
         self.logger = logger
     }
 

@@ -8,7 +8,10 @@ import Logging
 ///
 /// Every notification carries the `default` action, which servers run when the notification
 /// is clicked: `ActionInvoked` comes back here and opens the app with the response. The
-/// signals are broadcast to every client, so only the ids this presenter was given count.
+/// signals are broadcast to every client, so only the ids this presenter was given count, and
+/// only from the server's own connection: any peer on the bus can emit a signal with the
+/// server's path and interface, and one that forged `ActionInvoked` would otherwise be taken
+/// for the person clicking another app's notification, bringing that app forward.
 /// Without a server, or without a session bus, the notification goes to the app's log as
 /// ``LogNotificationPresenter`` writes it, so nothing is lost.
 final class DesktopNotificationPresenter: NotificationPresenter {
@@ -33,6 +36,9 @@ final class DesktopNotificationPresenter: NotificationPresenter {
     /// Ids the server gave, to tell our notifications from other clients', with the app and
     /// request each stands for.
     private let shown = Locked<[UInt32: (bundle: String, request: String)]>([:])
+    /// The unique name of the connection that owns `org.freedesktop.Notifications`: the only
+    /// sender whose signals speak for the person.
+    private let serverOwner = Locked<String?>(nil)
     private let activationStream: AsyncStream<Activation>.Continuation
     /// Activations, for ``DesktopRequests`` to carry out on the app manager.
     let activations: AsyncStream<Activation>
@@ -116,14 +122,16 @@ final class DesktopNotificationPresenter: NotificationPresenter {
     private func setUp(_ connection: BusConnection) throws(DBusError) {
         let signals = "type='signal',path='\(Self.path)',interface='\(Self.interface)'"
         try connection.addMatch(signals + ",member='ActionInvoked'") { [self] message, _ in
-            guard let arguments = try? message.readAll(), arguments.count == 2,
+            guard isFromServer(message),
+                let arguments = try? message.readAll(), arguments.count == 2,
                 let id = arguments[0].integerValue.flatMap(UInt32.init(exactly:)),
                 let action = arguments[1].stringValue, let owner = shown.withLock({ $0.removeValue(forKey: id) })
             else { return }
             activationStream.yield(Activation(bundle: owner.bundle, request: owner.request, action: action))
         }
         try connection.addMatch(signals + ",member='NotificationClosed'") { [self] message, _ in
-            guard let arguments = try? message.readAll(), arguments.count == 2,
+            guard isFromServer(message),
+                let arguments = try? message.readAll(), arguments.count == 2,
                 let id = arguments[0].integerValue.flatMap(UInt32.init(exactly:)),
                 let owner = shown.withLock({ $0.removeValue(forKey: id) })
             else { return }
@@ -137,10 +145,35 @@ final class DesktopNotificationPresenter: NotificationPresenter {
         }
         try connection.addMatch(
             "type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Self.destination)'"
-        ) { [self] _, connection in
+        ) { [self] message, connection in
+            // NameOwnerChanged(name, old, new): the new owner, empty when the server left.
+            let arguments = (try? message.readAll()) ?? []
+            let owner = arguments.count == 3 ? arguments[2].stringValue : nil
+            serverOwner.withLock { $0 = owner?.isEmpty == false ? owner : nil }
             describeServer(on: connection)
         }
+        connection.call(
+            "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetNameOwner",
+            [.string(Self.destination)]
+        ) { [self] result in
+            guard case .success(let values) = result, let owner = values.first?.stringValue else { return }
+            // A NameOwnerChanged that came first is newer than this answer.
+            serverOwner.withLock { $0 = $0 ?? owner }
+        }
         describeServer(on: connection)
+    }
+
+    /// Whether a signal was sent by the notification server's own connection; one from any
+    /// other peer is logged and ignored.
+    private func isFromServer(_ message: DBusMessage) -> Bool {
+        let owner = serverOwner.withLock { $0 }
+        guard let sender = message.sender, sender == owner else {
+            logger.warning(
+                "\(message.member ?? "a signal") from \(message.sender ?? "an unnamed peer") ignored: only the notification server (\(owner ?? "none on the bus")) speaks for the person"
+            )
+            return false
+        }
+        return true
     }
 
     /// Records the server's name and version, or that there is none, for `bgctl status`.

@@ -119,6 +119,43 @@ final class MediaPlayers: Sendable {
             connection.reply(to: message, [.string(MPRIS.introspection)])
         case MPRIS.properties:
             return answerProperties(member, arguments, state: state, to: message, on: connection)
+        case MPRIS.root, MPRIS.player:
+            // A method acts for the person (a media key, the shell's panel): an app's process on
+            // a bus it can reach would otherwise raise itself, or wake itself or another app
+            // out of suspension. Properties stay readable by anyone.
+            bus.owner(of: message.sender, on: connection) { [self] owner in
+                if let refusal = Self.refusal(of: owner) {
+                    bus.logger.warning("MPRIS \(member) on \(identifier)'s player refused: \(refusal)")
+                    connection.replyError(
+                        to: message, name: "org.freedesktop.DBus.Error.AccessDenied",
+                        "\(member) acts for the person, and \(refusal)")
+                } else if !act(member, arguments, for: identifier, state: state, to: message, on: connection) {
+                    connection.replyError(
+                        to: message, name: "org.freedesktop.DBus.Error.UnknownMethod",
+                        "no method \(member) on \(message.interface ?? "this interface")")
+                }
+            }
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// Why a caller may not act for the person, or `nil` when it may.
+    private static func refusal(of owner: ProcessOwner) -> String? {
+        switch owner {
+        case .none: nil
+        case .app(let app): "the caller is a process of the app \(app)"
+        case .unverifiable(let why): "the caller could not be verified (\(why))"
+        }
+    }
+
+    /// Carries out a player method for the person; `false` when there is no such method.
+    private func act(
+        _ member: String, _ arguments: [DBusValue], for identifier: String, state: MediaPlayerState,
+        to message: DBusMessage, on connection: BusConnection
+    ) -> Bool {
+        switch message.interface {
         case MPRIS.root:
             switch member {
             case "Raise": requestStream.yield(.raise(identifier))

@@ -99,9 +99,11 @@ final class UnifiedPushConnector: Sendable {
                 let name = arguments[0].stringValue, name.hasPrefix(Self.distributorPrefix)
             else { return }
             let current = state.withLock { $0.distributor }
-            if arguments[2].stringValue?.isEmpty == false, current == nil {
+            if arguments[2].stringValue?.isEmpty == false, current == nil,
+                configuredDistributor.map({ $0 == name }) ?? true
+            {
                 logger.info("UnifiedPush: distributor \(name) appeared")
-                choose(name, on: connection)
+                choose([name], on: connection)
             } else if arguments[2].stringValue?.isEmpty == true, name == current {
                 state.withLock { $0 = (nil, nil) }
                 bus.setNote(.unifiedPush, "no distributor: \(name) left the bus")
@@ -112,8 +114,13 @@ final class UnifiedPushConnector: Sendable {
         findDistributor(on: connection)
     }
 
-    /// Lists the bus's names and picks a distributor: `UNIFIEDPUSH_DISTRIBUTOR`'s if set, else
-    /// the first in name order.
+    /// The distributor the person chose (`UNIFIEDPUSH_DISTRIBUTOR`, its name's last part), if any.
+    private var configuredDistributor: String? {
+        bus.environmentValue("UNIFIEDPUSH_DISTRIBUTOR").flatMap { $0.isEmpty ? nil : Self.distributorPrefix + $0 }
+    }
+
+    /// Lists the bus's names and picks a distributor: `UNIFIEDPUSH_DISTRIBUTOR`'s if set (and
+    /// then no other), else the first in name order that is not an app's process.
     private func findDistributor(on connection: BusConnection) {
         connection.call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "ListNames") {
             [self] result in
@@ -122,27 +129,55 @@ final class UnifiedPushConnector: Sendable {
                 return
             }
             let distributors = names.compactMap(\.stringValue).filter { $0.hasPrefix(Self.distributorPrefix) }.sorted()
-            let chosen = bus.environmentValue("UNIFIEDPUSH_DISTRIBUTOR").flatMap { suffix in
-                distributors.first { $0 == Self.distributorPrefix + suffix }
+            if let configured = configuredDistributor {
+                guard distributors.contains(configured) else {
+                    bus.setNote(
+                        .unifiedPush,
+                        "no distributor: UNIFIEDPUSH_DISTRIBUTOR names \(configured), which is not on the session bus")
+                    return
+                }
+                return choose([configured], on: connection)
             }
-            guard let distributor = chosen ?? distributors.first else {
+            guard !distributors.isEmpty else {
                 bus.setNote(.unifiedPush, "no UnifiedPush distributor is installed (none on the session bus)")
                 return
             }
-            choose(distributor, on: connection)
+            choose(distributors, on: connection)
         }
     }
 
-    private func choose(_ distributor: String, on connection: BusConnection) {
+    /// Registers with the first of `candidates` whose owner is not an app: a distributor
+    /// learns every app's token and delivers their pushes, so an app that owned a distributor
+    /// name (it can, where it reaches the session bus) would collect its neighbours' tokens
+    /// and forge pushes to them.
+    private func choose(_ candidates: [String], on connection: BusConnection) {
+        guard let distributor = candidates.first else { return }
+        let next = { [self] in choose(Array(candidates.dropFirst()), on: connection) }
         connection.call(
             "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetNameOwner",
             [.string(distributor)]
         ) { [self] result in
-            guard case .success(let values) = result, let owner = values.first?.stringValue else { return }
-            state.withLock { $0 = (distributor, owner) }
-            bus.setNote(.unifiedPush, "distributor \(distributor)")
-            register(tokens.withLock { $0 }, with: distributor, on: connection)
+            guard case .success(let values) = result, let owner = values.first?.stringValue else { return next() }
+            bus.owner(of: owner, on: connection) { [self] process in
+                switch process {
+                case .none:
+                    state.withLock { $0 = (distributor, owner) }
+                    bus.setNote(.unifiedPush, "distributor \(distributor)")
+                    register(tokens.withLock { $0 }, with: distributor, on: connection)
+                case .app(let app):
+                    refuse(distributor, because: "it is a process of the app \(app)")
+                    next()
+                case .unverifiable(let why):
+                    refuse(distributor, because: "its process could not be verified (\(why))")
+                    next()
+                }
+            }
         }
+    }
+
+    private func refuse(_ distributor: String, because reason: String) {
+        logger.warning("UnifiedPush: distributor \(distributor) refused: \(reason)")
+        bus.setNote(.unifiedPush, "no distributor: \(distributor) refused, \(reason)")
     }
 
     private func register(_ apps: [String: String], with distributor: String, on connection: BusConnection) {

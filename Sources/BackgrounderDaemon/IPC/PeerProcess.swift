@@ -1,3 +1,4 @@
+import CSandbox
 import NIOCore
 
 #if canImport(Glibc)
@@ -73,6 +74,26 @@ final class PeerProcess: Sendable {
                 make(credentials, pidfd: pidfd)
             }
         }.recover { _ in nil }
+    }
+
+    /// A process another party named (a D-Bus peer's `ProcessID`, as the bus daemon read it
+    /// from its own socket), pinned by `pidfd_open` as soon as it is named. Between the bus's
+    /// read and this call the process could exit and its pid be reused: the uid, when the
+    /// other party gave one, must still match.
+    /// - Parameters:
+    ///   - pid: The process id.
+    ///   - uid: Its uid as the other party read it, or `nil` to take the process's own (a
+    ///     bus that admitted the peer anonymously knows only its pid).
+    /// - Returns: The process, or `nil` when it is gone or is no longer of `uid`.
+    static func of(pid: Int32, uid: UInt32?) -> PeerProcess? {
+        guard pid > 0 else { return nil }
+        let pidfd = bg_pidfd_open(pid)
+        var status = stat()
+        guard stat("/proc/\(pid)", &status) == 0, uid.map({ $0 == status.st_uid }) ?? true else {
+            if pidfd >= 0 { close(pidfd) }
+            return nil
+        }
+        return make(UCred(pid: pid, uid: status.st_uid, gid: status.st_gid), pidfd: pidfd >= 0 ? pidfd : nil)
     }
 
     private static func make(_ credentials: UCred, pidfd: Int32?) -> PeerProcess? {

@@ -34,12 +34,18 @@ public final class SessionBus: Sendable {
     /// - Parameters:
     ///   - directory: Where its socket, configuration and log go.
     ///   - name: The socket's name, so one directory can hold a session and a system bus.
+    ///   - admitsAnyone: Whether any process may connect (`ANONYMOUS` authentication too), as
+    ///     apps reach a person's session bus when they keep the person's uid: the bus then lets
+    ///     an app in, and only the daemon's own checks stand between it and the person's
+    ///     controls. (An app's own uid has no passwd entry, and dbus-daemon refuses such a uid
+    ///     over `EXTERNAL` whatever its policy says.)
     /// - Throws: ``HarnessError`` when dbus-daemon is missing or does not come up.
-    public init(directory: TemporaryDirectory, name: String = "bus") async throws {
+    public init(directory: TemporaryDirectory, name: String = "bus", admitsAnyone: Bool = false) async throws {
         socketPath = directory.appending(name)
         address = "unix:path=\(socketPath)"
         let configuration = directory.appending("\(name).conf")
-        try Self.configuration(listen: address).write(toFile: configuration, atomically: true, encoding: .utf8)
+        try Self.configuration(listen: address, admitsAnyone: admitsAnyone).write(
+            toFile: configuration, atomically: true, encoding: .utf8)
         process = try ChildProcess(
             "/usr/bin/dbus-daemon",
             ["--nofork", "--nopidfile", "--nosyslog", "--config-file=\(configuration)"],
@@ -60,7 +66,7 @@ public final class SessionBus: Sendable {
 
     /// A session-type bus that anyone may use (a root daemon and its tests' peers may run as
     /// different users) and that activates nothing.
-    static func configuration(listen: String) -> String {
+    static func configuration(listen: String, admitsAnyone: Bool) -> String {
         """
         <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
          "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
@@ -68,8 +74,11 @@ public final class SessionBus: Sendable {
           <type>session</type>
           <listen>\(listen)</listen>
           <auth>EXTERNAL</auth>
-          <!-- As Debian's session.conf: no <allow user>, so only the bus's own uid connects. -->
+          \(admitsAnyone ? "<auth>ANONYMOUS</auth><allow_anonymous/>" : "")
+          <!-- As Debian's session.conf: no <allow user>, so only the bus's own uid connects
+               (unless it admits anyone). -->
           <policy context="default">
+            \(admitsAnyone ? "<allow user=\"*\"/>" : "")
             <allow own="*"/>
             <allow send_destination="*" eavesdrop="true"/>
             <allow eavesdrop="true"/>
