@@ -59,8 +59,11 @@ export BACKGROUNDER_TEST_SCRATCH=${BACKGROUNDER_TEST_SCRATCH:-/tmp/bgt}
 # What is there before the run is not the run's: an interrupted earlier run (or one with
 # another scratch directory) may have left processes, app cgroups or namespaces behind. They
 # are named and cleared now, so that the check afterwards judges this run alone.
+# Captured, not piped: a pipe's other side would carry the scratch variable without being an
+# ancestor of the check, and be taken for a leftover of the run.
 echo "== before the run: what earlier runs left"
-scripts/check-leftovers.sh "$BACKGROUNDER_TEST_SCRATCH" 2>&1 | sed 's/^/  (earlier) /' || true
+earlier=$(scripts/check-leftovers.sh "$BACKGROUNDER_TEST_SCRATCH" 2>&1) || true
+sed 's/^/  (earlier) /' <<<"$earlier"
 mkdir -p -m 755 "$BACKGROUNDER_TEST_SCRATCH"
 
 echo "== swift test${SANITIZER:+ (sanitizer: $SANITIZER)}"
