@@ -198,12 +198,14 @@ claim "gpsbabel reads the GPX back: $GPSBABEL_POINTS track points" test "$GPSBAB
 
 PLAYER=org.backgrounder.samples.backgroundplayer
 step "audio: BackgroundPlayer plays a short generated tune on with the screen locked"
-# A little tune, generated here: eight bars of plucked notes, 44.1 kHz stereo. It goes into the
-# player's data directory: a sandboxed app reads its own bundle and data, nothing of ours.
-TUNE=$RUN/state/data/$PLAYER/tune.wav
-mkdir -p "$(dirname "$TUNE")"
-make_tune "$TUNE"
-chmod 644 "$TUNE"
+# A little tune, generated here: eight bars of plucked notes, 44.1 kHz stereo. A person gives it
+# to the player, whose sandbox reads only its own bundle and data: the daemon copies it into the
+# player's data directory, as the player's user.
+make_tune "$RUN/tune.wav"
+echo "\$ bgctl import $PLAYER tune.wav"
+TUNE=$(json_query "j['import']['destinations'][0]" import "$PLAYER" "$RUN/tune.wav")
+claim "bgctl import copied the tune into the player's data directory, the player's own" \
+    test "$(stat -c %u "$TUNE")" = "$(stat -c %u "$RUN/state/data/$PLAYER")"
 export BACKGROUNDER_SOCKET=$SOCKET
 echo "\$ bgctl open $PLAYER; BackgroundPlayer play tune.wav; bgctl lock"
 "$BIN/bgctl" open "$PLAYER" --socket "$SOCKET"
@@ -365,7 +367,7 @@ echo "\$ Podcasts list"
 "$BIN/Podcasts" list --state-dir "$RUN/state"
 claim "the daemon downloaded all 3 episodes and relaunched the app to file them" \
     test "$(lines_matching "$PODCASTSLOG" "^episode ")" -eq 3
-echo "# to hear them: cp -r --no-preserve=mode $RUN/state/data/$PODCASTS/Episodes $RUN/state/data/$PLAYER/ &&"
+echo "# to hear them: bgctl import $PLAYER $RUN/state/data/$PODCASTS/Episodes &&"
 echo "#   BackgroundPlayer play $RUN/state/data/$PLAYER/Episodes"
 
 step "the daemon after it all"

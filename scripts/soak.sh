@@ -77,10 +77,8 @@ bgctl authorize "$HIKE" location always >/dev/null
 bgctl authorize "$ALERTS" location always >/dev/null
 "$BIN/RegionAlerts" add ojstrica 46.35810 14.08340 80 --state-dir "$RUN/state" >/dev/null
 start "$RUN/gpsfake.log" gpsfake -q -P "$GPSD_PORT" -c 0.05 "$ROOT/Tests/Fixtures/gps/walk-bled.nmea"
-TUNE=$RUN/state/data/$PLAYER/tune.wav
-mkdir -p "$(dirname "$TUNE")"
-make_tune "$TUNE"
-chmod 644 "$TUNE"
+make_tune "$RUN/tune.wav"
+TUNE=$(json_query "j['import']['destinations'][0]" import "$PLAYER" "$RUN/tune.wav")
 export BACKGROUNDER_SOCKET=$SOCKET
 
 scenario() {

@@ -120,6 +120,8 @@ public struct ClientMessage: Sendable, Hashable {
         case notifications(NotificationsQuery)
         /// `NOTIFICATION_ACTIVATE`: a person (or the desktop) acts on a delivered notification.
         case activateNotification(NotificationActivation)
+        /// `IMPORT`: a person gives an app files, copied by the daemon into its data directory.
+        case importFiles(ImportRequest)
     }
 
     /// The request's identifier, echoed in the reply.
@@ -217,6 +219,7 @@ extension ClientMessage: Codable {
         MessageClass("NOTIFICATION_PRESENTATION", Body.notificationPresentation),
         MessageClass("NOTIFICATIONS", Body.notifications),
         MessageClass("NOTIFICATION_ACTIVATE", Body.activateNotification),
+        MessageClass("IMPORT", Body.importFiles),
     ])
 
     public init(from decoder: any Decoder) throws {

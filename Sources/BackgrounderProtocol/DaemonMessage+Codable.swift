@@ -38,6 +38,7 @@ extension DaemonMessage: Codable {
         MessageClass("NOTIFICATIONS", Body.notifications),
         MessageClass("NOTIFICATION_WILL_PRESENT", Body.notificationWillPresent),
         MessageClass("NOTIFICATION_RESPONSE", Body.notificationResponse),
+        MessageClass("IMPORTED", Body.imported),
     ])
 
     public init(from decoder: any Decoder) throws {

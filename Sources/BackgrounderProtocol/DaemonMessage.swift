@@ -76,6 +76,8 @@ public struct DaemonMessage: Sendable, Hashable {
         case notificationWillPresent(NotificationWillPresent)
         /// `NOTIFICATION_RESPONSE`: a person acted on one of the app's notifications.
         case notificationResponse(NotificationResponse)
+        /// `IMPORTED`: the reply to `IMPORT`.
+        case imported(ImportResult)
     }
 
     /// The identifier of the request this answers.

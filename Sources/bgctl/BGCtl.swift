@@ -26,7 +26,8 @@ struct BGCtl: ParsableCommand {
             Status.self, PS.self, Open.self, Home.self, Lock.self, Unlock.self, Quit.self, Push.self, Tasks.self,
             Transfers.self,
             Simulate.self,
-            Notifications.self, Authorize.self, Permissions.self, Regions.self, Audio.self, Logs.self, Bundles.self,
+            Notifications.self, Authorize.self, Permissions.self, Regions.self, Audio.self, Import.self, Logs.self,
+            Bundles.self,
             Reload.self,
             Validate.self,
         ]

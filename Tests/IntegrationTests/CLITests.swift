@@ -83,6 +83,9 @@ struct CLITests {
         case "audio": _ = try CLIJSON.decode(AudioStatus.self, key, from: output)
         case "tasks": _ = try CLIJSON.decode([ScheduledWork].self, key, from: output)
         case "transfers": _ = try CLIJSON.decode([TransferInfo].self, key, from: output)
+        case "import":
+            let result = try CLIJSON.decode(ImportResult.self, key, from: output)
+            #expect(result.files > 0 && result.destinations.count == 1, "\(command): \(result)")
         default: Issue.record("docs/JSON.md names a key the test does not know: \(key) (\(command))")
         }
     }

@@ -55,6 +55,9 @@ struct RequestRouter: Sendable {
             return .now(DaemonMessage(id: id, .bundles(context.registry.list())))
         case .dataDirectory(let app):
             return .now(DaemonMessage(id: id, context.dataDirectory(of: app.bundle)))
+        case .importFiles(let request):
+            let context = self.context
+            return .later { DaemonMessage(id: id, await context.importFiles(request)) }
         case .reload:
             let registry = context.registry
             return .later { DaemonMessage(id: id, .reload(await registry.reload())) }
@@ -232,7 +235,7 @@ struct RequestRouter: Sendable {
             return later { .notifications(try await apps.notifications { try $0.list(person: query.bundle, in: $1) }) }
         case .activateNotification(let activation):
             return later { .done(try await apps.notifications { try $0.activate(activation, in: $1) }) }
-        case .hello, .status, .bundles, .reload, .dataDirectory:
+        case .hello, .status, .bundles, .reload, .dataDirectory, .importFiles:
             preconditionFailure("answered by route(_:from:connection:logger:)")
         }
     }

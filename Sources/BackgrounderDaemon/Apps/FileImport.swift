@@ -1,0 +1,220 @@
+import BackgrounderProtocol
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Copies a person's files into an app's data directory, a directory the app controls: every
+/// step there is relative to a descriptor and refuses to follow a symbolic link (`O_NOFOLLOW`,
+/// `O_EXCL`), so a link the app planted never leads the copy (root, for a root daemon)
+/// outside the app's directory, and nothing that is already there is overwritten. Each file
+/// and directory made is given to the app's uid with `fchown` on its own descriptor.
+///
+/// The sources are the person's: a link given as a source is followed (it is the person's
+/// choice), a link inside a source directory is not. Files are opened `O_NONBLOCK` and must be
+/// regular files or directories, so a FIFO or a device is skipped rather than waited on.
+struct FileImport {
+    /// The uid and gid the copies belong to, or `nil` to keep the daemon's (apps that run
+    /// under the daemon's own uid).
+    let owner: (uid: uid_t, gid: gid_t)?
+    private(set) var files = 0
+    private(set) var bytes = 0
+    private(set) var skipped: [ImportSkip] = []
+
+    init(owner: (uid: uid_t, gid: gid_t)?) {
+        self.owner = owner
+    }
+
+    /// The name a source goes under: its last path component.
+    /// - Returns: The name, or `nil` for a path without one (`/`, `..`).
+    static func name(of source: String) -> String? {
+        let name = source.split(separator: "/").last.map(String.init) ?? ""
+        return name.isEmpty || name == "." || name == ".." ? nil : name
+    }
+
+    /// Copies one source (a file or a directory, with everything in it) into `directory`.
+    /// - Parameters:
+    ///   - source: The source, opened with ``openSource(_:)``.
+    ///   - path: Its absolute path, whose last component names the copy.
+    ///   - directory: A descriptor of the app's data directory.
+    ///   - destination: The path the copy gets, for messages.
+    mutating func copy(_ source: Int32, from path: String, into directory: Int32, as destination: String) {
+        guard let name = Self.name(of: path) else { return skip(path, "names no file or directory to import") }
+        copy(source, path: path, named: Array(name.utf8CString), into: directory, destination: destination)
+    }
+
+    /// Opens a source path for reading, resolving it one component at a time and following a
+    /// symbolic link only when root or the daemon's uid owns it: a link the person made (a
+    /// `~/Music` that points at another disk) is followed, one an app planted in a directory of
+    /// its own that the person names (another app's downloads) is not, so an app cannot make
+    /// the daemon read a file for it that its sandbox keeps from it.
+    /// - Returns: A descriptor opened `O_RDONLY | O_NONBLOCK`.
+    /// - Throws: ``DaemonError`` naming the path and why it cannot be read.
+    static func openSource(_ path: String) throws(DaemonError) -> Int32 {
+        func failure(_ reason: String) -> DaemonError { DaemonError(.configuration, path: path, reason) }
+        var current = open("/", Self.pathOnly | O_DIRECTORY | O_CLOEXEC)
+        guard current >= 0 else { throw failure("cannot open /: \(String(cString: strerror(errno)))") }
+        defer { close(current) }
+        var pending = path.split(separator: "/").map(String.init)
+        var links = 0
+        while !pending.isEmpty {
+            let name = pending.removeFirst()
+            if name == "." { continue }
+            let next = openat(current, name, Self.pathOnly | O_NOFOLLOW | O_CLOEXEC)
+            guard next >= 0 else { throw failure("cannot open: \(String(cString: strerror(errno)))") }
+            var info = stat()
+            guard fstat(next, &info) == 0 else {
+                close(next)
+                throw failure("cannot stat: \(String(cString: strerror(errno)))")
+            }
+            guard info.st_mode & S_IFMT == S_IFLNK else {
+                close(current)
+                current = next
+                continue
+            }
+            close(next)
+            guard info.st_uid == 0 || info.st_uid == geteuid() else {
+                throw failure(
+                    "\(name) is a symbolic link of uid \(info.st_uid), neither root's nor the daemon's; not followed")
+            }
+            links += 1
+            var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let length = readlinkat(current, name, &target, target.count - 1)
+            guard length >= 0, links <= 40 else {
+                throw failure("cannot follow \(name): \(String(cString: strerror(length < 0 ? errno : ELOOP)))")
+            }
+            let text = String(decoding: target[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if text.hasPrefix("/") {
+                let root = open("/", Self.pathOnly | O_DIRECTORY | O_CLOEXEC)
+                guard root >= 0 else { throw failure("cannot open /: \(String(cString: strerror(errno)))") }
+                close(current)
+                current = root
+            }
+            pending = text.split(separator: "/").map(String.init) + pending
+        }
+        // The O_PATH descriptor names the file; reopened through /proc to read it.
+        let readable = open("/proc/self/fd/\(current)", O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard readable >= 0 else { throw failure("cannot open: \(String(cString: strerror(errno)))") }
+        return readable
+    }
+
+    /// `O_PATH` from <fcntl.h>, which Glibc shows only with _GNU_SOURCE: a descriptor that
+    /// names a file without opening it, and does not follow a final link with `O_NOFOLLOW`.
+    private static let pathOnly: Int32 = 0o10_000_000
+
+    /// A name as the file system has it: bytes, not necessarily UTF-8, ending in NUL.
+    typealias Name = [CChar]
+
+    private mutating func copy(
+        _ source: Int32, path: String, named name: Name, into directory: Int32, destination: String
+    ) {
+        var info = stat()
+        guard fstat(source, &info) == 0 else { return skip(path, "cannot stat: \(String(cString: strerror(errno)))") }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: copyFile(source, path: path, named: name, into: directory, destination: destination)
+        case S_IFDIR: copyDirectory(source, path: path, named: name, into: directory, destination: destination)
+        default: skip(path, "not a regular file or directory")
+        }
+    }
+
+    private mutating func copyFile(
+        _ source: Int32, path: String, named name: Name, into directory: Int32, destination: String
+    ) {
+        // O_EXCL: a name that exists (a file, or a link the app planted) is never opened.
+        let target = openat(directory, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard target >= 0 else {
+            let reason =
+                errno == EEXIST
+                ? "already in the app's directory; not replaced" : "cannot create: \(String(cString: strerror(errno)))"
+            return skip(destination, reason)
+        }
+        defer { close(target) }
+        if let owner { fchown(target, owner.uid, owner.gid) }
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var copied = 0
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
+            if count == 0 { break }
+            if count < 0 {
+                if errno == EINTR { continue }
+                let reason = String(cString: strerror(errno))
+                unlinkat(directory, name, 0)
+                return skip(path, "cannot read: \(reason)")
+            }
+            guard Self.writeAll(target, buffer[..<count]) else {
+                let reason = String(cString: strerror(errno))
+                unlinkat(directory, name, 0)
+                return skip(destination, "cannot write: \(reason)")
+            }
+            copied += count
+        }
+        files += 1
+        bytes += copied
+    }
+
+    private mutating func copyDirectory(
+        _ source: Int32, path: String, named name: Name, into directory: Int32, destination: String
+    ) {
+        let made = mkdirat(directory, name, 0o700) == 0
+        guard made || errno == EEXIST else {
+            return skip(destination, "cannot create: \(String(cString: strerror(errno)))")
+        }
+        // An existing name must be a directory of the app's own, not a link to one elsewhere.
+        let target = openat(directory, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard target >= 0 else {
+            return skip(
+                destination, "is not a directory in the app's directory (a symbolic link or a file); not followed")
+        }
+        defer { close(target) }
+        if made, let owner { fchown(target, owner.uid, owner.gid) }
+        for entry in Self.entries(of: source) {
+            let text = String(decoding: entry.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let child = openat(source, entry, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+            guard child >= 0 else {
+                let reason =
+                    errno == ELOOP
+                    ? "a symbolic link; not followed" : "cannot open: \(String(cString: strerror(errno)))"
+                skip(path + "/" + text, reason)
+                continue
+            }
+            copy(child, path: path + "/" + text, named: entry, into: target, destination: destination + "/" + text)
+            close(child)
+        }
+    }
+
+    /// A directory's entries, sorted by their bytes, without `.` and `..`.
+    private static func entries(of directory: Int32) -> [Name] {
+        let copy = dup(directory)
+        guard copy >= 0, let stream = fdopendir(copy) else {
+            if copy >= 0 { close(copy) }
+            return []
+        }
+        defer { closedir(stream) }
+        var names: [Name] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
+                bytes.prefix { $0 != 0 }.map { CChar(bitPattern: $0) } + [0]
+            }
+            if name != [46, 0] && name != [46, 46, 0] { names.append(name) }
+        }
+        return names.sorted { $0.lexicographicallyPrecedes($1) }
+    }
+
+    private static func writeAll(_ descriptor: Int32, _ bytes: ArraySlice<UInt8>) -> Bool {
+        var offset = bytes.startIndex
+        while offset < bytes.endIndex {
+            let written = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            offset += written
+        }
+        return true
+    }
+
+    private mutating func skip(_ path: String, _ reason: String) {
+        skipped.append(ImportSkip(path: path, reason: reason))
+    }
+}
