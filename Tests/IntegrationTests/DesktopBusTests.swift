@@ -80,6 +80,58 @@ struct DesktopBusTests {
         #expect(try await waitUntil { try running.app(id).state == .active })
     }
 
+    @Test(
+        "Lock and Unlock forged by another peer on the system bus, broadcast or sent to the daemon alone, move nothing")
+    func forgedLockSignalsMoveNothing() async throws {
+        let fixture = try await LogindFixture.start(
+            "logindforge", setUp: Self.testApp("Front", behavior: "idle", modes: ["fetch"]))
+        atTeardown { await fixture.tearDown() }
+        let (running, logind) = (fixture.running, fixture.logind)
+        let id = "org.backgrounder.tests.front"
+        _ = try running.request(.open(AppReference(bundle: id)))
+        #expect(try await waitUntil { try running.app(id).state == .active })
+
+        // Any peer may send a signal: with logind's path and interface, to everyone and to
+        // the daemon's own connection (found by its pid), which no match rule of the bus's filters.
+        func forge(_ member: String) async throws {
+            let forged = try await BusTool.run(
+                DBusPeerProcess.python,
+                [
+                    "-c",
+                    """
+                    import dbus, sys
+                    address, path, member, daemon = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+                    bus = dbus.bus.BusConnection(address)
+                    control = dbus.Interface(bus.get_object("org.freedesktop.DBus", "/org/freedesktop/DBus"), "org.freedesktop.DBus")
+                    targets = [None] + [name for name in control.ListNames()
+                                        if name.startswith(":") and control.GetConnectionUnixProcessID(name) == daemon]
+                    for target in targets:
+                        signal = dbus.lowlevel.SignalMessage(path, "org.freedesktop.login1.Session", member)
+                        if target:
+                            signal.set_destination(target)
+                        bus.send_message(signal)
+                    bus.flush()
+                    print(len(targets) - 1)
+                    """,
+                    fixture.system.address, LogindPeer.sessionPath, member, "\(running.daemon.pid)",
+                ])
+            #expect(forged.status == 0 && forged.output.hasPrefix("1"), "\(forged.output)")
+        }
+        try await forge("Lock")
+        #expect(
+            await waitUntil { running.daemon.log.contains("Lock from :") }, "\(running.daemon.log.suffix(2000))")
+        #expect(try running.app(id).state == .active, "a forged Lock moved the foreground app")
+
+        // Locked by logind, a forged Unlock does not bring the app back.
+        try await logind.lock()
+        #expect(try await waitUntil { try running.app(id).state != .active })
+        try await forge("Unlock")
+        #expect(await waitUntil { running.daemon.log.contains("Unlock from :") })
+        #expect(try running.app(id).state != .active, "a forged Unlock brought the app back")
+        try await logind.unlock()
+        #expect(try await waitUntil { try running.app(id).state == .active })
+    }
+
     @Test("locked since boot, a push for an app that is not running waits for the first unlock, then launches it")
     func backgroundLaunchWaitsForFirstUnlock() async throws {
         let fixture = try await LogindFixture.start(

@@ -36,9 +36,9 @@ final class DesktopNotificationPresenter: NotificationPresenter {
     /// Ids the server gave, to tell our notifications from other clients', with the app and
     /// request each stands for.
     private let shown = Locked<[UInt32: (bundle: String, request: String)]>([:])
-    /// The unique name of the connection that owns `org.freedesktop.Notifications`: the only
-    /// sender whose signals speak for the person.
-    private let serverOwner = Locked<String?>(nil)
+    /// The connection that owns `org.freedesktop.Notifications`: the only sender whose signals
+    /// speak for the person.
+    private let server = NameOwner(DesktopNotificationPresenter.destination, role: "the notification server")
     private let activationStream: AsyncStream<Activation>.Continuation
     /// Activations, for ``DesktopRequests`` to carry out on the app manager.
     let activations: AsyncStream<Activation>
@@ -122,7 +122,7 @@ final class DesktopNotificationPresenter: NotificationPresenter {
     private func setUp(_ connection: BusConnection) throws(DBusError) {
         let signals = "type='signal',path='\(Self.path)',interface='\(Self.interface)'"
         try connection.addMatch(signals + ",member='ActionInvoked'") { [self] message, _ in
-            guard isFromServer(message),
+            guard server.sent(message, logger: logger),
                 let arguments = try? message.readAll(), arguments.count == 2,
                 let id = arguments[0].integerValue.flatMap(UInt32.init(exactly:)),
                 let action = arguments[1].stringValue, let owner = shown.withLock({ $0.removeValue(forKey: id) })
@@ -130,7 +130,7 @@ final class DesktopNotificationPresenter: NotificationPresenter {
             activationStream.yield(Activation(bundle: owner.bundle, request: owner.request, action: action))
         }
         try connection.addMatch(signals + ",member='NotificationClosed'") { [self] message, _ in
-            guard isFromServer(message),
+            guard server.sent(message, logger: logger),
                 let arguments = try? message.readAll(), arguments.count == 2,
                 let id = arguments[0].integerValue.flatMap(UInt32.init(exactly:)),
                 let owner = shown.withLock({ $0.removeValue(forKey: id) })
@@ -143,37 +143,8 @@ final class DesktopNotificationPresenter: NotificationPresenter {
                     Activation(bundle: owner.bundle, request: owner.request, action: Self.dismissAction))
             }
         }
-        try connection.addMatch(
-            "type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Self.destination)'"
-        ) { [self] message, connection in
-            // NameOwnerChanged(name, old, new): the new owner, empty when the server left.
-            let arguments = (try? message.readAll()) ?? []
-            let owner = arguments.count == 3 ? arguments[2].stringValue : nil
-            serverOwner.withLock { $0 = owner?.isEmpty == false ? owner : nil }
-            describeServer(on: connection)
-        }
-        connection.call(
-            "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetNameOwner",
-            [.string(Self.destination)]
-        ) { [self] result in
-            guard case .success(let values) = result, let owner = values.first?.stringValue else { return }
-            // A NameOwnerChanged that came first is newer than this answer.
-            serverOwner.withLock { $0 = $0 ?? owner }
-        }
+        try server.follow(on: connection) { [self] connection in describeServer(on: connection) }
         describeServer(on: connection)
-    }
-
-    /// Whether a signal was sent by the notification server's own connection; one from any
-    /// other peer is logged and ignored.
-    private func isFromServer(_ message: DBusMessage) -> Bool {
-        let owner = serverOwner.withLock { $0 }
-        guard let sender = message.sender, sender == owner else {
-            logger.warning(
-                "\(message.member ?? "a signal") from \(message.sender ?? "an unnamed peer") ignored: only the notification server (\(owner ?? "none on the bus")) speaks for the person"
-            )
-            return false
-        }
-        return true
     }
 
     /// Records the server's name and version, or that there is none, for `bgctl status`.

@@ -15,6 +15,8 @@ final class SessionLockWatcher: Service, Sendable {
     private let apps: AppManager
     private let logger: Logger
     private let sessionPath = Locked<String?>(nil)
+    /// logind's connection: the session's signals count only from it.
+    private let logind = NameOwner(SessionLockWatcher.destination, role: "logind")
     private let changes: AsyncStream<(locked: Bool, initial: Bool)>.Continuation
     private let stream: AsyncStream<(locked: Bool, initial: Bool)>
 
@@ -41,9 +43,12 @@ final class SessionLockWatcher: Service, Sendable {
         BusEndpoint(
             name: DesktopBus.systemEndpoint, kind: .system,
             setUp: { [self] (connection) throws(DBusError) in
+                try logind.follow(on: connection)
                 let signals = "type='signal',sender='\(Self.destination)'"
                 try connection.addMatch(signals + ",interface='\(Self.sessionInterface)'") { [self] message, _ in
-                    guard message.path == sessionPath.withLock({ $0 }) else { return }
+                    guard message.path == sessionPath.withLock({ $0 }), logind.sent(message, logger: logger) else {
+                        return
+                    }
                     switch message.member {
                     case "Lock": changes.yield((true, false))
                     case "Unlock": changes.yield((false, false))
@@ -53,7 +58,7 @@ final class SessionLockWatcher: Service, Sendable {
                 try connection.addMatch(
                     signals + ",interface='org.freedesktop.DBus.Properties',member='PropertiesChanged'"
                 ) { [self] message, _ in
-                    guard message.path == sessionPath.withLock({ $0 }),
+                    guard message.path == sessionPath.withLock({ $0 }), logind.sent(message, logger: logger),
                         let arguments = try? message.readAll(), arguments.first?.stringValue == Self.sessionInterface,
                         let hint = arguments.dropFirst().first?.dictionaryValue?["LockedHint"]?.booleanValue
                     else { return }
