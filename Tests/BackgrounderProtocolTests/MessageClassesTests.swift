@@ -80,6 +80,7 @@ struct MessageClassesTests {
         #"{"class":"TRANSFER_ACK","transfer":4}"#,
         #"{"class":"TRANSFERS","bundle":"org.example.a","transfer":4}"#,
         #"{"class":"DATA_DIRECTORY","bundle":"org.example.a"}"#,
+        #"{"class":"IMPORT","bundle":"org.example.a","sources":["/home/me/Music/album","/tmp/one.wav"]}"#,
         #"{"class":"NOTIFICATION_AUTHORIZATION","options":["alert","sound"]}"#,
         #"{"class":"NOTIFICATION_ADD",\#(notificationRequest.dropFirst())"#,
         #"{"class":"NOTIFICATION_LIST","list":"pending"}"#,
@@ -149,6 +150,9 @@ struct MessageClassesTests {
             + #""error":{"code":"httpTooManyRedirects","message":"a cycle"},"rate":12.5,"retryAt":1744290001}"#,
         #"{"class":"EVENT","reason":"push","window":3,"seconds":30,"payload":{"aps":{"content-available":1}}}"#,
         #"{"class":"DATA_DIRECTORY","bundle":"org.example.a","path":"/var/b/data/org.example.a"}"#,
+        #"{"class":"IMPORTED","bundle":"org.example.a","directory":"/var/b/data/org.example.a","#
+            + #""destinations":["/var/b/data/org.example.a/album"],"files":2,"bytes":4096,"#
+            + #""skipped":[{"path":"/home/me/Music/album/link","reason":"a symbolic link; not followed"}]}"#,
         #"{"class":"NOTIFICATION_AUTHORIZATION","status":"notDetermined"}"#,
         #"{"class":"NOTIFICATIONS","bundle":"org.example.a","authorization":"granted","#
             + #""pending":[{"request":\#(notificationRequest),"nextFire":1744290000}],"delivered":[\#(delivered)]}"#,

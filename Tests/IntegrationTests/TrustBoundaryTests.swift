@@ -61,7 +61,7 @@ struct TrustBoundaryTests {
     }
 
     @Test(
-        "an app cannot quit, wake or open another app, claim memory pressure, or read others' grants, regions and data directories"
+        "an app cannot quit, wake or open another app, claim memory pressure, read others' grants, regions and data directories, or import files"
     )
     func actOnOthers() async throws {
         var victim = ""
@@ -73,6 +73,8 @@ struct TrustBoundaryTests {
                 script: """
                     \(PythonAppBundles.checkIn)
                     victim = "org.backgrounder.tests.victim"
+                    with open(os.path.join(DATA, "payload"), "w") as payload:
+                        payload.write("planted")
                     attempts = [
                         {"class": "QUIT", "bundle": victim},
                         {"class": "OPEN", "bundle": victim},
@@ -83,6 +85,9 @@ struct TrustBoundaryTests {
                         {"class": "PERMISSIONS"},
                         {"class": "REGIONS", "bundle": victim},
                         {"class": "DATA_DIRECTORY", "bundle": victim},
+                        # Root's file into its own directory, its own file into the victim's.
+                        {"class": "IMPORT", "bundle": BUNDLE, "sources": ["/etc/shadow"]},
+                        {"class": "IMPORT", "bundle": victim, "sources": [os.path.join(DATA, "payload")]},
                     ]
                     for attempt in attempts:
                         report("own " + attempt["class"], request(attempt))
@@ -110,9 +115,14 @@ struct TrustBoundaryTests {
         #expect(attackerNow.state == .active, "HOME and LOCK from an app did not move the front app")
         for request in [
             "QUIT", "OPEN", "WAKE", "MEMORY_PRESSURE", "HOME", "LOCK", "PERMISSIONS", "REGIONS", "DATA_DIRECTORY",
+            "IMPORT",
         ] {
             #expect(running.daemon.log.contains("refused \(request) from the app \(attacker)"))
         }
+        // No file was imported: neither root's into the attacker's directory nor the attacker's
+        // into the victim's.
+        #expect(!FileManager.default.fileExists(atPath: running.dataDirectory(attacker) + "/shadow"))
+        #expect(!FileManager.default.fileExists(atPath: running.dataDirectory(victim) + "/payload"))
         // Nothing of anyone's grants, regions or data directory reached the attacker, on either socket.
         let report = Self.report(running, attacker)
         for line in report.split(separator: "\n")
