@@ -127,14 +127,18 @@ struct SchedulingTests {
         // plan, not a fixed count. Leaving the front is timed here, after `home` answered;
         // plans for up to three seconds either side are all accepted, so the reading's lag
         // cannot decide (beside a second suite and a build, one second was not enough).
+        // Each app's earliest fetch is read while it is still in front, where no wake can fetch
+        // it: read after `home`, it was once already fetched by a wake it joined at once, and
+        // its next fetch, 15 minutes on, made the plan (CI, under load).
         var jobs: [CoalescedFetch] = []
         for id in ids {
-            try await runOnce(running, id, until: "fetch interval set")
-            let available = Date()
+            _ = try running.request(.open(AppReference(bundle: id)))
+            #expect(await waitUntil { running.appLog(id).contains("fetch interval set") }, "\(running.appLog(id))")
             let fetch = try await waitUntil { try Self.scheduled(running.daemon, id).contains { $0.kind == "fetch" } }
             try #require(fetch, "\(id) has no fetch scheduled")
             let earliest = try #require(try Self.scheduled(running.daemon, id).first { $0.kind == "fetch" }?.nextRun)
-            jobs.append(CoalescedFetch(earliest: Date(timeIntervalSince1970: earliest), available: available))
+            _ = try running.request(.home)
+            jobs.append(CoalescedFetch(earliest: Date(timeIntervalSince1970: earliest), available: Date()))
         }
         let plans = Set(
             [-3.0, -2, -1, 0, 1, 2, 3].map { CoalescedFetch.wakes(jobs, shiftingAvailability: $0, tolerance: 60) })

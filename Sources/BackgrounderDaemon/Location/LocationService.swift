@@ -93,6 +93,10 @@ final class LocationService: Service, Sendable {
     private func readLoop() {
         var backoff: Duration = .milliseconds(250)
         var deduplicator = FixDeduplicator()
+        // Why the last attempt failed, shown while the next one waits for gpsd: a server that
+        // accepts and says nothing keeps the daemon "connecting" for most of each cycle, and a
+        // person reading `bgctl status` then should still see why it is not connected.
+        var lastFailure: String?
         while !shouldStop {
             update { $0.connection.state = .connecting }
             let connection: GPSDConnection
@@ -103,14 +107,15 @@ final class LocationService: Service, Sendable {
                     $0.connection = ServiceConnection(
                         server: $0.connection.server, state: .disconnected, detail: error.reason)
                 }
+                lastFailure = error.reason
                 logger.debug("\(error.reason); retrying in \(backoff)")
                 _ = wakeup.wait(for: nil, timeout: backoff)
                 backoff = min(backoff * 2, Self.maximumBackoff)
                 continue
             }
+            let waiting = "waiting for gpsd to answer WATCH" + (lastFailure.map { "; the last attempt: \($0)" } ?? "")
             update {
-                $0.connection = ServiceConnection(
-                    server: $0.connection.server, state: .connecting, detail: "waiting for gpsd to answer WATCH")
+                $0.connection = ServiceConnection(server: $0.connection.server, state: .connecting, detail: waiting)
             }
             deduplicator.reset()
             do {
@@ -120,6 +125,7 @@ final class LocationService: Service, Sendable {
                     $0.connection = ServiceConnection(
                         server: $0.connection.server, state: .disconnected, detail: error.reason)
                 }
+                lastFailure = error.reason
                 logger.warning("\(error.reason); reconnecting in \(backoff)")
                 events.continuation.yield(.connection(available: false, detail: error.reason))
                 // Not at once: a server that accepts and then closes or says nothing must not
