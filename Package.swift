@@ -96,6 +96,7 @@ let package = Package(
                 "BackgrounderCore",
                 "BackgrounderBundles",
                 "BackgrounderProtocol",
+                "CAudioRing",
                 "CGPS",
                 "CPulse",
                 "CBackgrounderPolicy",

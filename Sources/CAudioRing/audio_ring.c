@@ -3,6 +3,8 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <stddef.h>
+#include <sys/socket.h>
 
 _Static_assert(AUDIO_RING_SEAL_SEAL == F_SEAL_SEAL, "F_SEAL_SEAL");
 _Static_assert(AUDIO_RING_SEAL_SHRINK == F_SEAL_SHRINK, "F_SEAL_SHRINK");
@@ -10,6 +12,10 @@ _Static_assert(AUDIO_RING_SEAL_GROW == F_SEAL_GROW, "F_SEAL_GROW");
 
 int audio_ring_memfd_create(const char *name) {
     return memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+}
+
+int audio_socket_accept(int listener) {
+    return accept4(listener, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 }
 
 int audio_ring_add_seals(int fd, int seals) {

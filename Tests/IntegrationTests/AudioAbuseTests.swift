@@ -39,7 +39,21 @@ extension RealTimeSuites {
                 ((try? fixture.stream(AudioFixture.player))??.bytes ?? 0) > before.bytes
             }
             let now = try fixture.stream(AudioFixture.player)
-            #expect(moved && now?.state == "playing", "\(before) then \(String(describing: now))")
+            #expect(
+                moved && now?.state == "playing",
+                "\(before) then \(String(describing: now))\n\(evidence(fixture, apps: [AudioFixture.player]))")
+        }
+
+        /// What a failed expectation shows: every stream the daemon has, the daemon's audio
+        /// and life-cycle lines, and the apps' own logs (the tails), so a failure on a loaded
+        /// CI machine says which side stopped.
+        static func evidence(_ fixture: AudioFixture, apps: [String]) -> String {
+            let streams = (try? fixture.audio().streams.map { "\($0)" }.joined(separator: "\n")) ?? "(no answer)"
+            let daemonLines = fixture.daemon.log.split(separator: "\n")
+                .filter { !$0.contains("client connected") && !$0.contains("client disconnected") }
+                .suffix(60).joined(separator: "\n")
+            let appLogs = apps.map { "\($0):\n" + fixture.appLog($0).split(separator: "\n").suffix(20).joined(separator: "\n") }
+            return (["streams:\n\(streams)", "daemon:\n\(daemonLines)"] + appLogs).joined(separator: "\n")
         }
 
         @Test("garbage, unknown tokens and silent clients on the audio socket are refused; playback goes on")
@@ -181,7 +195,8 @@ extension RealTimeSuites {
                 #expect(await waitUntil { fixture.daemon.log.contains("ring holds impossible indices") })
                 kill(pid, SIGCONT)
                 #expect(
-                    await waitUntil { fixture.appLog(tone).contains("audio failed: the daemon closed audio stream") })
+                    await waitUntil { fixture.appLog(tone).contains("audio failed: the daemon closed audio stream") },
+                    "\(Self.evidence(fixture, apps: [tone, AudioFixture.player]))")
                 #expect(fixture.daemon.isRunning)
                 try await Self.expectPlayingOn(fixture)
             }

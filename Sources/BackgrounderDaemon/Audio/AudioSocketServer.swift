@@ -1,4 +1,5 @@
 import BackgrounderProtocol
+import CAudioRing
 import Foundation
 import Logging
 
@@ -133,10 +134,11 @@ final class AudioSocketServer: Sendable {
     /// Accepts one connection and lets it wait for its line, unless its app already has
     /// ``waitingPerClient`` waiting.
     private func admit(into waiting: inout [Waiting]) {
-        let connection = accept(listener, nil, nil)
+        // Close-on-exec from the start: set afterwards, a process another thread spawns in
+        // between would inherit the connection and keep it open after the engine closes it,
+        // so the app would never hear its stream end.
+        let connection = audio_socket_accept(listener)
         guard connection >= 0 else { return }
-        _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
-        _ = fcntl(connection, F_SETFL, fcntl(connection, F_GETFL) | O_NONBLOCK)
         let peer = PeerProcess.of(descriptor: connection)
         let owner = peer.map(identify) ?? .unverifiable("the kernel did not say who connected")
         let client: String

@@ -38,6 +38,10 @@ static inline void audio_ring_fence(void) {
 /// memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING). Returns the descriptor, or -1 and errno.
 int audio_ring_memfd_create(const char *name);
 
+/// accept4(listener, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK) for the audio socket, which
+/// Swift's Glibc module does not export. Returns the connection, or -1 and errno.
+int audio_socket_accept(int listener);
+
 /// fcntl(fd, F_ADD_SEALS, seals). Returns 0, or -1 and errno.
 int audio_ring_add_seals(int fd, int seals);
 
