@@ -52,7 +52,9 @@ extension RealTimeSuites {
             let daemonLines = fixture.daemon.log.split(separator: "\n")
                 .filter { !$0.contains("client connected") && !$0.contains("client disconnected") }
                 .suffix(60).joined(separator: "\n")
-            let appLogs = apps.map { "\($0):\n" + fixture.appLog($0).split(separator: "\n").suffix(20).joined(separator: "\n") }
+            let appLogs = apps.map {
+                "\($0):\n" + fixture.appLog($0).split(separator: "\n").suffix(20).joined(separator: "\n")
+            }
             return (["streams:\n\(streams)", "daemon:\n\(daemonLines)"] + appLogs).joined(separator: "\n")
         }
 
