@@ -86,7 +86,8 @@ public struct Daemon: Sendable {
         umask(0o077)
         try Self.checkSocketLength(configuration.socketPath)
         let sandbox = AppSandbox.make(
-            configuration.sandbox, processLimit: configuration.limits.processes, logger: logger)
+            configuration.sandbox, processLimit: configuration.limits.processes,
+            memoryLimit: configuration.limits.memory, logger: logger)
         // Apps under uids of their own pass through these to the audio socket and their
         // data directory (0711 when created here; an existing one is checked, not changed).
         try PrivateDirectory.prepare(configuration.stateDirectory, purpose: "--state-dir", mode: sandbox.directoryMode)
@@ -188,7 +189,7 @@ public struct Daemon: Sendable {
                 AudioCapability(service: audio, store: store, players: players),
                 SchedulingCapability(store: store, logger: logger, pushConnector: pushConnector),
                 transfers,
-                ResourceCapability(controllers: controllers),
+                ResourceCapability(controllers: controllers, limits: configuration.limits),
                 NotificationCapability(store: store, presenter: notificationPresenter, logger: logger),
             ],
             limits: configuration.limits,

@@ -79,6 +79,7 @@ const char *bg_sandbox_step_name(int32_t step) {
     case BG_STEP_ERROR_PIPE: return "the error pipe";
     case BG_STEP_IPC_NAMESPACE: return "unshare(CLONE_NEWIPC)";
     case BG_STEP_PROCESS_LIMIT: return "setrlimit(RLIMIT_NPROC)";
+    case BG_STEP_MEMORY_LIMIT: return "setrlimit(RLIMIT_DATA)";
     }
     return "unknown step";
 }
@@ -151,6 +152,11 @@ __attribute__((noreturn)) static void child(const bg_sandbox_spawn *spec, int er
         struct rlimit processes = {.rlim_cur = (rlim_t)spec->process_limit, .rlim_max = (rlim_t)spec->process_limit};
         if (spec->process_limit > 0 && setrlimit(RLIMIT_NPROC, &processes) != 0) fail(report, BG_STEP_PROCESS_LIMIT);
     }
+    // Per process, in every mode: an allocation past it fails (malloc returns NULL) instead of
+    // taking the machine's memory; where the memory controller is delegated, memory.max
+    // bounds the app as a whole too.
+    struct rlimit memory = {.rlim_cur = (rlim_t)spec->memory_limit, .rlim_max = (rlim_t)spec->memory_limit};
+    if (spec->memory_limit > 0 && setrlimit(RLIMIT_DATA, &memory) != 0) fail(report, BG_STEP_MEMORY_LIMIT);
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) fail(report, BG_STEP_NO_NEW_PRIVS);
     if (ruleset >= 0 && syscall(BG_SYS_landlock_restrict_self, ruleset, 0) != 0) {
         fail(report, BG_STEP_LANDLOCK);

@@ -90,6 +90,13 @@ struct Backgrounderd: AsyncParsableCommand {
     var appProcessLimit: Int = AppLimits.defaultProcesses
 
     @Option(
+        name: .customLong("app-memory-limit"),
+        help: ArgumentHelp(
+            "The most memory one app may use (suffix K, M or G: 1024s); by default half the machine's.",
+            valueName: "SIZE"))
+    var appMemoryLimit: String?
+
+    @Option(
         name: .customLong("app-log-limit"),
         help: ArgumentHelp(
             "Bytes of output kept per app log before it is rotated to ID.log.1 (suffix K, M or G: 1024s).",
@@ -169,6 +176,10 @@ struct Backgrounderd: AsyncParsableCommand {
         guard appProcessLimit >= 1 else {
             throw ValidationError("--app-process-limit must be a count of processes, 1 or more, not \(appProcessLimit)")
         }
+        if let appMemoryLimit, (Self.bytes(appMemoryLimit) ?? 0) < 16 << 20 {
+            throw ValidationError(
+                "--app-memory-limit must be a size in bytes of 16M or more, such as 512M or 4G, not \(appMemoryLimit)")
+        }
         guard Self.bytes(appLogLimit) != nil else {
             throw ValidationError("--app-log-limit must be a size in bytes of 4K or more, such as 65536, 512K or 16M")
         }
@@ -223,7 +234,8 @@ struct Backgrounderd: AsyncParsableCommand {
             limits: AppLimits(
                 checkInDeadline: .seconds(checkInDeadline),
                 appLogBytes: Self.bytes(appLogLimit) ?? AppLimits.defaultAppLogBytes,
-                processes: appProcessLimit),
+                processes: appProcessLimit,
+                memory: appMemoryLimit.flatMap(Self.bytes) ?? AppLimits.defaultMemory),
             sandbox: sandbox
         )
         configuration.optionalBundleDirectories = Set(searchPath)

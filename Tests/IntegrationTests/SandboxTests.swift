@@ -300,6 +300,45 @@ struct SandboxTests {
         #expect(try daemon.status().bundles.loaded == 1)
     }
 
+    @Test("an app that allocates past --app-memory-limit gets MemoryError; the kernel shows it never held the memory")
+    func memoryLimit() async throws {
+        let hogID = "org.backgrounder.tests.hog"
+        // 256 MiB, every page touched, against a 64 MiB limit; then it says what happened
+        // and waits, so the test can read its peak from the kernel.
+        let script = #"""
+            #!/usr/bin/python3
+            import time
+            try:
+                hoard = bytearray(256 << 20)
+                for offset in range(0, len(hoard), 4096):
+                    hoard[offset] = 1
+                print("hoarded 256 MiB", flush=True)
+            except MemoryError:
+                print("refused: MemoryError", flush=True)
+            time.sleep(600)
+            """#
+        let running = try await Running(prefix: "hog", extraArguments: ["--app-memory-limit", "64M"]) { bundles in
+            try PythonAppBundles.make("Hog", script: script, prelude: false, into: bundles)
+        }
+        atTeardown { await running.tearDown() }
+        let status = try running.daemon.status()
+        guard !AppSandbox.isSanitized else {
+            // A sanitized daemon's apps are sanitized too: their shadow memory counts as data.
+            #expect(status.sandbox?.contains("no memory limit per process (a sanitized build") == true)
+            return
+        }
+        #expect(status.sandbox?.contains("at most 64 MiB of data per process") == true, "\(status.sandbox ?? "-")")
+        _ = try running.request(.open(AppReference(bundle: hogID)))
+        #expect(await waitUntil { running.appLog(hogID).contains("refused: MemoryError") }, "\(running.appLog(hogID))")
+        let pid = try #require(try running.app(hogID).pid)
+        let kernel = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        let line = try #require(kernel.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }, "\(kernel)")
+        let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+        let peakKiB = try #require(fields.count > 1 ? Int(fields[1]) : nil, "\(line)")
+        #expect(peakKiB < 64 << 10, "its resident peak was \(peakKiB) KiB")
+        #expect(running.daemon.isRunning)
+    }
+
     @Test("app uids are distinct per bundle and the same after the store is reopened")
     func appUsersPersist() throws {
         let directory = try TemporaryDirectory(prefix: "sbu")

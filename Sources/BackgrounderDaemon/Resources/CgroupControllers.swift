@@ -5,7 +5,7 @@ import Foundation
     import Glibc
 #endif
 
-/// The cgroup v2 controllers (`cpu`, `memory`, `io`) the daemon could give its app cgroups,
+/// The cgroup v2 controllers (`cpu`, `memory`, `io`, `pids`) the daemon could give its app cgroups,
 /// so the kernel weighs and limits each app, not just freezes it.
 ///
 /// A cgroup gets a controller only if its parent enables it in `cgroup.subtree_control`, and
@@ -20,7 +20,7 @@ struct CgroupControllers: Sendable {
     /// For `bgctl status`.
     let summary: String
 
-    static let wanted = ["cpu", "memory", "io"]
+    static let wanted = ["cpu", "memory", "io", "pids"]
 
     /// Enables what it can for the app cgroups under `base`, whose parent is the daemon's
     /// own cgroup `own` (both absolute paths).
@@ -30,7 +30,9 @@ struct CgroupControllers: Sendable {
         guard !usable.isEmpty else {
             return CgroupControllers(
                 enabled: [],
-                summary: "no cpu, memory or io controller delegated to \(own) (run under systemd with Delegate=yes)")
+                summary:
+                    "no cpu, memory, io or pids controller delegated to \(own) (run under systemd with Delegate=yes)"
+            )
         }
         // Leave the daemon's own cgroup to its children: the daemon moves to a leaf.
         let leaf = own + "/daemon"

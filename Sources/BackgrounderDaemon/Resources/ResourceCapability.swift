@@ -4,13 +4,16 @@ import Foundation
 /// Gives each app its state's share of the machine (``ResourceBand``): `oom_score_adj` for
 /// every process of the app, always; `cpu.weight`, `cpu.max` (the policy's ceiling for a
 /// background app on an audio or location assertion) and `io.weight` of its cgroup, and
-/// `memory.oom.group` so the OOM killer ends an app whole, where the controllers are
-/// delegated (``CgroupControllers``).
+/// `memory.oom.group` so the OOM killer ends an app whole, with `memory.max` and `pids.max`
+/// from ``AppLimits`` bounding it as a whole, where the controllers are delegated
+/// (``CgroupControllers``).
 final class ResourceCapability: AppCapability {
     let controllers: CgroupControllers
+    let limits: AppLimits
 
-    init(controllers: CgroupControllers) {
+    init(controllers: CgroupControllers, limits: AppLimits) {
         self.controllers = controllers
+        self.limits = limits
     }
 
     func app(_ identifier: String, changed change: LifecycleChange, in apps: isolated AppManager) {
@@ -39,7 +42,21 @@ final class ResourceCapability: AppCapability {
         if controllers.enabled.contains("io") {
             CgroupControllers.write("default \(band.ioWeight)", to: cgroup + "/io.weight")
         }
-        if controllers.enabled.contains("memory") { CgroupControllers.write("1", to: cgroup + "/memory.oom.group") }
+        for (file, value) in Self.limitFiles(limits, enabled: controllers.enabled) {
+            CgroupControllers.write(value, to: cgroup + "/" + file)
+        }
+    }
+
+    /// The files that bound an app's cgroup as a whole, for the controllers it has: the
+    /// kernel ends it whole when it passes its memory, and refuses its next fork at its
+    /// process count, whatever uid each process runs as.
+    static func limitFiles(_ limits: AppLimits, enabled: [String]) -> [(file: String, value: String)] {
+        var files: [(String, String)] = []
+        if enabled.contains("memory") {
+            files += [("memory.oom.group", "1"), ("memory.max", "\(limits.memory)")]
+        }
+        if enabled.contains("pids") { files.append(("pids.max", "\(limits.processes)")) }
+        return files
     }
 
     private static func processes(in cgroup: String) -> [Int32] {

@@ -21,6 +21,10 @@ struct AppSandbox: Sendable {
     /// The most processes each app may have (RLIMIT_NPROC on its own uid), or `nil` when apps
     /// keep the daemon's uid, whose count is not theirs alone.
     var processLimit: Int? = nil
+    /// The most data memory each process of an app may map (RLIMIT_DATA), or `nil` when the
+    /// daemon is built with a sanitizer: its apps are too, and their shadow memory (terabytes
+    /// reserved) counts as data.
+    var memoryLimit: Int? = nil
     /// What `bgctl status` shows.
     let summary: String
 
@@ -31,9 +35,11 @@ struct AppSandbox: Sendable {
     /// - Parameters:
     ///   - choice: `--sandbox`.
     ///   - processLimit: `--app-process-limit`, in force where apps get uids of their own.
+    ///   - memoryLimit: `--app-memory-limit`, per process in every mode.
     ///   - logger: Where the summary and any weakness are logged.
     static func make(
-        _ choice: DaemonConfiguration.SandboxChoice, processLimit: Int = AppLimits.defaultProcesses, logger: Logger
+        _ choice: DaemonConfiguration.SandboxChoice, processLimit: Int = AppLimits.defaultProcesses,
+        memoryLimit: Int = AppLimits.defaultMemory, logger: Logger
     ) -> AppSandbox {
         guard choice == .auto else {
             logger.warning("apps run without a sandbox (--sandbox off)")
@@ -61,13 +67,24 @@ struct AppSandbox: Sendable {
             parts.append("apps keep uid \(geteuid()) (the daemon is not root)")
             parts.append("IPC shared (the daemon is not root)")
         }
+        let sanitized = Self.isSanitized
+        if sanitized {
+            parts.append("no memory limit per process (a sanitized build: shadow memory counts as data)")
+        } else {
+            parts.append("at most \(memoryLimit >> 20) MiB of data per process")
+        }
         parts.append("no_new_privs")
         let sandbox = AppSandbox(
             landlock: landlock, appUsers: range, processLimit: range == nil ? nil : processLimit,
+            memoryLimit: sanitized ? nil : memoryLimit,
             summary: parts.joined(separator: ", "))
         logger.info("app sandbox: \(sandbox.summary)")
         return sandbox
     }
+
+    /// Whether this daemon was built with AddressSanitizer or ThreadSanitizer (their runtimes
+    /// are linked in), as the CI's sanitizer runs build it and its apps.
+    static let isSanitized: Bool = ["__asan_init", "__tsan_init"].contains { (name: String) in dlsym(nil, name) != nil }
 
     /// Warns about `paths` and the directories above them that apps under uids of their own
     /// cannot pass through (a root daemon's default state directory under a 0700 /root):

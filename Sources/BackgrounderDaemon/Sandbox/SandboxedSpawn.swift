@@ -27,6 +27,8 @@ struct SandboxedSpawn {
     var identity: (uid: UInt32, gid: UInt32)?
     /// With an identity, the most processes it may have (0: no limit).
     var processLimit = 0
+    /// The most data memory each of its processes may map, in bytes (0: no limit).
+    var memoryLimit = 0
 
     /// Starts the process.
     /// - Returns: Its pid; it leads its own session and process group.
@@ -54,7 +56,8 @@ struct SandboxedSpawn {
                             change_identity: identity == nil ? 0 : 1,
                             uid: identity?.uid ?? 0,
                             gid: identity?.gid ?? 0,
-                            process_limit: Int32(clamping: processLimit)
+                            process_limit: Int32(clamping: processLimit),
+                            memory_limit: UInt64(max(0, memoryLimit))
                         )
                         return try Self.spawnRetryingBusy(&spec, executable: executable)
                     }

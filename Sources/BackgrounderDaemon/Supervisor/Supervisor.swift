@@ -144,7 +144,8 @@ final class Supervisor: Sendable {
                 cgroupProcs: cgroupProcs,
                 landlockRuleset: ruleset,
                 identity: identity.map { ($0, $0) },
-                processLimit: sandbox.processLimit ?? 0
+                processLimit: sandbox.processLimit ?? 0,
+                memoryLimit: sandbox.memoryLimit ?? 0
             ).start()
         } catch {
             log.abandon()

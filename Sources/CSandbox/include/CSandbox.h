@@ -86,6 +86,9 @@ typedef struct bg_sandbox_spawn {
     /// With change_identity, the most processes the new uid may have (RLIMIT_NPROC: the app
     /// has a uid of its own, so this bounds the app), or 0 for no limit.
     int process_limit;
+    /// The most data memory (heap and private writable mappings) each process of the app
+    /// may map (RLIMIT_DATA, in every mode), in bytes, or 0 for no limit.
+    unsigned long long memory_limit;
 } bg_sandbox_spawn;
 
 /// The child's setup steps, reported when one fails.
@@ -107,6 +110,7 @@ typedef enum bg_sandbox_step {
     BG_STEP_ERROR_PIPE,
     BG_STEP_IPC_NAMESPACE,
     BG_STEP_PROCESS_LIMIT,
+    BG_STEP_MEMORY_LIMIT,
 } bg_sandbox_step;
 
 /// Which step failed and its errno.
