@@ -175,7 +175,10 @@ final class ControlServer: Service, Sendable {
         channel.eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(50), delay: .milliseconds(50)) {
             [self] task in
             let refusal = self.count(key, channel: channel, principal: principal)
-            guard refusal != nil, NIODeadline.now() < deadline, channel.isActive else {
+            // Not `channel.isActive`: the channel is not registered, so never active, until
+            // this initializer's future completes; that check ended every wait at the first
+            // look. A peer that hangs up meanwhile is seen once the connection is admitted.
+            guard refusal != nil, NIODeadline.now() < deadline else {
                 task.cancel()
                 self.waitingForRoom.subtract(1, ordering: .relaxed)
                 if let refusal {
