@@ -122,6 +122,9 @@ public struct ClientMessage: Sendable, Hashable {
         case activateNotification(NotificationActivation)
         /// `IMPORT`: a person gives an app files, copied by the daemon into its data directory.
         case importFiles(ImportRequest)
+        /// `ADOPT_BUNDLE`: a person says the bundle held for an identifier is the app that was
+        /// removed, so it keeps the app's data and grants.
+        case adoptBundle(AppReference)
     }
 
     /// The request's identifier, echoed in the reply.
@@ -220,6 +223,7 @@ extension ClientMessage: Codable {
         MessageClass("NOTIFICATIONS", Body.notifications),
         MessageClass("NOTIFICATION_ACTIVATE", Body.activateNotification),
         MessageClass("IMPORT", Body.importFiles),
+        MessageClass("ADOPT_BUNDLE", Body.adoptBundle),
     ])
 
     public init(from decoder: any Decoder) throws {

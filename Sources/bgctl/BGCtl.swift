@@ -28,7 +28,7 @@ struct BGCtl: ParsableCommand {
             Simulate.self,
             Notifications.self, Authorize.self, Permissions.self, Regions.self, Audio.self, Import.self, Logs.self,
             Bundles.self,
-            Reload.self,
+            Reload.self, AdoptBundle.self,
             Validate.self,
         ]
     )

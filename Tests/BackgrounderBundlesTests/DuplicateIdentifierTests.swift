@@ -1,5 +1,6 @@
 import BackgrounderBundles
 import BackgrounderCore
+import Foundation
 import Testing
 
 @Suite("Duplicate identifiers on disk", .timeLimit(.minutes(5)))
@@ -72,6 +73,34 @@ struct DuplicateIdentifierTests {
             ).catalog
             #expect(catalog.loaded["org.example.same"]?.path == override)
             #expect(catalog.refused.map(\.path) == [shipped])
+        }
+    }
+
+    @Test(
+        "a claimant of a removed app's identifier is held for adoption; an override beside a present incumbent is not")
+    func claimantOfRemovedIdentifierIsHeld() throws {
+        try withScratchDirectory { fixture in
+            let user = fixture.path("user")
+            let system = fixture.path("system")
+            try fixture.makeDirectory(user)
+            try fixture.makeDirectory(system)
+            let shipped = try BundleFixture(directory: system).makeGoodBundle(
+                "App.bundle", identifier: "org.example.same")
+            let override = try BundleFixture(directory: user).makeGoodBundle(
+                "App.bundle", identifier: "org.example.same")
+            let recorded = ["org.example.same": shipped]
+            var catalog = BundleScanner().scan(directories: [user, system], incumbents: recorded).catalog
+            #expect(catalog.holdClaimants(of: recorded) { FileManager.default.fileExists(atPath: $0) }.isEmpty)
+            #expect(catalog.loaded["org.example.same"]?.path == override)
+
+            try FileManager.default.removeItem(atPath: shipped)
+            catalog = BundleScanner().scan(directories: [user, system], incumbents: recorded).catalog
+            let held = catalog.holdClaimants(of: recorded) { FileManager.default.fileExists(atPath: $0) }
+            #expect(held == ["org.example.same": override])
+            #expect(catalog.loaded.isEmpty)
+            let refusal = try #require(catalog.refused.first { $0.path == override })
+            #expect(refusal.key == "CFBundleIdentifier")
+            #expect(refusal.reason.contains("bgctl adopt-bundle org.example.same"), "\(refusal)")
         }
     }
 

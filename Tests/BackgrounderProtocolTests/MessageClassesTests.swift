@@ -81,6 +81,7 @@ struct MessageClassesTests {
         #"{"class":"TRANSFERS","bundle":"org.example.a","transfer":4}"#,
         #"{"class":"DATA_DIRECTORY","bundle":"org.example.a"}"#,
         #"{"class":"IMPORT","bundle":"org.example.a","sources":["/home/me/Music/album","/tmp/one.wav"]}"#,
+        #"{"class":"ADOPT_BUNDLE","bundle":"org.example.a"}"#,
         #"{"class":"NOTIFICATION_AUTHORIZATION","options":["alert","sound"]}"#,
         #"{"class":"NOTIFICATION_ADD",\#(notificationRequest.dropFirst())"#,
         #"{"class":"NOTIFICATION_LIST","list":"pending"}"#,

@@ -39,12 +39,13 @@ struct CLITests {
             }
             let asksDaemon = words.first != "validate"
             let run = try await Self.bgctl(words + ["--json"], socket: asksDaemon ? socket : nil)
-            if words.first == "push" {
-                // Hello does not declare remote-notification: the error's shape is checked.
-                #expect(run.status == 1 && run.standardOutput.isEmpty, "\(command): \(run)")
+            // Hello does not declare remote-notification, and no bundle is held for adoption:
+            // the error's shape is checked.
+            if let code = ["push": "invalidState", "adopt-bundle": "notFound"][words[0]] {
+                #expect(run.status != 0 && run.standardOutput.isEmpty, "\(command): \(run)")
                 let error = try #require(try CLIJSON.raw("error", from: run.standardError) as? [String: Any])
-                #expect(error["code"] as? String == "invalidState", "\(command): \(error)")
-                #expect(error["exitStatus"] as? Int == 1)
+                #expect(error["code"] as? String == code, "\(command): \(error)")
+                #expect(error["exitStatus"] as? Int == Int(run.status))
                 continue
             }
             #expect(run.status == 0, "\(command): \(run.standardError)")

@@ -88,6 +88,7 @@ struct TrustBoundaryTests {
                         # Root's file into its own directory, its own file into the victim's.
                         {"class": "IMPORT", "bundle": BUNDLE, "sources": ["/etc/shadow"]},
                         {"class": "IMPORT", "bundle": victim, "sources": [os.path.join(DATA, "payload")]},
+                        {"class": "ADOPT_BUNDLE", "bundle": victim},
                     ]
                     for attempt in attempts:
                         report("own " + attempt["class"], request(attempt))
@@ -115,7 +116,7 @@ struct TrustBoundaryTests {
         #expect(attackerNow.state == .active, "HOME and LOCK from an app did not move the front app")
         for request in [
             "QUIT", "OPEN", "WAKE", "MEMORY_PRESSURE", "HOME", "LOCK", "PERMISSIONS", "REGIONS", "DATA_DIRECTORY",
-            "IMPORT",
+            "IMPORT", "ADOPT_BUNDLE",
         ] {
             #expect(running.daemon.log.contains("refused \(request) from the app \(attacker)"))
         }

@@ -63,6 +63,32 @@ public struct BundleCatalog: Sendable, Hashable {
         }
     }
 
+    /// Holds back each loaded bundle that claims an identifier last loaded from another
+    /// bundle that is gone: it gets that app's data and grants only once a person says it is
+    /// the same app, so a bundle dropped in after an app was removed cannot inherit them. It
+    /// is refused until then, with the command that adopts it. (An override in an earlier
+    /// directory of the search path, with the incumbent still there, is a person's choice
+    /// and loads.)
+    /// - Parameters:
+    ///   - recorded: The path each identifier was last loaded from (the daemon's store).
+    ///   - exists: Whether anything is still at a path.
+    /// - Returns: Each held identifier with its claimant's path.
+    public mutating func holdClaimants(of recorded: [String: String], exists: (String) -> Bool) -> [String: String] {
+        var held: [String: String] = [:]
+        for (identifier, bundle) in loaded {
+            guard let previous = recorded[identifier], previous != bundle.path, !exists(previous) else { continue }
+            loaded[identifier] = nil
+            held[identifier] = bundle.path
+            refused.append(
+                BundleProblem(
+                    path: bundle.path, key: InfoPlistKey.bundleIdentifier.rawValue,
+                    reason:
+                        "\(identifier) was the app at \(previous), which is gone; this bundle gets its data and grants only when a person says it is the same app: bgctl adopt-bundle \(identifier)"
+                ))
+        }
+        return held
+    }
+
     /// The directory holding a bundle: its path without the last component.
     private static func directory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "" }

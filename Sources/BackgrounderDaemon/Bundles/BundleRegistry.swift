@@ -18,6 +18,9 @@ actor BundleRegistry {
     private let published = Locked(BundleCatalog())
     /// Each loaded bundle's files as validated, by bundle path, to check them again at launch.
     private let fingerprints = Locked([String: BundleFingerprint]())
+    /// Bundles held back because they claim the identifier of an app whose bundle is gone,
+    /// by identifier: the path a person may adopt.
+    private let held = Locked([String: String]())
 
     init(
         directories: [String], optionalDirectories: Set<String> = [], scanner: BundleScanner = BundleScanner(),
@@ -35,9 +38,12 @@ actor BundleRegistry {
     func reload() -> ReloadResult {
         // A bundle keeps the identifier it was loaded with, in this run or (from the store)
         // the last: a copy dropped beside it is refused, whatever its name sorts to.
-        var incumbents = (try? store.recordedBundlePaths()) ?? [:]
+        let recorded = (try? store.recordedBundlePaths()) ?? [:]
+        var incumbents = recorded
         for (identifier, bundle) in published.withLock({ $0.loaded }) { incumbents[identifier] = bundle.path }
-        let (newCatalog, unreadable) = scanner.scan(directories: directories, incumbents: incumbents)
+        var (newCatalog, unreadable) = scanner.scan(directories: directories, incumbents: incumbents)
+        let claimants = newCatalog.holdClaimants(of: recorded) { FileManager.default.fileExists(atPath: $0) }
+        held.withLock { $0 = claimants }
         for problem in unreadable {
             // An optional directory that is not there is normal; one that is there but
             // cannot be listed is still worth a warning.
@@ -80,6 +86,28 @@ actor BundleRegistry {
         )
     }
 
+    /// A person says the bundle held for `identifier` is the app that was removed: it takes
+    /// over the app's data and grants and loads.
+    /// - Returns: What happened, for the person.
+    /// - Throws: ``ProtocolError`` `notFound` when no bundle is held for it.
+    func adopt(_ identifier: String) throws -> Done {
+        guard let path = held.withLock({ $0[identifier] }) else {
+            throw ProtocolError(
+                .notFound, "no bundle waits to be adopted as \(identifier) (see `bgctl bundles`)")
+        }
+        do {
+            try store.recordBundlePath(identifier, path: path)
+        } catch {
+            throw ProtocolError(.failed, "could not record \(path) for \(identifier) in \(store.path): \(error)")
+        }
+        logger.notice("a person adopted \(path) as \(identifier): it keeps the app's data and grants")
+        reload()
+        guard catalog.loaded[identifier]?.path == path else {
+            throw ProtocolError(.failed, "\(path) was adopted as \(identifier) but did not load (see `bgctl bundles`)")
+        }
+        return Done(detail: "\(identifier) is now the bundle at \(path), with the app's data and grants")
+    }
+
     /// The bundles as of the last scan.
     nonisolated var catalog: BundleCatalog { published.withLock { $0 } }
 
@@ -94,6 +122,12 @@ actor BundleRegistry {
     nonisolated func bundleToLaunch(_ identifier: String, lastPath: String?) throws(BundleProblem) -> ValidatedBundle {
         let catalog = self.catalog
         guard let loaded = catalog.loaded[identifier] else {
+            // A bundle held back until a person adopts it: say so, and how.
+            if let claimant = held.withLock({ $0[identifier] }),
+                let refusal = catalog.refused.first(where: { $0.path == claimant })
+            {
+                throw refusal
+            }
             if let lastPath,
                 let refusal = catalog.refused.first(where: { $0.path == lastPath || $0.path.hasPrefix(lastPath + "/") })
             {

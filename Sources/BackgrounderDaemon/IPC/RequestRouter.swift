@@ -61,6 +61,17 @@ struct RequestRouter: Sendable {
         case .reload:
             let registry = context.registry
             return .later { DaemonMessage(id: id, .reload(await registry.reload())) }
+        case .adoptBundle(let app):
+            let registry = context.registry
+            return .later {
+                do {
+                    return DaemonMessage(id: id, .done(try await registry.adopt(app.bundle)))
+                } catch let error as ProtocolError {
+                    return DaemonMessage(id: id, .error(error))
+                } catch {
+                    return DaemonMessage(id: id, .error(ProtocolError(.failed, "\(error)")))
+                }
+            }
         default:
             return routeToApps(message, from: principal, connection: connection)
         }
@@ -235,7 +246,7 @@ struct RequestRouter: Sendable {
             return later { .notifications(try await apps.notifications { try $0.list(person: query.bundle, in: $1) }) }
         case .activateNotification(let activation):
             return later { .done(try await apps.notifications { try $0.activate(activation, in: $1) }) }
-        case .hello, .status, .bundles, .reload, .dataDirectory, .importFiles:
+        case .hello, .status, .bundles, .reload, .dataDirectory, .importFiles, .adoptBundle:
             preconditionFailure("answered by route(_:from:connection:logger:)")
         }
     }

@@ -205,6 +205,14 @@ final class StateStore: Sendable {
         }
     }
 
+    /// Records that `identifier` is the bundle at `path` from now on (a person adopted it).
+    func recordBundlePath(_ identifier: String, path: String) throws {
+        try write { db in
+            try db.execute(
+                sql: "UPDATE bundle SET path = ? WHERE bundleIdentifier = ?", arguments: [path, identifier])
+        }
+    }
+
     func recordLoaded(_ bundles: [ValidatedBundle], at time: Date) throws {
         try write { db in
             for bundle in bundles {

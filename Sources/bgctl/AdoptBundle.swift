@@ -1,0 +1,26 @@
+import ArgumentParser
+import BackgrounderProtocol
+
+struct AdoptBundle: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "adopt-bundle",
+        abstract: "Say a bundle that claims a removed app's identifier is that app: it keeps its data and grants.",
+        discussion: """
+            An app's data and grants belong to the bundle the daemon loaded it from. When that \
+            bundle is gone and another one claims its identifier (the app moved, or a \
+            different program took its name), the newcomer is refused until you decide: \
+            `bgctl bundles` names it and the app it claims to be. Adopting it gives it the \
+            app's data directory and grants; leave it refused if it is not that app.
+
+            Examples:
+              bgctl adopt-bundle org.backgrounder.samples.hikerecorder
+            """
+    )
+    @OptionGroup var options: CommonOptions
+    @Argument(help: ArgumentHelp("The full bundle identifier the refused bundle claims.", valueName: "id"))
+    var id: String
+
+    func run() throws {
+        try report(options.request(.adoptBundle(AppReference(bundle: id))), options: options)
+    }
+}
