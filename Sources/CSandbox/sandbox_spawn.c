@@ -212,6 +212,20 @@ pid_t bg_sandbox_spawn_process(const bg_sandbox_spawn *spec, bg_sandbox_failure 
     return -1;
 }
 
+int bg_become_child_subreaper(void) {
+    return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0 ? 0 : -errno;
+}
+
+pid_t bg_wait_any_exited(void) {
+    siginfo_t info;
+    memset(&info, 0, sizeof info);
+    int result;
+    do {
+        result = waitid(P_ALL, 0, &info, WEXITED | WNOWAIT);
+    } while (result < 0 && errno == EINTR);
+    return result < 0 ? -errno : info.si_pid;
+}
+
 int bg_pidfd_open(pid_t pid) {
     long fd = syscall(BG_SYS_pidfd_open, pid, 0);
     return fd < 0 ? -errno : (int)fd;

@@ -82,7 +82,10 @@ actor AppManager {
     }
 
     /// The suspension mechanism's name, for `bgctl status`.
-    nonisolated var mechanismName: String { supervisor.mechanism.name }
+    nonisolated var mechanismName: String {
+        // Under signals, also what holds an app's identity when its processes leave the session.
+        [supervisor.mechanism.name, supervisor.containment].compactMap { $0 }.joined(separator: "; ")
+    }
     /// The app sandbox in force, for `bgctl status`.
     nonisolated var sandboxSummary: String { supervisor.sandbox.summary }
     /// The policy's name, for `bgctl status`.

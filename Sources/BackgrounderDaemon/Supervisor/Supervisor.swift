@@ -39,6 +39,10 @@ final class Supervisor: Sendable {
     private let leaders = Locked<[Int32: AppLaunch]>([:])
     /// Bytes an app's log holds before it is rotated (`--app-log-limit`).
     private let logLimit: Int
+    /// Under signals: reaps the orphans that come to the daemon as their subreaper.
+    private let orphans: OrphanReaper?
+    /// What `bgctl status` says about identity under signals.
+    let containment: String?
 
     init(
         mechanism: any SuspensionMechanism, sandbox: AppSandbox, stateDirectory: String, socketPath: String,
@@ -53,6 +57,22 @@ final class Supervisor: Sendable {
         self.socketPath = socketPath
         self.store = store
         self.logger = logger
+        if mechanism is SignalFreezer {
+            let leaders = self.leaders
+            switch OrphanReaper.start(isLeader: { pid in leaders.withLock { $0[pid] != nil } }) {
+            case .success(let reaper):
+                orphans = reaper
+                containment = "a process that leaves its app's session is still the app's (the daemon adopts orphans)"
+            case .failure(let error):
+                orphans = nil
+                containment =
+                    "a process that leaves its app's session and outlives its parent is taken for no app: \(error)"
+                logger.warning("\(error)")
+            }
+        } else {
+            orphans = nil
+            containment = nil
+        }
         // Logs stay the daemon's alone; apps pass through the other two to their own entry.
         try PrivateDirectory.prepareOwn(logDirectory, purpose: "app log", mode: 0o700)
         try PrivateDirectory.prepareOwn(dataDirectory, purpose: "app data", mode: sandbox.directoryMode)
@@ -132,28 +152,35 @@ final class Supervisor: Sendable {
             socketPath: socketPath,
             daemonEnvironment: ProcessInfo.processInfo.environment
         )
-        let pid: Int32
-        do {
-            pid = try SandboxedSpawn(
-                executable: bundle.executablePath,
-                arguments: [bundle.executablePath],
-                environment: environment,
-                directory: bundleDirectory,
-                output: log.writeDescriptor,
-                channel: channel,
-                cgroupProcs: cgroupProcs,
-                landlockRuleset: ruleset,
-                identity: identity.map { ($0, $0) },
-                processLimit: sandbox.processLimit ?? 0,
-                memoryLimit: sandbox.memoryLimit ?? 0
-            ).start()
-        } catch {
-            log.abandon()
-            throw error
+        // Started and registered as one step for the orphan reaper: it must not take an app
+        // that exits at once for an orphan and reap it before its own thread.
+        let launched = try whileLaunching {
+            let pid: Int32
+            do {
+                pid = try SandboxedSpawn(
+                    executable: bundle.executablePath,
+                    arguments: [bundle.executablePath],
+                    environment: environment,
+                    directory: bundleDirectory,
+                    output: log.writeDescriptor,
+                    channel: channel,
+                    cgroupProcs: cgroupProcs,
+                    landlockRuleset: ruleset,
+                    identity: identity.map { ($0, $0) },
+                    processLimit: sandbox.processLimit ?? 0,
+                    memoryLimit: sandbox.memoryLimit ?? 0
+                ).start()
+            } catch {
+                log.abandon()
+                throw error
+            }
+            let launched = Launched(pid: pid, container: container, uid: identity ?? geteuid())
+            leaders.withLock { $0[pid] = AppLaunch(bundle: identifier, pid: pid, uid: launched.uid) }
+            return launched
         }
+        orphans?.childWasStarted()
         log.startDraining()
-        let launched = Launched(pid: pid, container: container, uid: identity ?? geteuid())
-        leaders.withLock { $0[pid] = AppLaunch(bundle: identifier, pid: pid, uid: launched.uid) }
+        let pid = launched.pid
         startThread(named: "reaper-\(pid)") { [self] in
             var status: Int32 = 0
             _ = retryingInterrupted { waitpid(pid, &status, 0) }
@@ -162,6 +189,13 @@ final class Supervisor: Sendable {
             onExit(ExitStatus(waitStatus: status))
         }
         return launched
+    }
+
+    /// Runs a launch while the orphan reaper waits (under signals), so the lead process is
+    /// registered before the reaper can see it exit.
+    private func whileLaunching<T: Sendable>(_ body: () throws -> T) throws -> T {
+        guard let orphans else { return try body() }
+        return try orphans.launching.withLock { _ in try body() }
     }
 
     /// Takes over a process an earlier run of the daemon started, when it is provably that
@@ -258,9 +292,38 @@ final class Supervisor: Sendable {
         case .unnamedApp(let cgroup): return .unverifiable("pid \(peer.pid) is in an app cgroup (\(cgroup))")
         case .session(let session):
             if let launch = leaders.withLock({ $0[session] }) { return .app(launch.bundle) }
-            return .none
+            // A process that left its app's session (`setsid`) still descends from the app.
+            let owner = ancestry(of: peer.pid)
+            guard peer.isAlive else {
+                return .unverifiable("pid \(peer.pid) exited before the daemon could tell whose process it was")
+            }
+            return owner
         case .outside: return .none
         }
+    }
+
+    /// Under signals: whose a process in no app's session is, by its ancestors. An app's
+    /// process that called `setsid()` is still the child or grandchild of a process in the app's
+    /// session; once those are gone it is the daemon's (a subreaper adopts orphans), and a
+    /// descendant of the daemon through no running app is no person. A link that cannot be
+    /// read is unverifiable; an ancestor that exits meanwhile moves its children to the daemon,
+    /// so a race only ever ends on the refusing side.
+    private func ancestry(of pid: Int32) -> ProcessOwner {
+        let daemon = getpid()
+        var current = pid
+        for _ in 0..<128 {
+            guard let stat = ProcessStat.read(current) else {
+                return .unverifiable("cannot read /proc/\(current)/stat, an ancestor of pid \(pid)")
+            }
+            if let launch = leaders.withLock({ $0[current] ?? $0[stat.session] }) { return .app(launch.bundle) }
+            if stat.parent == daemon {
+                return .unverifiable("pid \(pid) descends from the daemon through no running app (an app's orphan)")
+            }
+            // Init, or a parent outside the daemon's pid namespace: nobody's app.
+            guard stat.parent > 1 else { return .none }
+            current = stat.parent
+        }
+        return .unverifiable("pid \(pid) has more than 128 ancestors")
     }
 
     /// The uid (and gid) the app runs as, or `nil` for the daemon's own.

@@ -59,6 +59,14 @@ int bg_landlock_allow_path(int ruleset_fd, int parent_fd, uint64_t allowed);
 /// whether or not it is the caller's child. Returns a close-on-exec descriptor or -errno.
 int bg_pidfd_open(pid_t pid);
 
+/// Makes the calling process a child subreaper (PR_SET_CHILD_SUBREAPER): a descendant whose
+/// parent exits is reparented to it instead of to init. Returns 0 or -errno.
+int bg_become_child_subreaper(void);
+
+/// Waits until some child has exited and returns its pid without reaping it
+/// (waitid(P_ALL, WEXITED | WNOWAIT)); -errno on failure (-ECHILD: no children).
+pid_t bg_wait_any_exited(void);
+
 // MARK: Spawning
 
 /// Everything the child needs, prepared by the parent: the child allocates nothing.
