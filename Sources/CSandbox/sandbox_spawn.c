@@ -7,6 +7,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -80,6 +81,7 @@ const char *bg_sandbox_step_name(int32_t step) {
     case BG_STEP_IPC_NAMESPACE: return "unshare(CLONE_NEWIPC)";
     case BG_STEP_PROCESS_LIMIT: return "setrlimit(RLIMIT_NPROC)";
     case BG_STEP_MEMORY_LIMIT: return "setrlimit(RLIMIT_DATA)";
+    case BG_STEP_PRIVATE_PROC: return "a private /proc (mount namespace, procfs hidepid=invisible)";
     }
     return "unknown step";
 }
@@ -95,6 +97,15 @@ __attribute__((noreturn)) static void fail(int pipe_fd, bg_sandbox_step step) {
 /// Moves a descriptor above the ones the child arranges (0-4), close-on-exec; -1 stays -1.
 static int lift(int fd) {
     return fd < 0 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, 16);
+}
+
+/// A mount namespace of the caller's own, receiving mounts from outside but sending none
+/// out, with a fresh procfs on /proc that shows only the caller's uid's processes. 0, or -1
+/// with errno set. Only system calls: it runs between fork and execve.
+static int private_proc(void) {
+    if (syscall(SYS_unshare, CLONE_NEWNS) != 0) return -1;
+    if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) != 0) return -1;
+    return mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=invisible");
 }
 
 /// The child between fork and execve: only system calls, on data prepared by the parent.
@@ -144,6 +155,18 @@ __attribute__((noreturn)) static void child(const bg_sandbox_spawn *spec, int er
         // a force quit (a segment nobody removes stays until reboot), and no app reaches
         // another's.
         if (syscall(SYS_unshare, CLONE_NEWIPC) != 0) fail(report, BG_STEP_IPC_NAMESPACE);
+        // /proc showing the app's own processes only (its uid is its own): no other
+        // process's command line, environment or open files to read.
+        if (spec->private_proc) {
+            if (private_proc() != 0) fail(report, BG_STEP_PRIVATE_PROC);
+            if (ruleset >= 0 && spec->proc_access != 0) {
+                int proc = open("/proc", O_PATH | O_CLOEXEC);
+                if (proc < 0 || bg_landlock_allow_path(ruleset, proc, spec->proc_access) != 0) {
+                    fail(report, BG_STEP_PRIVATE_PROC);
+                }
+                close(proc);
+            }
+        }
         if (syscall(SYS_setgroups, 0, NULL) != 0) fail(report, BG_STEP_SETGROUPS);
         if (syscall(SYS_setresgid, spec->gid, spec->gid, spec->gid) != 0) fail(report, BG_STEP_SETRESGID);
         if (syscall(SYS_setresuid, spec->uid, spec->uid, spec->uid) != 0) fail(report, BG_STEP_SETRESUID);
@@ -210,6 +233,16 @@ pid_t bg_sandbox_spawn_process(const bg_sandbox_spawn *spec, bg_sandbox_failure 
         *failure = (bg_sandbox_failure){.step = BG_STEP_ERROR_PIPE, .error = got < 0 ? errno : EIO};
     }
     return -1;
+}
+
+int bg_probe_private_proc(void) {
+    pid_t pid = fork();
+    if (pid < 0) return -errno;
+    if (pid == 0) _exit(private_proc() == 0 ? 0 : (errno & 0xff));
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    if (!WIFEXITED(status)) return -ECHILD;
+    return -WEXITSTATUS(status);
 }
 
 int bg_become_child_subreaper(void) {

@@ -93,6 +93,23 @@ struct SandboxTests {
                 forked += 1
             return "forked %d" % forked
 
+        def process_owners():
+            # Whose processes /proc shows: with a private /proc, this app's uid alone.
+            owners = set()
+            for entry in os.listdir("/proc"):
+                if entry.isdigit():
+                    try:
+                        for line in open("/proc/%s/status" % entry):
+                            if line.startswith("Uid:"):
+                                owners.add(int(line.split()[1]))
+                    except OSError:
+                        pass
+            return sorted(owners)
+
+        def daemon_command_line():
+            with open("/proc/%d/cmdline" % os.getppid(), "rb") as source:
+                return "read: " + source.read().replace(b"\0", b" ").decode(errors="replace")
+
         victim = os.path.join(state, "data", "org.backgrounder.tests.victim", "secret.txt")
         attempt("read the state database", lambda: steal(os.path.join(state, "backgrounder.sqlite"), "stolen-database"))
         attempt("read another app's data", lambda: steal(victim, "stolen-secret"))
@@ -101,6 +118,8 @@ struct SandboxTests {
         attempt("leave the cgroup", leave_cgroup)
         attempt("write its data directory", lambda: append(os.path.join(data, "own.txt"), "mine"))
         attempt("hoard shared memory", hoard_shared_memory)
+        attempt("list processes", process_owners)
+        attempt("read the daemon's command line", daemon_command_line)
         attempt("fork bomb", fork_bomb)
         attempt("write TMPDIR", lambda: append(os.path.join(os.environ.get("TMPDIR", "/nonexistent"), "tmp.txt"), "mine"))
         with open(os.path.join(data, "findings.tmp"), "w") as out:
@@ -233,6 +252,11 @@ struct SandboxTests {
         let processes = try String(contentsOfFile: cgroupPath + "/cgroup.procs", encoding: .utf8)
         #expect((1...40).contains(processes.split(separator: "\n").count), "\(processes)")
         #expect(status.sandbox?.contains("at most 40 processes per app") == true)
+
+        // Processes: /proc shows the app its own alone; the daemon's command line is not there.
+        #expect(status.sandbox?.contains("private /proc (hidepid=invisible)") == true, "\(status.sandbox ?? "-")")
+        #expect(findings["list processes"] as? [Int] == [Int(uid)], "\(findings)")
+        #expect((findings["read the daemon's command line"] as? String)?.hasPrefix("refused") == true, "\(findings)")
 
         // Shared memory: made in an IPC namespace of its own, which the daemon's does not see,
         // and which goes with the app's last process.

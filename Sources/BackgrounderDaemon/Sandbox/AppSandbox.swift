@@ -1,4 +1,5 @@
 import BackgrounderCore
+import CSandbox
 import Foundation
 import Logging
 
@@ -25,6 +26,8 @@ struct AppSandbox: Sendable {
     /// daemon is built with a sanitizer: its apps are too, and their shadow memory (terabytes
     /// reserved) counts as data.
     var memoryLimit: Int? = nil
+    /// Whether apps under uids of their own get a /proc that shows only their processes.
+    var privateProc = false
     /// What `bgctl status` shows.
     let summary: String
 
@@ -58,10 +61,20 @@ struct AppSandbox: Sendable {
             logger.warning("no Landlock file-system sandbox for apps: \(error.reason)")
             parts.append("no landlock (\(error.reason))")
         }
+        var privateProc = false
         let range: AppUserRange? = geteuid() == 0 ? .standard : nil
         if let range {
             parts.append("uid per app \(range.description)")
             parts.append("IPC namespace per app")
+            let probe = bg_probe_private_proc()
+            privateProc = probe == 0
+            if privateProc {
+                parts.append("private /proc (hidepid=invisible)")
+            } else {
+                let reason = String(cString: strerror(-probe))
+                logger.warning("apps share /proc: a private one could not be mounted: \(reason)")
+                parts.append("shared /proc (\(reason))")
+            }
             parts.append("at most \(processLimit) processes per app")
         } else {
             parts.append("apps keep uid \(geteuid()) (the daemon is not root)")
@@ -76,7 +89,7 @@ struct AppSandbox: Sendable {
         parts.append("no_new_privs")
         let sandbox = AppSandbox(
             landlock: landlock, appUsers: range, processLimit: range == nil ? nil : processLimit,
-            memoryLimit: sanitized ? nil : memoryLimit,
+            memoryLimit: sanitized ? nil : memoryLimit, privateProc: privateProc,
             summary: parts.joined(separator: ", "))
         logger.info("app sandbox: \(sandbox.summary)")
         return sandbox

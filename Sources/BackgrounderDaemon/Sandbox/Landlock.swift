@@ -63,6 +63,10 @@ struct Landlock: Sendable {
         return ruleset
     }
 
+    /// The rights on /proc the profile gives, as this kernel handles them: added by the child
+    /// for the /proc it mounts for itself, which no rule made in the daemon can name.
+    var procReadAccess: UInt64 { Access.read & handledFileSystem }
+
     private func allow(_ rule: SandboxProfile.Rule, in ruleset: Int32) throws {
         let descriptor = bg_open_path(rule.path)
         guard descriptor >= 0 else {

@@ -29,6 +29,10 @@ struct SandboxedSpawn {
     var processLimit = 0
     /// The most data memory each of its processes may map, in bytes (0: no limit).
     var memoryLimit = 0
+    /// With an identity: a /proc of its own showing only its uid's processes, and the
+    /// Landlock rights to read it (0 without a ruleset).
+    var privateProc = false
+    var procAccess: UInt64 = 0
 
     /// Starts the process.
     /// - Returns: Its pid; it leads its own session and process group.
@@ -57,7 +61,9 @@ struct SandboxedSpawn {
                             uid: identity?.uid ?? 0,
                             gid: identity?.gid ?? 0,
                             process_limit: Int32(clamping: processLimit),
-                            memory_limit: UInt64(max(0, memoryLimit))
+                            memory_limit: UInt64(max(0, memoryLimit)),
+                            private_proc: privateProc ? 1 : 0,
+                            proc_access: procAccess
                         )
                         return try Self.spawnRetryingBusy(&spec, executable: executable)
                     }

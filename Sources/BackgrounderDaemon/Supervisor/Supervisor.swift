@@ -168,7 +168,9 @@ final class Supervisor: Sendable {
                     landlockRuleset: ruleset,
                     identity: identity.map { ($0, $0) },
                     processLimit: sandbox.processLimit ?? 0,
-                    memoryLimit: sandbox.memoryLimit ?? 0
+                    memoryLimit: sandbox.memoryLimit ?? 0,
+                    privateProc: sandbox.privateProc && identity != nil,
+                    procAccess: sandbox.landlock?.procReadAccess ?? 0
                 ).start()
             } catch {
                 log.abandon()

@@ -59,6 +59,10 @@ int bg_landlock_allow_path(int ruleset_fd, int parent_fd, uint64_t allowed);
 /// whether or not it is the caller's child. Returns a close-on-exec descriptor or -errno.
 int bg_pidfd_open(pid_t pid);
 
+/// Whether a child can have a private /proc (a mount namespace, then procfs with
+/// hidepid=invisible): tried in a short-lived child. Returns 0 or -errno.
+int bg_probe_private_proc(void);
+
 /// Makes the calling process a child subreaper (PR_SET_CHILD_SUBREAPER): a descendant whose
 /// parent exits is reparented to it instead of to init. Returns 0 or -errno.
 int bg_become_child_subreaper(void);
@@ -97,6 +101,12 @@ typedef struct bg_sandbox_spawn {
     /// The most data memory (heap and private writable mappings) each process of the app
     /// may map (RLIMIT_DATA, in every mode), in bytes, or 0 for no limit.
     unsigned long long memory_limit;
+    /// With change_identity: a mount namespace of the app's own (mounts from outside still
+    /// propagate in) with a /proc that shows only processes of the app's uid
+    /// (hidepid=invisible); with a Landlock ruleset, read access to that /proc is added.
+    int private_proc;
+    /// The Landlock rights to grant on the private /proc.
+    uint64_t proc_access;
 } bg_sandbox_spawn;
 
 /// The child's setup steps, reported when one fails.
@@ -119,6 +129,7 @@ typedef enum bg_sandbox_step {
     BG_STEP_IPC_NAMESPACE,
     BG_STEP_PROCESS_LIMIT,
     BG_STEP_MEMORY_LIMIT,
+    BG_STEP_PRIVATE_PROC,
 } bg_sandbox_step;
 
 /// Which step failed and its errno.
