@@ -82,6 +82,7 @@ const char *bg_sandbox_step_name(int32_t step) {
     case BG_STEP_PROCESS_LIMIT: return "setrlimit(RLIMIT_NPROC)";
     case BG_STEP_MEMORY_LIMIT: return "setrlimit(RLIMIT_DATA)";
     case BG_STEP_PRIVATE_PROC: return "a private /proc (mount namespace, procfs hidepid=invisible)";
+    case BG_STEP_NOEXEC_DIRECTORY: return "binding the data and temporary directories noexec";
     }
     return "unknown step";
 }
@@ -97,6 +98,13 @@ __attribute__((noreturn)) static void fail(int pipe_fd, bg_sandbox_step step) {
 /// Moves a descriptor above the ones the child arranges (0-4), close-on-exec; -1 stays -1.
 static int lift(int fd) {
     return fd < 0 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, 16);
+}
+
+/// Binds `path` onto itself without exec, setuid or device files, in the caller's mount
+/// namespace. 0, or -1 with errno set.
+static int bind_noexec(const char *path) {
+    if (mount(path, path, NULL, MS_BIND | MS_REC, NULL) != 0) return -1;
+    return mount(NULL, path, NULL, MS_REMOUNT | MS_BIND | MS_NOEXEC | MS_NOSUID | MS_NODEV, NULL);
 }
 
 /// A mount namespace of the caller's own, receiving mounts from outside but sending none
@@ -159,6 +167,8 @@ __attribute__((noreturn)) static void child(const bg_sandbox_spawn *spec, int er
         // process's command line, environment or open files to read.
         if (spec->private_proc) {
             if (private_proc() != 0) fail(report, BG_STEP_PRIVATE_PROC);
+            if (spec->noexec_first && bind_noexec(spec->noexec_first) != 0) fail(report, BG_STEP_NOEXEC_DIRECTORY);
+            if (spec->noexec_second && bind_noexec(spec->noexec_second) != 0) fail(report, BG_STEP_NOEXEC_DIRECTORY);
             if (ruleset >= 0 && spec->proc_access != 0) {
                 int proc = open("/proc", O_PATH | O_CLOEXEC);
                 if (proc < 0 || bg_landlock_allow_path(ruleset, proc, spec->proc_access) != 0) {

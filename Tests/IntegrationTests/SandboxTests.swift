@@ -110,6 +110,27 @@ struct SandboxTests {
             with open("/proc/%d/cmdline" % os.getppid(), "rb") as source:
                 return "read: " + source.read().replace(b"\0", b" ").decode(errors="replace")
 
+        def load_native_code():
+            # A copy of a system library in its own directory, loaded: mapped executable.
+            import ctypes, shutil
+            source = [p for p in ("/lib/x86_64-linux-gnu/libm.so.6", "/lib/aarch64-linux-gnu/libm.so.6",
+                                  "/usr/lib/x86_64-linux-gnu/libm.so.6", "/lib64/libm.so.6") if os.path.exists(p)][0]
+            copy = os.path.join(data, "libcopy.so")
+            shutil.copy(source, copy)
+            ctypes.CDLL(copy)
+            return "loaded " + copy
+
+        def run_through_loader():
+            # A copy of /bin/true in its own directory, run by the dynamic loader, not execve.
+            import shutil, subprocess
+            loader = [p for p in ("/lib64/ld-linux-x86-64.so.2", "/lib/ld-linux-aarch64.so.1") if os.path.exists(p)][0]
+            copy = os.path.join(data, "true-copy")
+            shutil.copy("/bin/true", copy)
+            result = subprocess.run([loader, copy], capture_output=True)
+            if result.returncode != 0:
+                raise OSError("%s exited %d: %s" % (loader, result.returncode, result.stderr.decode().strip()))
+            return "ran " + copy
+
         victim = os.path.join(state, "data", "org.backgrounder.tests.victim", "secret.txt")
         attempt("read the state database", lambda: steal(os.path.join(state, "backgrounder.sqlite"), "stolen-database"))
         attempt("read another app's data", lambda: steal(victim, "stolen-secret"))
@@ -119,6 +140,8 @@ struct SandboxTests {
         attempt("write its data directory", lambda: append(os.path.join(data, "own.txt"), "mine"))
         attempt("hoard shared memory", hoard_shared_memory)
         attempt("list processes", process_owners)
+        attempt("load native code from its data directory", load_native_code)
+        attempt("run native code through ld.so", run_through_loader)
         attempt("read the daemon's command line", daemon_command_line)
         attempt("fork bomb", fork_bomb)
         attempt("write TMPDIR", lambda: append(os.path.join(os.environ.get("TMPDIR", "/nonexistent"), "tmp.txt"), "mine"))
@@ -257,6 +280,13 @@ struct SandboxTests {
         #expect(status.sandbox?.contains("private /proc (hidepid=invisible)") == true, "\(status.sandbox ?? "-")")
         #expect(findings["list processes"] as? [Int] == [Int(uid)], "\(findings)")
         #expect((findings["read the daemon's command line"] as? String)?.hasPrefix("refused") == true, "\(findings)")
+
+        // Native code it wrote: its directories are bound noexec in its mount namespace, so
+        // neither dlopen nor ld.so can map it executable (execve is Landlock's to refuse).
+        for attempt in ["load native code from its data directory", "run native code through ld.so"] {
+            #expect(
+                (findings[attempt] as? String)?.hasPrefix("refused") == true, "\(attempt): \(findings[attempt] ?? "-")")
+        }
 
         // Shared memory: made in an IPC namespace of its own, which the daemon's does not see,
         // and which goes with the app's last process.

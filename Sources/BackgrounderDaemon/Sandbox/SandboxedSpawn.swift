@@ -33,6 +33,9 @@ struct SandboxedSpawn {
     /// Landlock rights to read it (0 without a ruleset).
     var privateProc = false
     var procAccess: UInt64 = 0
+    /// With a private /proc: directories bound noexec in the app's mount namespace (its data
+    /// and temporary directories), at most two.
+    var noexecDirectories: [String] = []
 
     /// Starts the process.
     /// - Returns: Its pid; it leads its own session and process group.
@@ -40,9 +43,11 @@ struct SandboxedSpawn {
     func start() throws -> Int32 {
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        let noexec = noexecDirectories.prefix(2).map { strdup($0) } + [nil, nil]
         defer {
             argv.forEach { free($0) }
             envp.forEach { free($0) }
+            noexec.forEach { free($0) }
         }
         return try executable.withCString { executablePath in
             try directory.withCString { directoryPath in
@@ -63,7 +68,9 @@ struct SandboxedSpawn {
                             process_limit: Int32(clamping: processLimit),
                             memory_limit: UInt64(max(0, memoryLimit)),
                             private_proc: privateProc ? 1 : 0,
-                            proc_access: procAccess
+                            proc_access: procAccess,
+                            noexec_first: UnsafePointer(noexec[0]),
+                            noexec_second: UnsafePointer(noexec[1])
                         )
                         return try Self.spawnRetryingBusy(&spec, executable: executable)
                     }

@@ -170,7 +170,8 @@ final class Supervisor: Sendable {
                     processLimit: sandbox.processLimit ?? 0,
                     memoryLimit: sandbox.memoryLimit ?? 0,
                     privateProc: sandbox.privateProc && identity != nil,
-                    procAccess: sandbox.landlock?.procReadAccess ?? 0
+                    procAccess: sandbox.landlock?.procReadAccess ?? 0,
+                    noexecDirectories: [data, temporary]
                 ).start()
             } catch {
                 log.abandon()

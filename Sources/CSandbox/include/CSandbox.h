@@ -107,6 +107,11 @@ typedef struct bg_sandbox_spawn {
     int private_proc;
     /// The Landlock rights to grant on the private /proc.
     uint64_t proc_access;
+    /// With private_proc: directories bound onto themselves noexec, nosuid, nodev in the app's
+    /// mount namespace (its data and temporary directories), or NULL. The kernel then refuses
+    /// to map their files executable, so ld.so cannot run or load native code written there.
+    const char *noexec_first;
+    const char *noexec_second;
 } bg_sandbox_spawn;
 
 /// The child's setup steps, reported when one fails.
@@ -130,6 +135,7 @@ typedef enum bg_sandbox_step {
     BG_STEP_PROCESS_LIMIT,
     BG_STEP_MEMORY_LIMIT,
     BG_STEP_PRIVATE_PROC,
+    BG_STEP_NOEXEC_DIRECTORY,
 } bg_sandbox_step;
 
 /// Which step failed and its errno.
