@@ -231,9 +231,11 @@ struct SchedulingSamplesTests {
 
     @Test("expired mid-compaction (bgctl simulate expire), it stops after the step under way and resubmits the rest")
     func compactionExpires() async throws {
-        // A warning long enough that the app is still in its window when the step it waits in ends.
+        // A warning long enough that the app is still in its window when the step it waits in ends,
+        // and a budget no loaded machine reaches before the test expires the task itself (with 40 s,
+        // CI's once ran out while the app was still starting, and the expiry was refused).
         try await Self.withSample(
-            "Compactor", prefix: "cexp", extraArguments: ["--task-budget", "40", "--expiration-warning", "20"]
+            "Compactor", prefix: "cexp", extraArguments: ["--task-budget", "300", "--expiration-warning", "20"]
         ) { running in
             let log = { running.appLog(Self.compactor) }
             try await Self.openAndSuspend(running, Self.compactor, opened: "scheduled processing \(Self.compactTask)")
@@ -247,7 +249,8 @@ struct SchedulingSamplesTests {
             let task = TaskDebugRequest(bundle: Self.compactor, identifier: Self.compactTask)
             guard case .done = try running.request(.simulateTask(task)) else { throw HarnessError("task refused") }
             #expect(await waitUntil { log().contains("compaction: starting") }, "app log: \(log())")
-            guard case .done = try running.request(.expireTask(task)) else { throw HarnessError("expire refused") }
+            let expired = try running.request(.expireTask(task))
+            guard case .done = expired else { throw HarnessError("expire refused: \(expired)\napp log: \(log())") }
             #expect(await waitUntil { log().contains("compaction: expiring") }, "app log: \(log())")
             lock.unlock()
             #expect(await waitUntil { log().contains("compaction stopped (expired) after ") }, "app log: \(log())")
