@@ -57,17 +57,24 @@ struct DuplicateIdentifierTests {
         }
     }
 
+    /// `org.example.same` shipped in `system/App.bundle` and overridden in `user/App.bundle`
+    /// (`user` comes first in the search path).
+    static func shippedAndOverride(
+        in fixture: BundleFixture
+    ) throws -> (user: String, system: String, shipped: String, override: String) {
+        let user = fixture.path("user")
+        let system = fixture.path("system")
+        try fixture.makeDirectory(user)
+        try fixture.makeDirectory(system)
+        let shipped = try BundleFixture(directory: system).makeGoodBundle("App.bundle", identifier: "org.example.same")
+        let override = try BundleFixture(directory: user).makeGoodBundle("App.bundle", identifier: "org.example.same")
+        return (user, system, shipped, override)
+    }
+
     @Test("an override put in an earlier directory still takes the identifier from the incumbent")
     func earlierDirectoryOverridesTheIncumbent() throws {
         try withScratchDirectory { fixture in
-            let user = fixture.path("user")
-            let system = fixture.path("system")
-            try fixture.makeDirectory(user)
-            try fixture.makeDirectory(system)
-            let shipped = try BundleFixture(directory: system).makeGoodBundle(
-                "App.bundle", identifier: "org.example.same")
-            let override = try BundleFixture(directory: user).makeGoodBundle(
-                "App.bundle", identifier: "org.example.same")
+            let (user, system, shipped, override) = try Self.shippedAndOverride(in: fixture)
             let catalog = BundleScanner().scan(
                 directories: [user, system], incumbents: ["org.example.same": shipped]
             ).catalog
@@ -80,14 +87,7 @@ struct DuplicateIdentifierTests {
         "a claimant of a removed app's identifier is held for adoption; an override beside a present incumbent is not")
     func claimantOfRemovedIdentifierIsHeld() throws {
         try withScratchDirectory { fixture in
-            let user = fixture.path("user")
-            let system = fixture.path("system")
-            try fixture.makeDirectory(user)
-            try fixture.makeDirectory(system)
-            let shipped = try BundleFixture(directory: system).makeGoodBundle(
-                "App.bundle", identifier: "org.example.same")
-            let override = try BundleFixture(directory: user).makeGoodBundle(
-                "App.bundle", identifier: "org.example.same")
+            let (user, system, shipped, override) = try Self.shippedAndOverride(in: fixture)
             let recorded = ["org.example.same": shipped]
             var catalog = BundleScanner().scan(directories: [user, system], incumbents: recorded).catalog
             #expect(catalog.holdClaimants(of: recorded) { FileManager.default.fileExists(atPath: $0) }.isEmpty)
