@@ -63,15 +63,7 @@ struct RequestRouter: Sendable {
             return .later { DaemonMessage(id: id, .reload(await registry.reload())) }
         case .adoptBundle(let app):
             let registry = context.registry
-            return .later {
-                do {
-                    return DaemonMessage(id: id, .done(try await registry.adopt(app.bundle)))
-                } catch let error as ProtocolError {
-                    return DaemonMessage(id: id, .error(error))
-                } catch {
-                    return DaemonMessage(id: id, .error(ProtocolError(.failed, "\(error)")))
-                }
-            }
+            return .later { DaemonMessage(id: id, await Self.reply { .done(try await registry.adopt(app.bundle)) }) }
         default:
             return routeToApps(message, from: principal, connection: connection)
         }
