@@ -1,3 +1,4 @@
+import BackgrounderCore
 import BackgrounderProtocol
 import CSandbox
 import Foundation
@@ -18,15 +19,17 @@ final class OrphanReaper: Sendable {
     /// Whether a lead process (or one being started) is the daemon's own to reap elsewhere.
     private let isLeader: @Sendable (Int32) -> Bool
     /// Held around a launch, from fork until the lead process is registered, so an app that
-    /// exits at once is never taken for an orphan.
-    let launching = Mutex(())
+    /// exits at once is never taken for an orphan (``SignalFreezer/launching``).
+    private let launching: Locked<Void>
     private let childStarted = NSCondition()
     private let children = Mutex(false)
 
     /// Makes the daemon a subreaper and starts the thread.
     /// - Returns: The reaper, or the reason the kernel refused (the daemon then says so and
     ///   a child that left its session and outlived its app goes to init).
-    static func start(isLeader: @escaping @Sendable (Int32) -> Bool) -> Result<OrphanReaper, DaemonError> {
+    static func start(
+        launching: Locked<Void>, isLeader: @escaping @Sendable (Int32) -> Bool
+    ) -> Result<OrphanReaper, DaemonError> {
         let result = bg_become_child_subreaper()
         guard result == 0 else {
             return .failure(
@@ -34,12 +37,13 @@ final class OrphanReaper: Sendable {
                     .configuration, path: "prctl(PR_SET_CHILD_SUBREAPER)",
                     "refused: \(String(cString: strerror(-result)))"))
         }
-        let reaper = OrphanReaper(isLeader: isLeader)
+        let reaper = OrphanReaper(launching: launching, isLeader: isLeader)
         startThread(named: "orphan-reaper") { reaper.run() }
         return .success(reaper)
     }
 
-    private init(isLeader: @escaping @Sendable (Int32) -> Bool) {
+    private init(launching: Locked<Void>, isLeader: @escaping @Sendable (Int32) -> Bool) {
+        self.launching = launching
         self.isLeader = isLeader
     }
 

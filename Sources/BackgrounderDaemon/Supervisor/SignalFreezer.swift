@@ -1,15 +1,27 @@
+import BackgrounderCore
 import Foundation
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// The fallback where no writable cgroup v2 exists: each app leads its own session and
-/// process group; suspend is SIGSTOP to the group, resume SIGCONT, kill SIGKILL.
+/// The fallback where no writable cgroup v2 exists: each app leads its own session; suspend
+/// is SIGSTOP, resume SIGCONT, kill SIGKILL, to every process of the app.
 ///
-/// Weaker than the freezer: a process that leaves the group escapes it, and a stopped
-/// process is visible as stopped to its parent. `bgctl status` says which is in use.
-public struct SignalFreezer: SuspensionMechanism {
+/// Without a cgroup, an app's processes are found by family: its session, everything
+/// descended from a process in it (a child that calls `setsid()` is still its parent's), and
+/// the orphans the daemon adopted as their subreaper that are still in the session. A process
+/// that both left the session and lost its parent belongs to no app the daemon can name: it
+/// is ended at the next suspension or end of any app (a *stray*), because letting it run would
+/// let an app escape suspension and quit. `bgctl status` says which mechanism is in use.
+public final class SignalFreezer: SuspensionMechanism {
+    /// The running apps' lead processes, kept by the supervisor: a child of the daemon that is
+    /// none of them and in none of their sessions is a stray.
+    let leaders = Locked<[Int32: AppLaunch]>([:])
+    /// Held from a launch's fork until its lead process is in ``leaders``, so a process being
+    /// started is never taken for a stray (nor, by the orphan reaper, for an orphan).
+    let launching = Locked(())
+
     /// Creates the signal mechanism.
     public init() {}
 
@@ -19,25 +31,45 @@ public struct SignalFreezer: SuspensionMechanism {
         AppContainer(cgroupPath: nil)
     }
 
+    /// Stops the group at once, then every other process of the app, pass by pass: one that
+    /// forked before its stop took hold has its child stopped in the next pass. Returns once
+    /// every one is stopped, as the freezer does (or after 5 s, for one stuck in the kernel).
     public func freeze(_ container: AppContainer, leader: Int32) throws {
         try signal(SIGSTOP, leader)
-        // Return once every process of the group is stopped, as the freezer does.
         let deadline = ContinuousClock.now + .seconds(5)
-        while !Self.groupStopped(leader) && ContinuousClock.now < deadline {
+        while true {
+            let table = ProcessTable.read()
+            endStrays(in: table)
+            let running = processes(ofApp: leader, in: table).filter { !table.isStopped($0) }
+            guard !running.isEmpty, ContinuousClock.now < deadline else { return }
+            for pid in running { Glibc.kill(pid, SIGSTOP) }
             usleep(1000)
         }
     }
 
     public func thaw(_ container: AppContainer, leader: Int32) throws {
         try signal(SIGCONT, leader)
+        for pid in processes(ofApp: leader, in: ProcessTable.read()) { Glibc.kill(pid, SIGCONT) }
     }
 
+    /// Kills the group, then every other process of the app and every stray, until a pass
+    /// finds none alive (a process may fork before its SIGKILL lands; a bounded number of
+    /// passes, each ending what the one before saw).
     public func kill(_ container: AppContainer, leader: Int32) throws {
         try signal(SIGKILL, leader)
+        for _ in 0..<64 {
+            let table = ProcessTable.read()
+            let alive = processes(ofApp: leader, in: table).union(strays(in: table)).filter {
+                !table.isDead($0)
+            }
+            guard !alive.isEmpty else { return }
+            for pid in alive { Glibc.kill(pid, SIGKILL) }
+            usleep(1000)
+        }
     }
 
     /// The process's session: each app leads its own. A process that calls `setsid()`
-    /// leaves it, which is why this mechanism is the weaker one (docs/SANDBOX.md).
+    /// leaves it, and is found by its ancestors instead (``Supervisor``).
     ///
     /// A session of 0 is one whose leader lies outside the daemon's pid namespace (a
     /// container's processes often have one); it cannot be an app's, since the daemon sees
@@ -55,21 +87,44 @@ public struct SignalFreezer: SuspensionMechanism {
 
     public func release(_ container: AppContainer) {}
 
+    /// Every process of the app led by `leader`: its session, the orphans of it the daemon
+    /// adopted (they keep the session), and everything descended from them.
+    func processes(ofApp leader: Int32, in table: ProcessTable) -> Set<Int32> {
+        let session = table.processes.filter { $0.value.session == leader }.keys
+        return table.descendants(of: Set(session).union([leader]))
+    }
+
+    /// The daemon's children that lead no app and are in no app's session, nor the daemon's
+    /// own, with their descendants: processes that left their app's session and lost their
+    /// parent, so that no app can be named for them.
+    ///
+    /// Decided with no launch in progress: a process being started is the daemon's child in a
+    /// session of its own until it is registered. One forked after `table` was read is not in
+    /// it; one forked before is registered by the time the lock is held.
+    func strays(in table: ProcessTable) -> Set<Int32> {
+        let daemon = getpid()
+        let ownSession = getsid(0)
+        return launching.withLock { _ in
+            let leaders = Set(self.leaders.withLock { Array($0.keys) })
+            let roots = table.processes.filter { pid, stat in
+                stat.parent == daemon && !leaders.contains(pid) && !leaders.contains(stat.session)
+                    && stat.session != ownSession
+            }.keys
+            return table.descendants(of: Set(roots))
+        }
+    }
+
+    /// Kills the strays: each was an app's process that left it.
+    private func endStrays(in table: ProcessTable) {
+        for pid in strays(in: table) where !table.isDead(pid) {
+            Glibc.kill(pid, SIGKILL)
+        }
+    }
+
     private func signal(_ number: Int32, _ leader: Int32) throws {
         if Glibc.kill(-leader, number) != 0 && errno != ESRCH {
             throw DaemonError(
                 .configuration, path: "process group \(leader)", "kill failed: \(String(cString: strerror(errno)))")
         }
-    }
-
-    /// Whether every process in the group is stopped (T) or already dead (a zombie runs no code).
-    static func groupStopped(_ leader: Int32) -> Bool {
-        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return false }
-        for entry in entries {
-            guard let pid = Int32(entry), getpgid(pid) == leader else { continue }
-            guard let stat = ProcessStat.read(pid) else { continue }
-            guard "TtZX".contains(stat.state) else { return false }
-        }
-        return true
     }
 }

@@ -36,7 +36,7 @@ final class Supervisor: Sendable {
     private let logger: Logger
     /// The running apps' lead processes (started or adopted), for naming the app a session
     /// belongs to and for knowing a lead process that reconnects.
-    private let leaders = Locked<[Int32: AppLaunch]>([:])
+    private let leaders: Locked<[Int32: AppLaunch]>
     /// Bytes an app's log holds before it is rotated (`--app-log-limit`).
     private let logLimit: Int
     /// Under signals: reaps the orphans that come to the daemon as their subreaper.
@@ -57,12 +57,18 @@ final class Supervisor: Sendable {
         self.socketPath = socketPath
         self.store = store
         self.logger = logger
-        if mechanism is SignalFreezer {
-            let leaders = self.leaders
-            switch OrphanReaper.start(isLeader: { pid in leaders.withLock { $0[pid] != nil } }) {
+        if let signals = mechanism as? SignalFreezer {
+            // Shared with the mechanism, which ends the processes that lead no app.
+            let leaders = signals.leaders
+            self.leaders = leaders
+            switch OrphanReaper.start(
+                launching: signals.launching, isLeader: { pid in leaders.withLock { $0[pid] != nil } })
+            {
             case .success(let reaper):
                 orphans = reaper
-                containment = "a process that leaves its app's session is still the app's (the daemon adopts orphans)"
+                containment =
+                    "a process that leaves its app's session is still the app's (the daemon adopts orphans); "
+                    + "one that also lost its parent is ended when any app is suspended or ends"
             case .failure(let error):
                 orphans = nil
                 containment =
@@ -70,6 +76,7 @@ final class Supervisor: Sendable {
                 logger.warning("\(error)")
             }
         } else {
+            leaders = Locked([:])
             orphans = nil
             containment = nil
         }
@@ -194,11 +201,11 @@ final class Supervisor: Sendable {
         return launched
     }
 
-    /// Runs a launch while the orphan reaper waits (under signals), so the lead process is
-    /// registered before the reaper can see it exit.
+    /// Runs a launch while the orphan reaper and the stray check wait (under signals), so the
+    /// lead process is registered before either can see it.
     private func whileLaunching<T: Sendable>(_ body: () throws -> T) throws -> T {
-        guard let orphans else { return try body() }
-        return try orphans.launching.withLock { _ in try body() }
+        guard let signals = mechanism as? SignalFreezer else { return try body() }
+        return try signals.launching.withLock { _ in try body() }
     }
 
     /// Takes over a process an earlier run of the daemon started, when it is provably that
