@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -83,6 +84,7 @@ const char *bg_sandbox_step_name(int32_t step) {
     case BG_STEP_MEMORY_LIMIT: return "setrlimit(RLIMIT_DATA)";
     case BG_STEP_PRIVATE_PROC: return "a private /proc (mount namespace, procfs hidepid=invisible)";
     case BG_STEP_NOEXEC_DIRECTORY: return "binding the data and temporary directories noexec";
+    case BG_STEP_USER_NAMESPACE: return "a user namespace of the app's own (unshare(CLONE_NEWUSER), uid_map)";
     }
     return "unknown step";
 }
@@ -114,6 +116,31 @@ static int private_proc(void) {
     if (syscall(SYS_unshare, CLONE_NEWNS) != 0) return -1;
     if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) != 0) return -1;
     return mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=invisible");
+}
+
+/// Writes all of `text` to the file at `path`. 0, or -1 with errno set. Only system calls.
+static int write_file(const char *path, const char *text) {
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    size_t length = strlen(text);
+    ssize_t written = write(fd, text, length);
+    int saved = errno;
+    close(fd);
+    if (written == (ssize_t)length) return 0;
+    errno = written < 0 ? saved : EIO;
+    return -1;
+}
+
+/// A user namespace of the caller's own, its uid and gid mapped to themselves, with IPC and
+/// mount namespaces owned by it (mounts from outside still propagate in, none go out). 0, or
+/// -1 with errno set. Only system calls: it runs between fork and execve.
+static int own_user_namespace(const char *uid_map, const char *gid_map) {
+    if (syscall(SYS_unshare, CLONE_NEWUSER | CLONE_NEWIPC | CLONE_NEWNS) != 0) return -1;
+    if (write_file("/proc/self/uid_map", uid_map) != 0) return -1;
+    // An unprivileged gid_map needs setgroups refused in the namespace first.
+    if (write_file("/proc/self/setgroups", "deny") != 0) return -1;
+    if (write_file("/proc/self/gid_map", gid_map) != 0) return -1;
+    return mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL);
 }
 
 /// The child between fork and execve: only system calls, on data prepared by the parent.
@@ -184,6 +211,14 @@ __attribute__((noreturn)) static void child(const bg_sandbox_spawn *spec, int er
         // instead of taking the machine's process table.
         struct rlimit processes = {.rlim_cur = (rlim_t)spec->process_limit, .rlim_max = (rlim_t)spec->process_limit};
         if (spec->process_limit > 0 && setrlimit(RLIMIT_NPROC, &processes) != 0) fail(report, BG_STEP_PROCESS_LIMIT);
+    } else if (spec->own_user_namespace) {
+        // A person's daemon has no privilege to give the app namespaces; a user namespace
+        // of the app's own does, with the app still the person to the system outside it. Its
+        // IPC dies with it, and its directories are mounted noexec as under a root daemon.
+        // Its capabilities there end at execve (its uid is not 0 inside).
+        if (own_user_namespace(spec->uid_map, spec->gid_map) != 0) fail(report, BG_STEP_USER_NAMESPACE);
+        if (spec->noexec_first && bind_noexec(spec->noexec_first) != 0) fail(report, BG_STEP_NOEXEC_DIRECTORY);
+        if (spec->noexec_second && bind_noexec(spec->noexec_second) != 0) fail(report, BG_STEP_NOEXEC_DIRECTORY);
     }
     // Per process, in every mode: an allocation past it fails (malloc returns NULL) instead of
     // taking the machine's memory; where the memory controller is delegated, memory.max
@@ -249,6 +284,19 @@ int bg_probe_private_proc(void) {
     pid_t pid = fork();
     if (pid < 0) return -errno;
     if (pid == 0) _exit(private_proc() == 0 ? 0 : (errno & 0xff));
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    if (!WIFEXITED(status)) return -ECHILD;
+    return -WEXITSTATUS(status);
+}
+
+int bg_probe_user_namespace(void) {
+    char uid_map[32], gid_map[32];
+    snprintf(uid_map, sizeof uid_map, "%u %u 1\n", (unsigned)geteuid(), (unsigned)geteuid());
+    snprintf(gid_map, sizeof gid_map, "%u %u 1\n", (unsigned)getegid(), (unsigned)getegid());
+    pid_t pid = fork();
+    if (pid < 0) return -errno;
+    if (pid == 0) _exit(own_user_namespace(uid_map, gid_map) == 0 ? 0 : (errno & 0xff));
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     if (!WIFEXITED(status)) return -ECHILD;

@@ -93,7 +93,7 @@ struct LifecycleTests {
     }
 
     static func cgroup2Mount() -> String? {
-        let text = (try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8)) ?? ""
+        let text = SandboxTests.kernelText("/proc/self/mountinfo")
         for line in text.split(separator: "\n") where line.contains(" - cgroup2 ") {
             let fields = line.split(separator: " ")
             if fields.count > 4 { return String(fields[4]) }

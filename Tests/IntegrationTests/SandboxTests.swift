@@ -22,6 +22,46 @@ struct SandboxTests {
     static let landlock = bg_landlock_abi() > 0
     static let isRoot = geteuid() == 0
 
+    /// Python functions for two attacks every mode must hold, each run by `attempt` (they need
+    /// `os` and `data`): `hoard_shared_memory` makes a 64 MiB SysV segment nobody removes
+    /// (key 0x42474B21); `load_native_code` and `run_through_loader` map native code the app
+    /// wrote into its data directory executable, by `dlopen` and by `ld.so`.
+    static let nativeCodeAndSharedMemory = #"""
+        def hoard_shared_memory():
+            # 64 MiB of SysV shared memory, touched and never removed: in the daemon's IPC
+            # namespace it would outlive a force quit until reboot.
+            import ctypes
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.shmat.restype = ctypes.c_void_p
+            shmid = libc.shmget(0x42474B21, 64 << 20, 0o1000 | 0o666)
+            if shmid < 0:
+                raise OSError(ctypes.get_errno(), "shmget")
+            address = libc.shmat(shmid, None, 0)
+            ctypes.memset(address, 0x5A, 64 << 20)
+            return "segment %d" % shmid
+
+        def load_native_code():
+            # A copy of a system library in its own directory, loaded: mapped executable.
+            import ctypes, shutil
+            source = [p for p in ("/lib/x86_64-linux-gnu/libm.so.6", "/lib/aarch64-linux-gnu/libm.so.6",
+                                  "/usr/lib/x86_64-linux-gnu/libm.so.6", "/lib64/libm.so.6") if os.path.exists(p)][0]
+            copy = os.path.join(data, "libcopy.so")
+            shutil.copy(source, copy)
+            ctypes.CDLL(copy)
+            return "loaded " + copy
+
+        def run_through_loader():
+            # A copy of /bin/true in its own directory, run by the dynamic loader, not execve.
+            import shutil, subprocess
+            loader = [p for p in ("/lib64/ld-linux-x86-64.so.2", "/lib/ld-linux-aarch64.so.1") if os.path.exists(p)][0]
+            copy = os.path.join(data, "true-copy")
+            shutil.copy("/bin/true", copy)
+            result = subprocess.run([loader, copy], capture_output=True)
+            if result.returncode != 0:
+                raise OSError("%s exited %d: %s" % (loader, result.returncode, result.stderr.decode().strip()))
+            return "ran " + copy
+        """#
+
     /// Tries every attack, writes what happened to findings.json in its data directory,
     /// then spins, so a suspension that does not hold shows as CPU time.
     static let hostileScript = #"""
@@ -63,19 +103,6 @@ struct SandboxTests {
                     results.append("refused %s: %s" % (path, error))
             return results
 
-        def hoard_shared_memory():
-            # 64 MiB of SysV shared memory, touched and never removed: in the daemon's IPC
-            # namespace it would outlive a force quit until reboot.
-            import ctypes
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.shmat.restype = ctypes.c_void_p
-            shmid = libc.shmget(0x42474B21, 64 << 20, 0o1000 | 0o666)
-            if shmid < 0:
-                raise OSError(ctypes.get_errno(), "shmget")
-            address = libc.shmat(shmid, None, 0)
-            ctypes.memset(address, 0x5A, 64 << 20)
-            return "segment %d" % shmid
-
         def fork_bomb():
             # Children that wait for ever, until fork fails (or 200: the limit must come first).
             forked = 0
@@ -110,26 +137,7 @@ struct SandboxTests {
             with open("/proc/%d/cmdline" % os.getppid(), "rb") as source:
                 return "read: " + source.read().replace(b"\0", b" ").decode(errors="replace")
 
-        def load_native_code():
-            # A copy of a system library in its own directory, loaded: mapped executable.
-            import ctypes, shutil
-            source = [p for p in ("/lib/x86_64-linux-gnu/libm.so.6", "/lib/aarch64-linux-gnu/libm.so.6",
-                                  "/usr/lib/x86_64-linux-gnu/libm.so.6", "/lib64/libm.so.6") if os.path.exists(p)][0]
-            copy = os.path.join(data, "libcopy.so")
-            shutil.copy(source, copy)
-            ctypes.CDLL(copy)
-            return "loaded " + copy
-
-        def run_through_loader():
-            # A copy of /bin/true in its own directory, run by the dynamic loader, not execve.
-            import shutil, subprocess
-            loader = [p for p in ("/lib64/ld-linux-x86-64.so.2", "/lib/ld-linux-aarch64.so.1") if os.path.exists(p)][0]
-            copy = os.path.join(data, "true-copy")
-            shutil.copy("/bin/true", copy)
-            result = subprocess.run([loader, copy], capture_output=True)
-            if result.returncode != 0:
-                raise OSError("%s exited %d: %s" % (loader, result.returncode, result.stderr.decode().strip()))
-            return "ran " + copy
+        \#(nativeCodeAndSharedMemory)
 
         victim = os.path.join(state, "data", "org.backgrounder.tests.victim", "secret.txt")
         attempt("read the state database", lambda: steal(os.path.join(state, "backgrounder.sqlite"), "stolen-database"))
@@ -250,8 +258,7 @@ struct SandboxTests {
         let cgroup = try #require(Self.cgroup(of: pid))
         #expect(cgroup.hasSuffix("/app-" + Self.hostileID), "\(cgroup); \(findings["leave the cgroup"] ?? "-")")
         let mount = try #require(LifecycleTests.cgroup2Mount())
-        let parentProcs = try String(
-            contentsOfFile: mount + (cgroup as NSString).deletingLastPathComponent + "/cgroup.procs", encoding: .utf8)
+        let parentProcs = Self.kernelText(mount + (cgroup as NSString).deletingLastPathComponent + "/cgroup.procs")
         #expect(!parentProcs.split(separator: "\n").contains(Substring(String(pid))))
 
         // It spins in the foreground; in the background it is frozen and its CPU time stays flat.
@@ -302,9 +309,16 @@ struct SandboxTests {
         #expect(try daemon.status().bundles.loaded == 2)
     }
 
+    /// A file of /proc or /sys read to its end: `String(contentsOfFile:)` stops after its first
+    /// read, about 4 KB, and a machine with many segments, mounts or processes has more.
+    static func kernelText(_ path: String) -> String {
+        let bytes = (try? FileHandle(forReadingFrom: URL(fileURLWithPath: path)).readToEnd()) ?? nil
+        return String(decoding: bytes ?? Data(), as: UTF8.self)
+    }
+
     /// The keys of the SysV shared-memory segments this process's IPC namespace holds.
     static func sharedMemoryKeys() -> [Int64] {
-        let text = (try? String(contentsOfFile: "/proc/sysvipc/shm", encoding: .utf8)) ?? ""
+        let text = kernelText("/proc/sysvipc/shm")
         return text.split(separator: "\n").dropFirst().compactMap { line in
             line.split(separator: " ").first.flatMap { Int64($0) }
         }

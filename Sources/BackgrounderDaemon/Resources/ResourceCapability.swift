@@ -60,7 +60,7 @@ final class ResourceCapability: AppCapability {
     }
 
     private static func processes(in cgroup: String) -> [Int32] {
-        let text = (try? String(contentsOfFile: cgroup + "/cgroup.procs", encoding: .utf8)) ?? ""
+        let text = (try? KernelFile.read(cgroup + "/cgroup.procs").get()) ?? ""
         return text.split(separator: "\n").compactMap { Int32($0) }
     }
 }

@@ -13,7 +13,9 @@ import Logging
 /// Always, even with `--sandbox off`: `no_new_privs` and the minimal environment. With
 /// Landlock: the file-system profile, and on ABI 6 and later signals and abstract Unix
 /// sockets scoped to the app. Under a root daemon: a uid and gid of the app's own from
-/// ``AppUserRange``, no supplementary groups, so no capabilities, and a private IPC namespace.
+/// ``AppUserRange``, no supplementary groups, so no capabilities, and a private IPC namespace;
+/// under a person's daemon, a user namespace per app gives it the private IPC namespace and
+/// noexec directories without privilege.
 struct AppSandbox: Sendable {
     /// The Landlock in force, or `nil`.
     let landlock: Landlock?
@@ -28,6 +30,9 @@ struct AppSandbox: Sendable {
     var memoryLimit: Int? = nil
     /// Whether apps under uids of their own get a /proc that shows only their processes.
     var privateProc = false
+    /// Whether apps that keep the daemon's uid get a user namespace of their own, for a
+    /// private IPC namespace and noexec data and temporary directories.
+    var ownUserNamespace = false
     /// What `bgctl status` shows.
     let summary: String
 
@@ -62,6 +67,7 @@ struct AppSandbox: Sendable {
             parts.append("no landlock (\(error.reason))")
         }
         var privateProc = false
+        var ownUserNamespace = false
         let range: AppUserRange? = geteuid() == 0 ? .standard : nil
         if let range {
             parts.append("uid per app \(range.description)")
@@ -78,7 +84,15 @@ struct AppSandbox: Sendable {
             parts.append("at most \(processLimit) processes per app")
         } else {
             parts.append("apps keep uid \(geteuid()) (the daemon is not root)")
-            parts.append("IPC shared (the daemon is not root)")
+            let probe = bg_probe_user_namespace()
+            ownUserNamespace = probe == 0
+            if ownUserNamespace {
+                parts.append("user namespace per app: IPC namespace per app, data and temporary directories noexec")
+            } else {
+                let reason = String(cString: strerror(-probe))
+                logger.warning("apps share IPC and may run native code they write: no user namespace: \(reason)")
+                parts.append("IPC shared (no user namespace: \(reason))")
+            }
         }
         let sanitized = Self.isSanitized
         if sanitized {
@@ -89,7 +103,7 @@ struct AppSandbox: Sendable {
         parts.append("no_new_privs")
         let sandbox = AppSandbox(
             landlock: landlock, appUsers: range, processLimit: range == nil ? nil : processLimit,
-            memoryLimit: sanitized ? nil : memoryLimit, privateProc: privateProc,
+            memoryLimit: sanitized ? nil : memoryLimit, privateProc: privateProc, ownUserNamespace: ownUserNamespace,
             summary: parts.joined(separator: ", "))
         logger.info("app sandbox: \(sandbox.summary)")
         return sandbox

@@ -33,9 +33,12 @@ struct SandboxedSpawn {
     /// Landlock rights to read it (0 without a ruleset).
     var privateProc = false
     var procAccess: UInt64 = 0
-    /// With a private /proc: directories bound noexec in the app's mount namespace (its data
-    /// and temporary directories), at most two.
+    /// With a private /proc, or a user namespace of its own: directories bound noexec in the
+    /// app's mount namespace (its data and temporary directories), at most two.
     var noexecDirectories: [String] = []
+    /// Without an identity: a user namespace of its own, the daemon's uid and gid mapped to
+    /// themselves, holding its IPC and mount namespaces.
+    var ownUserNamespace = false
 
     /// Starts the process.
     /// - Returns: Its pid; it leads its own session and process group.
@@ -44,10 +47,12 @@ struct SandboxedSpawn {
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
         let noexec = noexecDirectories.prefix(2).map { strdup($0) } + [nil, nil]
+        let maps = [strdup("\(geteuid()) \(geteuid()) 1\n"), strdup("\(getegid()) \(getegid()) 1\n")]
         defer {
             argv.forEach { free($0) }
             envp.forEach { free($0) }
             noexec.forEach { free($0) }
+            maps.forEach { free($0) }
         }
         return try executable.withCString { executablePath in
             try directory.withCString { directoryPath in
@@ -70,7 +75,10 @@ struct SandboxedSpawn {
                             private_proc: privateProc ? 1 : 0,
                             proc_access: procAccess,
                             noexec_first: UnsafePointer(noexec[0]),
-                            noexec_second: UnsafePointer(noexec[1])
+                            noexec_second: UnsafePointer(noexec[1]),
+                            own_user_namespace: ownUserNamespace && identity == nil ? 1 : 0,
+                            uid_map: UnsafePointer(maps[0]),
+                            gid_map: UnsafePointer(maps[1])
                         )
                         return try Self.spawnRetryingBusy(&spec, executable: executable)
                     }

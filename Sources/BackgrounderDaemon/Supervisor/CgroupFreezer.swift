@@ -98,7 +98,7 @@ public struct CgroupFreezer: SuspensionMechanism {
     /// The cgroup2 mount point from /proc/self/mountinfo (/sys/fs/cgroup on unified
     /// systems, /sys/fs/cgroup/unified on hybrid ones).
     static func cgroup2Mount() -> String? {
-        guard let text = try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8) else { return nil }
+        guard let text = try? KernelFile.read("/proc/self/mountinfo").get() else { return nil }
         for line in text.split(separator: "\n") {
             // "36 25 0:31 / /sys/fs/cgroup rw,... - cgroup2 cgroup2 rw,..."
             let halves = line.components(separatedBy: " - ")

@@ -178,7 +178,8 @@ final class Supervisor: Sendable {
                     memoryLimit: sandbox.memoryLimit ?? 0,
                     privateProc: sandbox.privateProc && identity != nil,
                     procAccess: sandbox.landlock?.procReadAccess ?? 0,
-                    noexecDirectories: [data, temporary]
+                    noexecDirectories: [data, temporary],
+                    ownUserNamespace: sandbox.ownUserNamespace
                 ).start()
             } catch {
                 log.abandon()
@@ -394,7 +395,7 @@ final class Supervisor: Sendable {
             {
                 return bytes
             }
-            let text = (try? String(contentsOfFile: cgroup + "/cgroup.procs", encoding: .utf8)) ?? ""
+            let text = (try? KernelFile.read(cgroup + "/cgroup.procs").get()) ?? ""
             let members = text.split(separator: "\n").compactMap { Int32($0) }
             if !members.isEmpty { return members.reduce(0) { $0 + ProcessStat.residentBytes($1) } }
         } else {

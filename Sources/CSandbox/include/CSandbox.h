@@ -63,6 +63,11 @@ int bg_pidfd_open(pid_t pid);
 /// hidepid=invisible): tried in a short-lived child. Returns 0 or -errno.
 int bg_probe_private_proc(void);
 
+/// Whether an unprivileged child can have a user namespace of its own with its uid mapped to
+/// itself, and in it IPC and mount namespaces (what own_user_namespace asks): tried in a
+/// short-lived child. Returns 0 or -errno.
+int bg_probe_user_namespace(void);
+
 /// Makes the calling process a child subreaper (PR_SET_CHILD_SUBREAPER): a descendant whose
 /// parent exits is reparented to it instead of to init. Returns 0 or -errno.
 int bg_become_child_subreaper(void);
@@ -112,6 +117,13 @@ typedef struct bg_sandbox_spawn {
     /// to map their files executable, so ld.so cannot run or load native code written there.
     const char *noexec_first;
     const char *noexec_second;
+    /// Without change_identity (a person's daemon): a user namespace of the app's own in which
+    /// its uid and gid map to themselves (it stays the person to everything outside), made to
+    /// give it, with no privilege, the private IPC namespace and the noexec directories above
+    /// in a mount namespace of its own. The maps are the lines to write ("UID UID 1\n").
+    int own_user_namespace;
+    const char *uid_map;
+    const char *gid_map;
 } bg_sandbox_spawn;
 
 /// The child's setup steps, reported when one fails.
@@ -136,6 +148,7 @@ typedef enum bg_sandbox_step {
     BG_STEP_MEMORY_LIMIT,
     BG_STEP_PRIVATE_PROC,
     BG_STEP_NOEXEC_DIRECTORY,
+    BG_STEP_USER_NAMESPACE,
 } bg_sandbox_step;
 
 /// Which step failed and its errno.

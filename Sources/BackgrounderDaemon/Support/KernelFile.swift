@@ -6,7 +6,10 @@ import Foundation
 #endif
 
 /// Small text files of sysfs and procfs, read with plain `read(2)` until end of file: their
-/// `stat` size is 0 or 4096 whatever they hold, so nothing may trust it.
+/// `stat` size is 0 or 4096 whatever they hold, so nothing may trust it, and they hand out
+/// about a page per read, where Foundation's `String(contentsOfFile:)` stops after its first
+/// (about 4 KB: the cgroup2 line of a long `mountinfo`, or most of a busy `cgroup.procs`, would
+/// be silently missing).
 enum KernelFile {
     /// Why a file could not be read.
     enum Failure: Error, Equatable {

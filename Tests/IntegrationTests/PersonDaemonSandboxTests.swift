@@ -1,0 +1,92 @@
+import BackgrounderProtocol
+import BackgrounderTestSupport
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A person's daemon (not root) cannot give apps uids or namespaces of their own with
+/// privilege; a user namespace per app gives them a private IPC namespace and noexec data and
+/// temporary directories anyway. Judged by the kernel's view from outside the app: the
+/// segments the machine's IPC namespace holds, and whether native code the app wrote ran.
+@Suite("A person's daemon's sandbox", .timeLimit(.minutes(5)), .tearsDown)
+struct PersonDaemonSandboxTests {
+    @Test(
+        "under a person's daemon, an app's shared memory stays in its own IPC namespace and dies with it, and native code it wrote does not run",
+        .enabled(if: geteuid() == 0, "runs the daemon under a uid of its own, as a person's daemon")
+    )
+    func userNamespaceHoldsIPCAndNativeCode() async throws {
+        let uid: UInt32 = 54_324
+        let directory = try TemporaryDirectory(prefix: "pds")
+        atTeardown { directory.remove() }
+        let bundles = directory.appending("bundles")
+        let id = try PythonAppBundles.make(
+            "Squatter",
+            script: """
+                #!/usr/bin/python3
+                import json, os, time
+
+                data = os.environ["BACKGROUNDER_DATA_DIR"]
+                findings = {"pid": os.getpid()}
+
+                def attempt(name, action):
+                    try:
+                        findings[name] = action() or "done"
+                    except Exception as error:
+                        findings[name] = "refused: %s" % error
+
+                \(SandboxTests.nativeCodeAndSharedMemory)
+
+                def write_data():
+                    with open(os.path.join(data, "own.txt"), "w") as own:
+                        own.write("mine")
+
+                attempt("hoard shared memory", hoard_shared_memory)
+                attempt("load native code from its data directory", load_native_code)
+                attempt("run native code through ld.so", run_through_loader)
+                attempt("write its data directory", write_data)
+                with open(os.path.join(data, "findings.tmp"), "w") as out:
+                    json.dump(findings, out)
+                os.rename(os.path.join(data, "findings.tmp"), os.path.join(data, "findings.json"))
+                while True:
+                    time.sleep(3600)
+                """,
+            prelude: false, into: bundles)
+        for path in [directory.path, bundles] { chown(path, uid, uid) }
+        let setpriv = ["/usr/bin/setpriv", "--reuid", "\(uid)", "--regid", "\(uid)", "--clear-groups"]
+        let daemon = try await DaemonProcess(directory: directory, bundleDirectories: [bundles], launcher: setpriv)
+        atTeardown { await daemon.stop() }
+        let sandbox = try daemon.status().sandbox ?? ""
+        #expect(sandbox.contains("user namespace per app"), "\(sandbox)")
+
+        _ = try daemon.client().request(.open(AppReference(bundle: id)))
+        let findingsPath = daemon.stateDirectory + "/data/\(id)/findings.json"
+        #expect(
+            await waitUntil { FileManager.default.fileExists(atPath: findingsPath) },
+            "\(daemon.log.suffix(2000))\n\((try? String(contentsOfFile: daemon.stateDirectory + "/logs/\(id).log", encoding: .utf8)) ?? "")"
+        )
+        let findings =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: findingsPath)))
+            as? [String: Any] ?? [:]
+        let pid = Int32(try #require(findings["pid"] as? Int))
+
+        // The control: the app runs, writes its own directory, and made its segment.
+        #expect(findings["write its data directory"] as? String == "done", "\(findings)")
+        #expect((findings["hoard shared memory"] as? String)?.hasPrefix("segment") == true, "\(findings)")
+        // ...in an IPC namespace of its own: the machine's holds no such segment.
+        #expect(SandboxTests.namespace("ipc", of: pid) != SandboxTests.namespace("ipc", of: getpid()))
+        #expect(!SandboxTests.sharedMemoryKeys().contains(0x4247_4B21))
+        // Native code it wrote: its directories are noexec in its mount namespace.
+        for attempt in ["load native code from its data directory", "run native code through ld.so"] {
+            #expect(
+                (findings[attempt] as? String)?.hasPrefix("refused") == true, "\(attempt): \(findings[attempt] ?? "-")")
+        }
+
+        _ = try daemon.client().request(.quit(AppReference(bundle: id)))
+        #expect(await waitUntil { kill(pid, 0) != 0 && errno == ESRCH })
+        #expect(!SandboxTests.sharedMemoryKeys().contains(0x4247_4B21))
+        #expect(daemon.isRunning)
+    }
+}
