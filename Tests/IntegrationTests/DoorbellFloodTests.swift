@@ -57,7 +57,7 @@ extension RealTimeSuites {
                 let player = try #require(try fixture.stream(AudioFixture.player))
                 #expect(player.underruns == underrunsBefore, "\(player)")
                 #expect(player.state == "playing", "\(player)")
-                try await AudioAbuseTests.expectPlayingOn(fixture)
+                try await AudioAbuseTests.expectPlayingOn(fixture, trackSeconds: 40)
                 #expect(fixture.daemon.isRunning)
             }
         }

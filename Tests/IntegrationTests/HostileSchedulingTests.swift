@@ -15,7 +15,7 @@ struct HostileSchedulingTests {
     func meddlingWithOthersWork() async throws {
         var victim = ""
         var attacker = ""
-        let running = try await Running(prefix: "hostsched", extraArguments: ["--scheduling", "fetchWindow=60"]) {
+        let running = try await Running(prefix: "hostsched", extraArguments: ["--scheduling", "fetchWindow=3600"]) {
             bundles in
             victim = try TestAppBundles.make(
                 "Target", behavior: "refresh", modes: ["fetch", "remote-notification"],

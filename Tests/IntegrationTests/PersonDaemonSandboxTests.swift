@@ -21,6 +21,7 @@ struct PersonDaemonSandboxTests {
         let uid: UInt32 = 54_324
         let directory = try TemporaryDirectory(prefix: "pds")
         atTeardown { directory.remove() }
+        atTeardown { await UserProcesses.end(of: uid) }
         let bundles = directory.appending("bundles")
         let id = try PythonAppBundles.make(
             "Squatter",

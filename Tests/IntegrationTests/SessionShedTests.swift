@@ -20,6 +20,7 @@ struct SessionShedTests {
         let uid: UInt32 = 54_322
         let directory = try TemporaryDirectory(prefix: "shed")
         atTeardown { directory.remove() }
+        atTeardown { await UserProcesses.end(of: uid) }
         let bundles = directory.appending("bundles")
         let id = try PythonAppBundles.make(
             "Shedder",
@@ -93,6 +94,7 @@ struct SessionShedTests {
         let uid: UInt32 = 54_323
         let directory = try TemporaryDirectory(prefix: "shed2")
         atTeardown { directory.remove() }
+        atTeardown { await UserProcesses.end(of: uid) }
         let bundles = directory.appending("bundles")
         let id = try PythonAppBundles.make(
             "Escaper",

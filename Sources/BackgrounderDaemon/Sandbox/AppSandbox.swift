@@ -33,6 +33,8 @@ struct AppSandbox: Sendable {
     /// Whether apps that keep the daemon's uid get a user namespace of their own, for a
     /// private IPC namespace and noexec data and temporary directories.
     var ownUserNamespace = false
+    /// Whether apps get the seccomp filter that refuses `clone3` (every sandboxed app).
+    var refusesClone3 = false
     /// What `bgctl status` shows.
     let summary: String
 
@@ -101,9 +103,13 @@ struct AppSandbox: Sendable {
             parts.append("at most \(memoryLimit >> 20) MiB of data per process")
         }
         parts.append("no_new_privs")
+        // clone3 alone can start a process in another cgroup (CLONE_INTO_CGROUP) without
+        // opening a file Landlock could refuse; seccomp cannot read its arguments, so it goes.
+        parts.append("clone3 refused (seccomp)")
         let sandbox = AppSandbox(
             landlock: landlock, appUsers: range, processLimit: range == nil ? nil : processLimit,
             memoryLimit: sanitized ? nil : memoryLimit, privateProc: privateProc, ownUserNamespace: ownUserNamespace,
+            refusesClone3: true,
             summary: parts.joined(separator: ", "))
         logger.info("app sandbox: \(sandbox.summary)")
         return sandbox

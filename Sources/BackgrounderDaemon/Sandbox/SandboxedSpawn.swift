@@ -39,6 +39,8 @@ struct SandboxedSpawn {
     /// Without an identity: a user namespace of its own, the daemon's uid and gid mapped to
     /// themselves, holding its IPC and mount namespaces.
     var ownUserNamespace = false
+    /// A seccomp filter answering `clone3` with ENOSYS (no `CLONE_INTO_CGROUP` out of its cgroup).
+    var refuseClone3 = false
 
     /// Starts the process.
     /// - Returns: Its pid; it leads its own session and process group.
@@ -78,7 +80,8 @@ struct SandboxedSpawn {
                             noexec_second: UnsafePointer(noexec[1]),
                             own_user_namespace: ownUserNamespace && identity == nil ? 1 : 0,
                             uid_map: UnsafePointer(maps[0]),
-                            gid_map: UnsafePointer(maps[1])
+                            gid_map: UnsafePointer(maps[1]),
+                            refuse_clone3: refuseClone3 ? 1 : 0
                         )
                         return try Self.spawnRetryingBusy(&spec, executable: executable)
                     }

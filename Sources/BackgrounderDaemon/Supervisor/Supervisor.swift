@@ -179,7 +179,8 @@ final class Supervisor: Sendable {
                     privateProc: sandbox.privateProc && identity != nil,
                     procAccess: sandbox.landlock?.procReadAccess ?? 0,
                     noexecDirectories: [data, temporary],
-                    ownUserNamespace: sandbox.ownUserNamespace
+                    ownUserNamespace: sandbox.ownUserNamespace,
+                    refuseClone3: sandbox.refusesClone3
                 ).start()
             } catch {
                 log.abandon()

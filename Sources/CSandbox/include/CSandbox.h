@@ -124,6 +124,11 @@ typedef struct bg_sandbox_spawn {
     int own_user_namespace;
     const char *uid_map;
     const char *gid_map;
+    /// A seccomp filter that answers clone3 with ENOSYS, for the app and everything it starts:
+    /// clone3's CLONE_INTO_CGROUP would start a child in any cgroup whose cgroup.procs the
+    /// app's uid may write (a person's delegated subtree), out of the freezer's reach, and no
+    /// open of a file is involved for Landlock to refuse. The C library falls back to clone.
+    int refuse_clone3;
 } bg_sandbox_spawn;
 
 /// The child's setup steps, reported when one fails.
@@ -149,6 +154,7 @@ typedef enum bg_sandbox_step {
     BG_STEP_PRIVATE_PROC,
     BG_STEP_NOEXEC_DIRECTORY,
     BG_STEP_USER_NAMESPACE,
+    BG_STEP_SECCOMP,
 } bg_sandbox_step;
 
 /// Which step failed and its errno.
