@@ -76,9 +76,14 @@ struct DelegatedCgroupTests {
         let strays = UserProcesses.live(of: Self.uid).filter { $0 != daemon.pid }.filter {
             SuspensionEvidence.cgroupDirectory(of: $0) != appCgroup
         }
-        #expect(strays.isEmpty, "outside \(appCgroup): \(strays.map { "\($0) in \(SuspensionEvidence.cgroupDirectory(of: $0) ?? "-")" }); \(report())")
         #expect(
-            SandboxTests.kernelText(subtree.path + "/cgroup.procs").split(separator: "\n") == [Substring(String(daemon.pid))],
+            strays.isEmpty,
+            "outside \(appCgroup): \(strays.map { "\($0) in \(SuspensionEvidence.cgroupDirectory(of: $0) ?? "-")" }); \(report())"
+        )
+        #expect(
+            SandboxTests.kernelText(subtree.path + "/cgroup.procs").split(separator: "\n") == [
+                Substring(String(daemon.pid))
+            ],
             "the daemon's cgroup holds the daemon alone")
 
         _ = try daemon.client().request(.quit(AppReference(bundle: id)))
@@ -135,7 +140,9 @@ struct DelegatedSubtree: Sendable {
         var directories: [String] = []
         while let entry = enumerator?.nextObject() as? String {
             var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: path + "/" + entry, isDirectory: &isDirectory), isDirectory.boolValue {
+            if FileManager.default.fileExists(atPath: path + "/" + entry, isDirectory: &isDirectory),
+                isDirectory.boolValue
+            {
                 directories.append(path + "/" + entry)
             }
         }

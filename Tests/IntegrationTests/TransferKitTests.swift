@@ -44,7 +44,9 @@ struct TransferKitTests {
             // Ended: not running, or already relaunched for its download (on a loaded machine
             // the daemon's own 60 s read timeout can end the stall, and the relaunch come,
             // before a look sees the app ended).
-            func ended() -> Bool { fixture.state(id) == .notRunning || fixture.appLog(id).contains("launched download") }
+            func ended() -> Bool {
+                fixture.state(id) == .notRunning || fixture.appLog(id).contains("launched download")
+            }
             await waitUntil { ended() }
             #expect(ended(), "the app ended after handing over: \(fixture.appLog(id))")
         }
