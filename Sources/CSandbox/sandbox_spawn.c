@@ -230,10 +230,6 @@ __attribute__((noreturn)) static void child(const bg_sandbox_spawn *spec, int er
         if (syscall(SYS_setgroups, 0, NULL) != 0) fail(report, BG_STEP_SETGROUPS);
         if (syscall(SYS_setresgid, spec->gid, spec->gid, spec->gid) != 0) fail(report, BG_STEP_SETRESGID);
         if (syscall(SYS_setresuid, spec->uid, spec->uid, spec->uid) != 0) fail(report, BG_STEP_SETRESUID);
-        // Counted per real uid, which is the app's alone: a fork bomb stops at the limit
-        // instead of taking the machine's process table.
-        struct rlimit processes = {.rlim_cur = (rlim_t)spec->process_limit, .rlim_max = (rlim_t)spec->process_limit};
-        if (spec->process_limit > 0 && setrlimit(RLIMIT_NPROC, &processes) != 0) fail(report, BG_STEP_PROCESS_LIMIT);
     } else if (spec->own_user_namespace) {
         // A person's daemon has no privilege to give the app namespaces; a user namespace
         // of the app's own does, with the app still the person to the system outside it. Its
@@ -243,6 +239,12 @@ __attribute__((noreturn)) static void child(const bg_sandbox_spawn *spec, int er
         if (spec->noexec_first && bind_noexec(spec->noexec_first) != 0) fail(report, BG_STEP_NOEXEC_DIRECTORY);
         if (spec->noexec_second && bind_noexec(spec->noexec_second) != 0) fail(report, BG_STEP_NOEXEC_DIRECTORY);
     }
+    // Counted per real uid in each user namespace (Linux 5.14 and later): under a root daemon
+    // the uid is the app's alone, and in a user namespace of the app's own the count there is
+    // of the app's processes alone, not the person's. Either way a fork bomb stops at the
+    // limit instead of taking the machine's process table.
+    struct rlimit processes = {.rlim_cur = (rlim_t)spec->process_limit, .rlim_max = (rlim_t)spec->process_limit};
+    if (spec->process_limit > 0 && setrlimit(RLIMIT_NPROC, &processes) != 0) fail(report, BG_STEP_PROCESS_LIMIT);
     // Per process, in every mode: an allocation past it fails (malloc returns NULL) instead of
     // taking the machine's memory; where the memory controller is delegated, memory.max
     // bounds the app as a whole too.

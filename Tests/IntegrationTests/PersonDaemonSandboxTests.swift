@@ -14,7 +14,7 @@ import Testing
 @Suite("A person's daemon's sandbox", .timeLimit(.minutes(5)), .tearsDown)
 struct PersonDaemonSandboxTests {
     @Test(
-        "under a person's daemon, an app's shared memory stays in its own IPC namespace and dies with it, and native code it wrote does not run",
+        "under a person's daemon, an app's shared memory stays in its own IPC namespace and dies with it, native code it wrote does not run, and a fork bomb stops at the limit",
         .enabled(if: geteuid() == 0, "runs the daemon under a uid of its own, as a person's daemon")
     )
     func userNamespaceHoldsIPCAndNativeCode() async throws {
@@ -27,7 +27,7 @@ struct PersonDaemonSandboxTests {
             "Squatter",
             script: """
                 #!/usr/bin/python3
-                import json, os, time
+                import json, os, signal, time
 
                 data = os.environ["BACKGROUNDER_DATA_DIR"]
                 findings = {"pid": os.getpid()}
@@ -38,7 +38,7 @@ struct PersonDaemonSandboxTests {
                     except Exception as error:
                         findings[name] = "refused: %s" % error
 
-                \(SandboxTests.nativeCodeAndSharedMemory)
+                \(SandboxTests.attacksEveryModeHolds)
 
                 def write_data():
                     with open(os.path.join(data, "own.txt"), "w") as own:
@@ -48,6 +48,7 @@ struct PersonDaemonSandboxTests {
                 attempt("load native code from its data directory", load_native_code)
                 attempt("run native code through ld.so", run_through_loader)
                 attempt("write its data directory", write_data)
+                attempt("fork bomb", fork_bomb)
                 with open(os.path.join(data, "findings.tmp"), "w") as out:
                     json.dump(findings, out)
                 os.rename(os.path.join(data, "findings.tmp"), os.path.join(data, "findings.json"))
@@ -57,10 +58,13 @@ struct PersonDaemonSandboxTests {
             prelude: false, into: bundles)
         for path in [directory.path, bundles] { chown(path, uid, uid) }
         let setpriv = ["/usr/bin/setpriv", "--reuid", "\(uid)", "--regid", "\(uid)", "--clear-groups"]
-        let daemon = try await DaemonProcess(directory: directory, bundleDirectories: [bundles], launcher: setpriv)
+        let daemon = try await DaemonProcess(
+            directory: directory, bundleDirectories: [bundles], extraArguments: ["--app-process-limit", "40"],
+            launcher: setpriv)
         atTeardown { await daemon.stop() }
         let sandbox = try daemon.status().sandbox ?? ""
         #expect(sandbox.contains("user namespace per app"), "\(sandbox)")
+        #expect(sandbox.contains("at most 40 processes per app"), "\(sandbox)")
 
         _ = try daemon.client().request(.open(AppReference(bundle: id)))
         let findingsPath = daemon.stateDirectory + "/data/\(id)/findings.json"
@@ -85,8 +89,17 @@ struct PersonDaemonSandboxTests {
                 (findings[attempt] as? String)?.hasPrefix("refused") == true, "\(attempt): \(findings[attempt] ?? "-")")
         }
 
+        // A fork bomb stops at the limit, counted in its user namespace: the test's own
+        // processes and the daemon, of the same uid outside it, do not count.
+        let bomb = findings["fork bomb"] as? String ?? ""
+        #expect(bomb.hasSuffix("Resource temporarily unavailable"), "\(bomb)")
+        #expect((1...40).contains(UserProcesses.live(of: uid).count - 1), "\(UserProcesses.live(of: uid))")
+
         _ = try daemon.client().request(.quit(AppReference(bundle: id)))
         #expect(await waitUntil { kill(pid, 0) != 0 && errno == ESRCH })
+        #expect(
+            await waitUntil { UserProcesses.live(of: uid) == [daemon.pid] },
+            "left after quit: \(UserProcesses.live(of: uid))")
         #expect(!SandboxTests.sharedMemoryKeys().contains(0x4247_4B21))
         #expect(daemon.isRunning)
     }

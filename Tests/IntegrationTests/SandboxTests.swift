@@ -22,11 +22,12 @@ struct SandboxTests {
     static let landlock = bg_landlock_abi() > 0
     static let isRoot = geteuid() == 0
 
-    /// Python functions for two attacks every mode must hold, each run by `attempt` (they need
-    /// `os` and `data`): `hoard_shared_memory` makes a 64 MiB SysV segment nobody removes
-    /// (key 0x42474B21); `load_native_code` and `run_through_loader` map native code the app
-    /// wrote into its data directory executable, by `dlopen` and by `ld.so`.
-    static let nativeCodeAndSharedMemory = #"""
+    /// Python functions for attacks every mode must hold, each run by `attempt` (they need
+    /// `os`, `signal` and `data`): `hoard_shared_memory` makes a 64 MiB SysV segment nobody
+    /// removes (key 0x42474B21); `load_native_code` and `run_through_loader` map native code
+    /// the app wrote into its data directory executable, by `dlopen` and by `ld.so`;
+    /// `fork_bomb` forks children that wait for ever until fork fails (or 200 of them).
+    static let attacksEveryModeHolds = #"""
         def hoard_shared_memory():
             # 64 MiB of SysV shared memory, touched and never removed: in the daemon's IPC
             # namespace it would outlive a force quit until reboot.
@@ -60,6 +61,23 @@ struct SandboxTests {
             if result.returncode != 0:
                 raise OSError("%s exited %d: %s" % (loader, result.returncode, result.stderr.decode().strip()))
             return "ran " + copy
+
+        def fork_bomb():
+            # Children that wait for ever, until fork fails (or 200: the limit must come first).
+            forked = 0
+            while forked < 200:
+                try:
+                    child = os.fork()
+                except OSError as error:
+                    return "forked %d, then %s" % (forked, error.strerror)
+                if child == 0:
+                    try:
+                        while True:
+                            signal.pause()
+                    finally:
+                        os._exit(0)
+                forked += 1
+            return "forked %d" % forked
         """#
 
     /// Tries every attack, writes what happened to findings.json in its data directory,
@@ -103,23 +121,6 @@ struct SandboxTests {
                     results.append("refused %s: %s" % (path, error))
             return results
 
-        def fork_bomb():
-            # Children that wait for ever, until fork fails (or 200: the limit must come first).
-            forked = 0
-            while forked < 200:
-                try:
-                    child = os.fork()
-                except OSError as error:
-                    return "forked %d, then %s" % (forked, error.strerror)
-                if child == 0:
-                    try:
-                        while True:
-                            signal.pause()
-                    finally:
-                        os._exit(0)
-                forked += 1
-            return "forked %d" % forked
-
         def process_owners():
             # Whose processes /proc shows: with a private /proc, this app's uid alone.
             owners = set()
@@ -137,7 +138,7 @@ struct SandboxTests {
             with open("/proc/%d/cmdline" % os.getppid(), "rb") as source:
                 return "read: " + source.read().replace(b"\0", b" ").decode(errors="replace")
 
-        \#(nativeCodeAndSharedMemory)
+        \#(attacksEveryModeHolds)
 
         victim = os.path.join(state, "data", "org.backgrounder.tests.victim", "secret.txt")
         attempt("read the state database", lambda: steal(os.path.join(state, "backgrounder.sqlite"), "stolen-database"))

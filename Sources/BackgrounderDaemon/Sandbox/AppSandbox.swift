@@ -21,8 +21,9 @@ struct AppSandbox: Sendable {
     let landlock: Landlock?
     /// The ids apps get, or `nil` when they keep the daemon's.
     let appUsers: AppUserRange?
-    /// The most processes each app may have (RLIMIT_NPROC on its own uid), or `nil` when apps
-    /// keep the daemon's uid, whose count is not theirs alone.
+    /// The most processes each app may have (RLIMIT_NPROC, on its own uid or in its own user
+    /// namespace), or `nil` when apps keep the daemon's uid with neither, where the count would
+    /// be the person's.
     var processLimit: Int? = nil
     /// The most data memory each process of an app may map (RLIMIT_DATA), or `nil` when the
     /// daemon is built with a sanitizer: its apps are too, and their shadow memory (terabytes
@@ -44,7 +45,8 @@ struct AppSandbox: Sendable {
     /// The sandbox `choice` gives on this system, logging what is in force and why it is weaker.
     /// - Parameters:
     ///   - choice: `--sandbox`.
-    ///   - processLimit: `--app-process-limit`, in force where apps get uids of their own.
+    ///   - processLimit: `--app-process-limit`, in force where apps get uids or user namespaces of
+    ///     their own.
     ///   - memoryLimit: `--app-memory-limit`, per process in every mode.
     ///   - logger: Where the summary and any weakness are logged.
     static func make(
@@ -90,6 +92,7 @@ struct AppSandbox: Sendable {
             ownUserNamespace = probe == 0
             if ownUserNamespace {
                 parts.append("user namespace per app: IPC namespace per app, data and temporary directories noexec")
+                parts.append("at most \(processLimit) processes per app")
             } else {
                 let reason = String(cString: strerror(-probe))
                 logger.warning("apps share IPC and may run native code they write: no user namespace: \(reason)")
@@ -107,7 +110,7 @@ struct AppSandbox: Sendable {
         // opening a file Landlock could refuse; seccomp cannot read its arguments, so it goes.
         parts.append("clone3 refused (seccomp)")
         let sandbox = AppSandbox(
-            landlock: landlock, appUsers: range, processLimit: range == nil ? nil : processLimit,
+            landlock: landlock, appUsers: range, processLimit: range != nil || ownUserNamespace ? processLimit : nil,
             memoryLimit: sanitized ? nil : memoryLimit, privateProc: privateProc, ownUserNamespace: ownUserNamespace,
             refusesClone3: true,
             summary: parts.joined(separator: ", "))

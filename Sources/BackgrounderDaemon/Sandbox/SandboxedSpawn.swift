@@ -25,7 +25,8 @@ struct SandboxedSpawn {
     var landlockRuleset: Int32 = -1
     /// The uid and gid to run as, or `nil` for the daemon's.
     var identity: (uid: UInt32, gid: UInt32)?
-    /// With an identity, the most processes it may have (0: no limit).
+    /// With an identity or a user namespace of its own, the most processes it may have (0: no
+    /// limit).
     var processLimit = 0
     /// The most data memory each of its processes may map, in bytes (0: no limit).
     var memoryLimit = 0

@@ -100,8 +100,9 @@ typedef struct bg_sandbox_spawn {
     int change_identity;
     uid_t uid;
     gid_t gid;
-    /// With change_identity, the most processes the new uid may have (RLIMIT_NPROC: the app
-    /// has a uid of its own, so this bounds the app), or 0 for no limit.
+    /// With change_identity or own_user_namespace, the most processes the app may have
+    /// (RLIMIT_NPROC, counted per uid in each user namespace: either way the app's alone), or 0
+    /// for no limit.
     int process_limit;
     /// The most data memory (heap and private writable mappings) each process of the app
     /// may map (RLIMIT_DATA, in every mode), in bytes, or 0 for no limit.
