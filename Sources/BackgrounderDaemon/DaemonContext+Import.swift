@@ -40,6 +40,7 @@ extension DaemonContext {
         } catch {
             return .error(ProtocolError(.failed, "IMPORT: \(error)"))
         }
+        let appDirectories = FileIdentity.of(supervisor.appDirectories)
         return await Self.onThread(named: "import") {
             let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
             guard descriptor >= 0 else {
@@ -53,7 +54,7 @@ extension DaemonContext {
             defer { for source in sources { close(source.descriptor) } }
             for path in request.sources {
                 do throws(DaemonError) {
-                    sources.append((path, try FileImport.openSource(path)))
+                    sources.append((path, try FileImport.openSource(path, appDirectories: appDirectories)))
                 } catch {
                     return .error(ProtocolError(.notFound, "IMPORT: \(error)"))
                 }

@@ -125,4 +125,53 @@ struct ImportTests {
         #expect(missing.standardError.contains("\(sources)/nope: cannot open: No such file or directory"), "\(missing)")
         #expect(!FileManager.default.fileExists(atPath: data + "/c.wav"), "a file was copied before the request failed")
     }
+
+    @Test(
+        "under a person's daemon, a link an app made in its own directory is not followed when the person names it, though it has the person's uid",
+        .enabled(if: geteuid() == 0, "runs the daemon under a uid of its own, as a person's daemon"))
+    func personsDaemonFollowsNoAppLink() async throws {
+        let uid: UInt32 = 54_327
+        let directory = try TemporaryDirectory(prefix: "import-person")
+        atTeardown { directory.remove() }
+        atTeardown { await UserProcesses.end(of: uid) }
+        // The person's file, out of the app's reach (Landlock), readable by the person's uid.
+        let secret = directory.appending("secret.txt")
+        try "the person's secret".write(toFile: secret, atomically: false, encoding: .utf8)
+        chmod(secret, 0o600)
+        let bundles = directory.appending("bundles")
+        let id = try PythonAppBundles.make(
+            "Exporter",
+            script: """
+                \(PythonAppBundles.checkIn)
+                try:
+                    open(\(String(reflecting: secret))).read()
+                    report("read the secret", True)
+                except OSError as error:
+                    report("read the secret", "refused: %s" % error)
+                os.makedirs(os.path.join(DATA, "export"))
+                os.symlink(\(String(reflecting: secret)), os.path.join(DATA, "export", "notes.txt"))
+                report("planted", True)
+                while True:
+                    time.sleep(3600)
+                """,
+            into: bundles)
+        for path in [directory.path, bundles, secret] { chown(path, uid, uid) }
+        let setpriv = ["/usr/bin/setpriv", "--reuid", "\(uid)", "--regid", "\(uid)", "--clear-groups"]
+        let daemon = try await DaemonProcess(directory: directory, bundleDirectories: [bundles], launcher: setpriv)
+        atTeardown { await daemon.stop() }
+        _ = try daemon.client().request(.open(AppReference(bundle: id)))
+        let data = daemon.stateDirectory + "/data/" + id
+        func report() -> String { (try? String(contentsOfFile: data + "/report.jsonl", encoding: .utf8)) ?? "" }
+        #expect(await waitUntil { report().contains("planted") }, "\(report())")
+        #expect(report().contains("\"read the secret\", \"value\": \"refused"), "its sandbox keeps it out: \(report())")
+
+        // The person names the app's "export" as a source: the link is not followed.
+        let run = try await CLIRun.run(
+            Locations.product("bgctl"),
+            ["import", id, data + "/export/notes.txt", "--socket", daemon.socketPath])
+        #expect(run.status == 1, "\(run)")
+        #expect(
+            run.standardError.contains("notes.txt is a symbolic link in an app's directory"), "\(run.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: data + "/notes.txt"), "the secret was copied for the app")
+    }
 }

@@ -35,7 +35,7 @@ struct FileImport {
 
     /// Copies one source (a file or a directory, with everything in it) into `directory`.
     /// - Parameters:
-    ///   - source: The source, opened with ``openSource(_:)``.
+    ///   - source: The source, opened with ``openSource(_:appDirectories:)``.
     ///   - path: Its absolute path, whose last component names the copy.
     ///   - directory: A descriptor of the app's data directory.
     ///   - destination: The path the copy gets, for messages.
@@ -44,64 +44,9 @@ struct FileImport {
         copy(source, path: path, named: Array(name.utf8CString), into: directory, destination: destination)
     }
 
-    /// Opens a source path for reading, resolving it one component at a time and following a
-    /// symbolic link only when root or the daemon's uid owns it: a link the person made (a
-    /// `~/Music` that points at another disk) is followed, one an app planted in a directory of
-    /// its own that the person names (another app's downloads) is not, so an app cannot make
-    /// the daemon read a file for it that its sandbox keeps from it.
-    /// - Returns: A descriptor opened `O_RDONLY | O_NONBLOCK`.
-    /// - Throws: ``DaemonError`` naming the path and why it cannot be read.
-    static func openSource(_ path: String) throws(DaemonError) -> Int32 {
-        func failure(_ reason: String) -> DaemonError { DaemonError(.configuration, path: path, reason) }
-        var current = open("/", Self.pathOnly | O_DIRECTORY | O_CLOEXEC)
-        guard current >= 0 else { throw failure("cannot open /: \(String(cString: strerror(errno)))") }
-        defer { close(current) }
-        var pending = path.split(separator: "/").map(String.init)
-        var links = 0
-        while !pending.isEmpty {
-            let name = pending.removeFirst()
-            if name == "." { continue }
-            let next = openat(current, name, Self.pathOnly | O_NOFOLLOW | O_CLOEXEC)
-            guard next >= 0 else { throw failure("cannot open: \(String(cString: strerror(errno)))") }
-            var info = stat()
-            guard fstat(next, &info) == 0 else {
-                close(next)
-                throw failure("cannot stat: \(String(cString: strerror(errno)))")
-            }
-            guard info.st_mode & S_IFMT == S_IFLNK else {
-                close(current)
-                current = next
-                continue
-            }
-            close(next)
-            guard info.st_uid == 0 || info.st_uid == geteuid() else {
-                throw failure(
-                    "\(name) is a symbolic link of uid \(info.st_uid), neither root's nor the daemon's; not followed")
-            }
-            links += 1
-            var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-            let length = readlinkat(current, name, &target, target.count - 1)
-            guard length >= 0, links <= 40 else {
-                throw failure("cannot follow \(name): \(String(cString: strerror(length < 0 ? errno : ELOOP)))")
-            }
-            let text = String(decoding: target[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if text.hasPrefix("/") {
-                let root = open("/", Self.pathOnly | O_DIRECTORY | O_CLOEXEC)
-                guard root >= 0 else { throw failure("cannot open /: \(String(cString: strerror(errno)))") }
-                close(current)
-                current = root
-            }
-            pending = text.split(separator: "/").map(String.init) + pending
-        }
-        // The O_PATH descriptor names the file; reopened through /proc to read it.
-        let readable = open("/proc/self/fd/\(current)", O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard readable >= 0 else { throw failure("cannot open: \(String(cString: strerror(errno)))") }
-        return readable
-    }
-
     /// `O_PATH` from <fcntl.h>, which Glibc shows only with _GNU_SOURCE: a descriptor that
     /// names a file without opening it, and does not follow a final link with `O_NOFOLLOW`.
-    private static let pathOnly: Int32 = 0o10_000_000
+    static let pathOnly: Int32 = 0o10_000_000
 
     /// A name as the file system has it: bytes, not necessarily UTF-8, ending in NUL.
     typealias Name = [CChar]

@@ -86,6 +86,10 @@ final class Supervisor: Sendable {
         try PrivateDirectory.prepareOwn(temporaryDirectory, purpose: "app temporary", mode: sandbox.directoryMode)
     }
 
+    /// The directories that hold every app's own data and temporary directories: apps write
+    /// there, so nothing found there is the person's word (a link in it is not followed).
+    var appDirectories: [String] { [dataDirectory, temporaryDirectory] }
+
     /// The app's own directory for what it keeps between launches (its container, as on iOS),
     /// passed to it as `BACKGROUNDER_DATA_DIR` and `HOME`.
     func dataPath(for bundleIdentifier: String) -> String {
