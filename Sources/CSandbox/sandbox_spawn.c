@@ -88,6 +88,7 @@ const char *bg_sandbox_step_name(int32_t step) {
     case BG_STEP_PRIVATE_PROC: return "a private /proc (mount namespace, procfs hidepid=invisible)";
     case BG_STEP_NOEXEC_DIRECTORY: return "binding the data and temporary directories noexec";
     case BG_STEP_SECCOMP: return "a seccomp filter refusing clone3 (prctl(PR_SET_SECCOMP))";
+    case BG_STEP_HIDE_PATH: return "binding /dev/null over the session bus socket";
     case BG_STEP_USER_NAMESPACE: return "a user namespace of the app's own (unshare(CLONE_NEWUSER), uid_map)";
     }
     return "unknown step";
@@ -238,6 +239,13 @@ __attribute__((noreturn)) static void child(const bg_sandbox_spawn *spec, int er
         if (own_user_namespace(spec->uid_map, spec->gid_map) != 0) fail(report, BG_STEP_USER_NAMESPACE);
         if (spec->noexec_first && bind_noexec(spec->noexec_first) != 0) fail(report, BG_STEP_NOEXEC_DIRECTORY);
         if (spec->noexec_second && bind_noexec(spec->noexec_second) != 0) fail(report, BG_STEP_NOEXEC_DIRECTORY);
+        // The person's session bus admits the person's uid, which the app has: out of reach,
+        // the daemon serves what apps need of the desktop (MPRIS, notifications, push).
+        for (char *const *hidden = spec->hidden_paths; hidden && *hidden; hidden++) {
+            if (mount("/dev/null", *hidden, NULL, MS_BIND, NULL) != 0 && errno != ENOENT && errno != ENOTDIR && errno != EACCES) {
+                fail(report, BG_STEP_HIDE_PATH);
+            }
+        }
     }
     // Counted per real uid in each user namespace (Linux 5.14 and later): under a root daemon
     // the uid is the app's alone, and in a user namespace of the app's own the count there is

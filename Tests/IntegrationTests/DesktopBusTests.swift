@@ -331,6 +331,48 @@ struct DesktopBusTests {
 
     // MARK: Hostile apps
 
+    /// Python for an app that tries the session bus at `socketPath` as any of the person's
+    /// programs would: `attempt()` returns `accepted` once the bus answered its Hello, else
+    /// what refused it. It authenticates as its uid (`EXTERNAL`), or `anonymous`ly where the
+    /// bus admits anyone (dbus-daemon refuses `EXTERNAL` for a uid with no passwd entry, as
+    /// the test's users have).
+    static func busReacher(_ socketPath: String, anonymous: Bool = false) -> String {
+        """
+        def attempt():
+            try:
+                with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+                    sock.settimeout(5)
+                    sock.connect(\(String(reflecting: socketPath)))
+                    if \(anonymous ? "True" : "False"):
+                        sock.sendall(b"\\0AUTH ANONYMOUS\\r\\n")
+                    else:
+                        uid = str(os.getuid()).encode().hex()
+                        sock.sendall(b"\\0AUTH EXTERNAL " + uid.encode() + b"\\r\\n")
+                    answer = sock.recv(256).decode(errors="replace").strip()
+                    if not answer.startswith("OK"):
+                        return answer or "closed"
+                    # Authenticated; the bus decides whether this uid may connect once
+                    # the first message, Hello, arrives.
+                    sock.sendall(b"BEGIN\\r\\n" + hello())
+                    reply = sock.recv(4096)
+                    return "accepted" if reply else "closed"
+            except OSError as error:
+                return "error: " + str(error)
+        def hello():
+            import struct
+            def pad(data, n):
+                return data + b"\\0" * ((-len(data)) % n)
+            fields = b""
+            for code, signature, value in [(1, b"o", b"/org/freedesktop/DBus"),
+                                           (2, b"s", b"org.freedesktop.DBus"),
+                                           (3, b"s", b"Hello"), (6, b"s", b"org.freedesktop.DBus")]:
+                fields = pad(fields, 8)
+                fields += bytes([code, 1]) + signature + b"\\0"
+                fields += struct.pack("<I", len(value)) + value + b"\\0"
+            return pad(b"l\\x01\\x00\\x01" + struct.pack("<III", 0, 1, len(fields)) + fields, 8)
+        """
+    }
+
     @Test("a sandboxed app cannot reach the person's session bus to press play, forge a push or post as the daemon")
     func sandboxedAppIsOffTheBus() async throws {
         let directory = try TemporaryDirectory(prefix: "busreach")
@@ -347,35 +389,7 @@ struct DesktopBusTests {
                 "BusReacher",
                 script: """
                     \(PythonAppBundles.checkIn)
-                    def attempt():
-                        try:
-                            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-                                sock.settimeout(5)
-                                sock.connect(\(String(reflecting: bus.socketPath)))
-                                uid = str(os.getuid()).encode().hex()
-                                sock.sendall(b"\\0AUTH EXTERNAL " + uid.encode() + b"\\r\\n")
-                                answer = sock.recv(256).decode(errors="replace").strip()
-                                if not answer.startswith("OK"):
-                                    return answer or "closed"
-                                # Authenticated; the bus decides whether this uid may connect once
-                                # the first message, Hello, arrives.
-                                sock.sendall(b"BEGIN\\r\\n" + hello())
-                                reply = sock.recv(4096)
-                                return "accepted" if reply else "closed"
-                        except OSError as error:
-                            return "error: " + str(error)
-                    def hello():
-                        import struct
-                        def pad(data, n):
-                            return data + b"\\0" * ((-len(data)) % n)
-                        fields = b""
-                        for code, signature, value in [(1, b"o", b"/org/freedesktop/DBus"),
-                                                       (2, b"s", b"org.freedesktop.DBus"),
-                                                       (3, b"s", b"Hello"), (6, b"s", b"org.freedesktop.DBus")]:
-                            fields = pad(fields, 8)
-                            fields += bytes([code, 1]) + signature + b"\\0"
-                            fields += struct.pack("<I", len(value)) + value + b"\\0"
-                        return pad(b"l\\x01\\x00\\x01" + struct.pack("<III", 0, 1, len(fields)) + fields, 8)
+                    \(Self.busReacher(bus.socketPath))
                     report("auth", attempt())
                     report("uid", os.getuid())
                     while True:
@@ -395,6 +409,46 @@ struct DesktopBusTests {
         }
         #expect(answer != "accepted", "the bus let the app in")
         #expect(answer == "closed" || answer.hasPrefix("REJECTED") || answer.hasPrefix("error"), "\(answer)")
+    }
+
+    @Test(
+        "under a person's daemon, an app cannot reach the session bus, though the bus admits its uid",
+        .enabled(if: geteuid() == 0, "runs the daemon under a uid of its own, as a person's daemon"))
+    func personsAppIsOffTheBus() async throws {
+        let uid: UInt32 = 54_328
+        let directory = try TemporaryDirectory(prefix: "busperson")
+        atTeardown { directory.remove() }
+        atTeardown { await UserProcesses.end(of: uid) }
+        // A bus that admits anyone: as a person's bus admits the person's programs, which the
+        // app, with the person's uid, would be one of.
+        let bus = try await SessionBus(directory: directory, admitsAnyone: true)
+        atTeardown { await bus.stop() }
+        chmod(directory.path, 0o755)
+        chmod(bus.socketPath, 0o777)
+        let bundles = directory.appending("bundles")
+        let id = try PythonAppBundles.make(
+            "BusReacher",
+            script: """
+                \(PythonAppBundles.checkIn)
+                \(Self.busReacher(bus.socketPath, anonymous: true))
+                report("auth", attempt())
+                while True:
+                    time.sleep(3600)
+                """,
+            into: bundles)
+        for path in [directory.path, bundles] { chown(path, uid, uid) }
+        let setpriv = ["/usr/bin/setpriv", "--reuid", "\(uid)", "--regid", "\(uid)", "--clear-groups"]
+        let daemon = try await DaemonProcess(
+            directory: directory, bundleDirectories: [bundles], environment: bus.environment, launcher: setpriv)
+        atTeardown { await daemon.stop() }
+        let sandbox = try daemon.status().sandbox ?? ""
+        #expect(sandbox.contains("session bus out of reach (\(bus.socketPath)"), "\(sandbox)")
+        _ = try daemon.client().request(.open(AppReference(bundle: id)))
+        let report = daemon.stateDirectory + "/data/\(id)/report.jsonl"
+        func text() -> String { (try? String(contentsOfFile: report, encoding: .utf8)) ?? "" }
+        #expect(await waitUntil { text().contains("\"auth\"") }, "\(text())")
+        let answer = SessionShedTests.reported(text())["auth"] as? String ?? ""
+        #expect(answer.hasPrefix("error"), "the app reached the bus: \(answer)")
     }
 
     // MARK: No bus

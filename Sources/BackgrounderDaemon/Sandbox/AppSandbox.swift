@@ -34,6 +34,9 @@ struct AppSandbox: Sendable {
     /// Whether apps that keep the daemon's uid get a user namespace of their own, for a
     /// private IPC namespace and noexec data and temporary directories.
     var ownUserNamespace = false
+    /// The session bus sockets covered in each app's user namespace (apps that keep the
+    /// daemon's uid would be admitted to the person's bus).
+    var hiddenPaths: [String] = []
     /// Whether apps get the seccomp filter that refuses `clone3` (every sandboxed app).
     var refusesClone3 = false
     /// What `bgctl status` shows.
@@ -72,6 +75,7 @@ struct AppSandbox: Sendable {
         }
         var privateProc = false
         var ownUserNamespace = false
+        var hiddenPaths: [String] = []
         let range: AppUserRange? = geteuid() == 0 ? .standard : nil
         if let range {
             parts.append("uid per app \(range.description)")
@@ -93,6 +97,11 @@ struct AppSandbox: Sendable {
             if ownUserNamespace {
                 parts.append("user namespace per app: IPC namespace per app, data and temporary directories noexec")
                 parts.append("at most \(processLimit) processes per app")
+                hiddenPaths = SessionBusSockets.paths(in: ProcessInfo.processInfo.environment)
+                parts.append(
+                    hiddenPaths.isEmpty
+                        ? "no session bus socket to hide"
+                        : "session bus out of reach (\(hiddenPaths.joined(separator: ", ")))")
             } else {
                 let reason = String(cString: strerror(-probe))
                 logger.warning("apps share IPC and may run native code they write: no user namespace: \(reason)")
@@ -112,7 +121,7 @@ struct AppSandbox: Sendable {
         let sandbox = AppSandbox(
             landlock: landlock, appUsers: range, processLimit: range != nil || ownUserNamespace ? processLimit : nil,
             memoryLimit: sanitized ? nil : memoryLimit, privateProc: privateProc, ownUserNamespace: ownUserNamespace,
-            refusesClone3: true,
+            hiddenPaths: hiddenPaths, refusesClone3: true,
             summary: parts.joined(separator: ", "))
         logger.info("app sandbox: \(sandbox.summary)")
         return sandbox

@@ -40,6 +40,9 @@ struct SandboxedSpawn {
     /// Without an identity: a user namespace of its own, the daemon's uid and gid mapped to
     /// themselves, holding its IPC and mount namespaces.
     var ownUserNamespace = false
+    /// With a user namespace of its own: files covered with /dev/null there (the session bus
+    /// sockets).
+    var hiddenPaths: [String] = []
     /// A seccomp filter answering `clone3` with ENOSYS (no `CLONE_INTO_CGROUP` out of its cgroup).
     var refuseClone3 = false
 
@@ -50,41 +53,46 @@ struct SandboxedSpawn {
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
         let noexec = noexecDirectories.prefix(2).map { strdup($0) } + [nil, nil]
+        let hidden = hiddenPaths.map { strdup($0) } + [nil]
         let maps = [strdup("\(geteuid()) \(geteuid()) 1\n"), strdup("\(getegid()) \(getegid()) 1\n")]
         defer {
             argv.forEach { free($0) }
             envp.forEach { free($0) }
             noexec.forEach { free($0) }
             maps.forEach { free($0) }
+            hidden.forEach { free($0) }
         }
         return try executable.withCString { executablePath in
             try directory.withCString { directoryPath in
                 try argv.withUnsafeBufferPointer { argvBuffer in
                     try envp.withUnsafeBufferPointer { envpBuffer in
-                        var spec = bg_sandbox_spawn(
-                            executable: executablePath,
-                            argv: argvBuffer.baseAddress,
-                            envp: envpBuffer.baseAddress,
-                            directory: directoryPath,
-                            output_fd: output,
-                            channel_fd: channel,
-                            cgroup_procs_fd: cgroupProcs,
-                            landlock_ruleset_fd: landlockRuleset,
-                            change_identity: identity == nil ? 0 : 1,
-                            uid: identity?.uid ?? 0,
-                            gid: identity?.gid ?? 0,
-                            process_limit: Int32(clamping: processLimit),
-                            memory_limit: UInt64(max(0, memoryLimit)),
-                            private_proc: privateProc ? 1 : 0,
-                            proc_access: procAccess,
-                            noexec_first: UnsafePointer(noexec[0]),
-                            noexec_second: UnsafePointer(noexec[1]),
-                            own_user_namespace: ownUserNamespace && identity == nil ? 1 : 0,
-                            uid_map: UnsafePointer(maps[0]),
-                            gid_map: UnsafePointer(maps[1]),
-                            refuse_clone3: refuseClone3 ? 1 : 0
-                        )
-                        return try Self.spawnRetryingBusy(&spec, executable: executable)
+                        try hidden.withUnsafeBufferPointer { hiddenBuffer in
+                            var spec = bg_sandbox_spawn(
+                                executable: executablePath,
+                                argv: argvBuffer.baseAddress,
+                                envp: envpBuffer.baseAddress,
+                                directory: directoryPath,
+                                output_fd: output,
+                                channel_fd: channel,
+                                cgroup_procs_fd: cgroupProcs,
+                                landlock_ruleset_fd: landlockRuleset,
+                                change_identity: identity == nil ? 0 : 1,
+                                uid: identity?.uid ?? 0,
+                                gid: identity?.gid ?? 0,
+                                process_limit: Int32(clamping: processLimit),
+                                memory_limit: UInt64(max(0, memoryLimit)),
+                                private_proc: privateProc ? 1 : 0,
+                                proc_access: procAccess,
+                                noexec_first: UnsafePointer(noexec[0]),
+                                noexec_second: UnsafePointer(noexec[1]),
+                                own_user_namespace: ownUserNamespace && identity == nil ? 1 : 0,
+                                uid_map: UnsafePointer(maps[0]),
+                                gid_map: UnsafePointer(maps[1]),
+                                hidden_paths: hiddenBuffer.baseAddress,
+                                refuse_clone3: refuseClone3 ? 1 : 0
+                            )
+                            return try Self.spawnRetryingBusy(&spec, executable: executable)
+                        }
                     }
                 }
             }

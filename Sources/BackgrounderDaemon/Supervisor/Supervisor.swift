@@ -184,6 +184,7 @@ final class Supervisor: Sendable {
                     procAccess: sandbox.landlock?.procReadAccess ?? 0,
                     noexecDirectories: [data, temporary],
                     ownUserNamespace: sandbox.ownUserNamespace,
+                    hiddenPaths: sandbox.hiddenPaths,
                     refuseClone3: sandbox.refusesClone3
                 ).start()
             } catch {

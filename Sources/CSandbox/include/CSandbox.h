@@ -125,6 +125,10 @@ typedef struct bg_sandbox_spawn {
     int own_user_namespace;
     const char *uid_map;
     const char *gid_map;
+    /// With own_user_namespace: files /dev/null is bound over in the app's mount namespace,
+    /// NULL-terminated (the person's session bus sockets: connecting there is then refused).
+    /// One that does not exist is skipped.
+    char *const *hidden_paths;
     /// A seccomp filter that answers clone3 with ENOSYS, for the app and everything it starts:
     /// clone3's CLONE_INTO_CGROUP would start a child in any cgroup whose cgroup.procs the
     /// app's uid may write (a person's delegated subtree), out of the freezer's reach, and no
@@ -156,6 +160,7 @@ typedef enum bg_sandbox_step {
     BG_STEP_NOEXEC_DIRECTORY,
     BG_STEP_USER_NAMESPACE,
     BG_STEP_SECCOMP,
+    BG_STEP_HIDE_PATH,
 } bg_sandbox_step;
 
 /// Which step failed and its errno.
