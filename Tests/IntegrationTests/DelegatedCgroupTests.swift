@@ -53,12 +53,9 @@ struct DelegatedCgroupTests {
         let bundles = directory.appending("bundles")
         let id = try PythonAppBundles.make(
             "Climber", script: "import signal\n\(PythonAppBundles.checkIn)\n\(Self.escaper)", into: bundles)
-        for path in [directory.path, bundles] { chown(path, Self.uid, Self.uid) }
-        let setpriv = ["/usr/bin/setpriv", "--reuid", "\(Self.uid)", "--regid", "\(Self.uid)", "--clear-groups"]
-        let daemon = try await DaemonProcess(
-            directory: directory, bundleDirectories: [bundles], extraArguments: ["--suspension", "cgroup"],
-            launcher: subtree.launcher + setpriv)
-        atTeardown { await daemon.stop() }
+        let daemon = try await PersonsDaemon.start(
+            as: Self.uid, directory: directory, bundles: bundles, extraArguments: ["--suspension", "cgroup"],
+            launcher: subtree.launcher)
         let status = try daemon.status()
         #expect(status.sandbox?.contains("clone3 refused (seccomp)") == true, "\(status.sandbox ?? "-")")
 

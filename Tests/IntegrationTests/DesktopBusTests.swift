@@ -418,7 +418,6 @@ struct DesktopBusTests {
         let uid: UInt32 = 54_328
         let directory = try TemporaryDirectory(prefix: "busperson")
         atTeardown { directory.remove() }
-        atTeardown { await UserProcesses.end(of: uid) }
         // A bus that admits anyone: as a person's bus admits the person's programs, which the
         // app, with the person's uid, would be one of.
         let bus = try await SessionBus(directory: directory, admitsAnyone: true)
@@ -436,11 +435,8 @@ struct DesktopBusTests {
                     time.sleep(3600)
                 """,
             into: bundles)
-        for path in [directory.path, bundles] { chown(path, uid, uid) }
-        let setpriv = ["/usr/bin/setpriv", "--reuid", "\(uid)", "--regid", "\(uid)", "--clear-groups"]
-        let daemon = try await DaemonProcess(
-            directory: directory, bundleDirectories: [bundles], environment: bus.environment, launcher: setpriv)
-        atTeardown { await daemon.stop() }
+        let daemon = try await PersonsDaemon.start(
+            as: uid, directory: directory, bundles: bundles, environment: bus.environment)
         let sandbox = try daemon.status().sandbox ?? ""
         #expect(sandbox.contains("session bus out of reach (\(bus.socketPath)"), "\(sandbox)")
         _ = try daemon.client().request(.open(AppReference(bundle: id)))

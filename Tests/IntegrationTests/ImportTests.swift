@@ -133,7 +133,6 @@ struct ImportTests {
         let uid: UInt32 = 54_327
         let directory = try TemporaryDirectory(prefix: "import-person")
         atTeardown { directory.remove() }
-        atTeardown { await UserProcesses.end(of: uid) }
         // The person's file, out of the app's reach (Landlock), readable by the person's uid.
         let secret = directory.appending("secret.txt")
         try "the person's secret".write(toFile: secret, atomically: false, encoding: .utf8)
@@ -155,10 +154,9 @@ struct ImportTests {
                     time.sleep(3600)
                 """,
             into: bundles)
-        for path in [directory.path, bundles, secret] { chown(path, uid, uid) }
-        let setpriv = ["/usr/bin/setpriv", "--reuid", "\(uid)", "--regid", "\(uid)", "--clear-groups"]
-        let daemon = try await DaemonProcess(directory: directory, bundleDirectories: [bundles], launcher: setpriv)
-        atTeardown { await daemon.stop() }
+        chown(secret, uid, uid)
+        let daemon = try await PersonsDaemon.start(
+            as: uid, directory: directory, bundles: bundles)
         _ = try daemon.client().request(.open(AppReference(bundle: id)))
         let data = daemon.stateDirectory + "/data/" + id
         func report() -> String { (try? String(contentsOfFile: data + "/report.jsonl", encoding: .utf8)) ?? "" }

@@ -21,7 +21,6 @@ struct PersonDaemonSandboxTests {
         let uid: UInt32 = 54_324
         let directory = try TemporaryDirectory(prefix: "pds")
         atTeardown { directory.remove() }
-        atTeardown { await UserProcesses.end(of: uid) }
         let bundles = directory.appending("bundles")
         let id = try PythonAppBundles.make(
             "Squatter",
@@ -56,12 +55,8 @@ struct PersonDaemonSandboxTests {
                     time.sleep(3600)
                 """,
             prelude: false, into: bundles)
-        for path in [directory.path, bundles] { chown(path, uid, uid) }
-        let setpriv = ["/usr/bin/setpriv", "--reuid", "\(uid)", "--regid", "\(uid)", "--clear-groups"]
-        let daemon = try await DaemonProcess(
-            directory: directory, bundleDirectories: [bundles], extraArguments: ["--app-process-limit", "40"],
-            launcher: setpriv)
-        atTeardown { await daemon.stop() }
+        let daemon = try await PersonsDaemon.start(
+            as: uid, directory: directory, bundles: bundles, extraArguments: ["--app-process-limit", "40"])
         let sandbox = try daemon.status().sandbox ?? ""
         #expect(sandbox.contains("user namespace per app"), "\(sandbox)")
         #expect(sandbox.contains("at most 40 processes per app"), "\(sandbox)")

@@ -20,7 +20,6 @@ struct SessionShedTests {
         let uid: UInt32 = 54_322
         let directory = try TemporaryDirectory(prefix: "shed")
         atTeardown { directory.remove() }
-        atTeardown { await UserProcesses.end(of: uid) }
         let bundles = directory.appending("bundles")
         let id = try PythonAppBundles.make(
             "Shedder",
@@ -53,12 +52,8 @@ struct SessionShedTests {
                 os._exit(0)
                 """,
             into: bundles)
-        for path in [directory.path, bundles] { chown(path, uid, uid) }
-        let setpriv = ["/usr/bin/setpriv", "--reuid", "\(uid)", "--regid", "\(uid)", "--clear-groups"]
-        let daemon = try await DaemonProcess(
-            directory: directory, bundleDirectories: [bundles],
-            extraArguments: ["--suspension", "signals"], launcher: setpriv)
-        atTeardown { await daemon.stop() }
+        let daemon = try await PersonsDaemon.start(
+            as: uid, directory: directory, bundles: bundles, extraArguments: ["--suspension", "signals"])
         #expect(try daemon.status().suspension?.contains("the daemon adopts orphans") == true)
 
         _ = try daemon.client().request(.open(AppReference(bundle: id)))
@@ -94,7 +89,6 @@ struct SessionShedTests {
         let uid: UInt32 = 54_323
         let directory = try TemporaryDirectory(prefix: "shed2")
         atTeardown { directory.remove() }
-        atTeardown { await UserProcesses.end(of: uid) }
         let bundles = directory.appending("bundles")
         let id = try PythonAppBundles.make(
             "Escaper",
@@ -138,12 +132,8 @@ struct SessionShedTests {
                     time.sleep(3600)
                 """,
             into: bundles)
-        for path in [directory.path, bundles] { chown(path, uid, uid) }
-        let setpriv = ["/usr/bin/setpriv", "--reuid", "\(uid)", "--regid", "\(uid)", "--clear-groups"]
-        let daemon = try await DaemonProcess(
-            directory: directory, bundleDirectories: [bundles],
-            extraArguments: ["--suspension", "signals"], launcher: setpriv)
-        atTeardown { await daemon.stop() }
+        let daemon = try await PersonsDaemon.start(
+            as: uid, directory: directory, bundles: bundles, extraArguments: ["--suspension", "signals"])
         #expect(try daemon.status().suspension?.contains("ended when any app is suspended or ends") == true)
 
         _ = try daemon.client().request(.open(AppReference(bundle: id)))
