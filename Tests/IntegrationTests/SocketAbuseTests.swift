@@ -153,4 +153,70 @@ struct SocketAbuseTests {
         }
         try expectServing(fixture)
     }
+
+    @Test(
+        "a client that ends its input gets its replies, then the daemon hangs up; one that hangs up after the greeting is not counted"
+    )
+    func endOfInput() async throws {
+        let fixture = try await DaemonFixture(prefix: "eof")
+        atTeardown { await fixture.tearDown() }
+        let asker = try fixture.daemon.client()
+
+        // As `echo '{"class":"STATUS"}' | socat - UNIX:...` does: a request, then end of input.
+        let script = try Self.connectReadingGreeting(fixture.daemon.socketPath)
+        defer { close(script) }
+        let request = Array(#"{"class":"STATUS","id":7}"#.utf8) + [10]
+        #expect(
+            request.withUnsafeBytes { send(script, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == request.count)
+        #expect(shutdown(script, Int32(SHUT_WR)) == 0)
+        let rest = Self.readToEnd(script)
+        #expect(rest.ended, "the daemon kept the connection after answering: \(rest.errno)")
+        #expect(String(decoding: rest.bytes, as: UTF8.self).contains(#""class":"STATUS""#))
+
+        // Hung up after the greeting reached it: the daemon sees end of input, not an error.
+        for _ in 0..<20 { close(try Self.connectReadingGreeting(fixture.daemon.socketPath)) }
+        var clients = -1
+        let settled = try await waitUntil {
+            guard case .status(let status) = try asker.request(.status).body else { return false }
+            clients = status.clients
+            return clients == 1
+        }
+        #expect(settled, "the daemon still counts \(clients) connections")
+    }
+
+    /// A raw connection whose greeting (the daemon's VERSION line) has been read, so the
+    /// daemon's first write is known to have reached it; reads time out after 10 s.
+    static func connectReadingGreeting(_ path: String) throws -> Int32 {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: path.utf8) }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard connected == 0 else { throw HarnessError("connect: \(String(cString: strerror(errno)))") }
+        var byte: UInt8 = 0
+        while recv(fd, &byte, 1, 0) == 1 && byte != 10 {}
+        guard byte == 10 else { throw HarnessError("no greeting: \(String(cString: strerror(errno)))") }
+        return fd
+    }
+
+    /// Reads until end of stream or a failure (the receive timeout): what came, and whether
+    /// the stream ended.
+    static func readToEnd(_ fd: Int32) -> (bytes: [UInt8], ended: Bool, errno: String) {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count > 0 {
+                bytes += buffer[..<count]
+                continue
+            }
+            return (bytes, count == 0, count < 0 ? String(cString: strerror(errno)) : "")
+        }
+    }
 }

@@ -28,6 +28,9 @@ final class ControlHandler: ChannelInboundHandler {
     private var queued = CircularBuffer<ControlFrame>()
     private var identity: ConnectionIdentity?
     private var waitingForReply = false
+    /// The peer will send nothing more (it shut its side, or hung up): once the requests it
+    /// sent are answered, the connection is over.
+    private var inputEnded = false
 
     init(router: RequestRouter, principal: Principal, context: DaemonContext, logger: Logger) {
         self.router = router
@@ -73,6 +76,28 @@ final class ControlHandler: ChannelInboundHandler {
         context.fireChannelReadComplete()
     }
 
+    /// End of input (the socket allows half-closure, so it does not close the channel): a
+    /// script's `echo ... | socat` still gets its replies, then the connection closes. Without
+    /// this, a peer that hung up after the daemon's greeting reached it stayed open, and
+    /// counted against its limit, for good.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? ChannelEvent, event == .inputClosed {
+            inputEnded = true
+            closeIfAnswered(context: context)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    /// Closes a connection whose input ended once nothing is left to answer, after what was
+    /// written has gone out.
+    private func closeIfAnswered(context: ChannelHandlerContext) {
+        guard inputEnded, !waitingForReply, queued.isEmpty else { return }
+        let written = context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(capacity: 0)))
+        let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        written.assumeIsolated().whenComplete { _ in bound.value.close(promise: nil) }
+    }
+
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         logger.debug("client connection ended: \(error)")
         context.close(promise: nil)
@@ -97,6 +122,7 @@ final class ControlHandler: ChannelInboundHandler {
                     handler.send(reply, context: context, flush: true)
                     handler.waitingForReply = false
                     handler.drainQueue(context: context)
+                    handler.closeIfAnswered(context: context)
                 }
             }
         case .overlong(let count):

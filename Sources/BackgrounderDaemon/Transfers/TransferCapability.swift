@@ -294,7 +294,15 @@ final class TransferCapability: AppCapability {
 
     /// An attempt ended: finished, to be retried, or failed.
     func attemptEnded(_ id: Int, _ outcome: TransferAttemptOutcome, in apps: isolated AppManager) {
-        guard let transfer = transfers[id], transfer.info.state == .running, !stopping else { return }
+        guard let transfer = transfers[id], transfer.info.state == .running, !stopping else {
+            // Ended while the attempt ran (cancelled, a force quit): `end` removed the partial
+            // file, but a response head that reached the attempt before its cancellation took
+            // hold may have made it again. The attempt is over now, so it stays gone.
+            if let state = transfers[id]?.info.state, state == .cancelled || state == .failed {
+                files.removePartial(id)
+            }
+            return
+        }
         transfers[id]?.attempt = nil
         transfers[id]?.info.rate = nil
         let bundle = transfer.info.bundle
