@@ -16,10 +16,11 @@ public enum DaemonSocket {
     ///   `.notASocket` when something else is there, `.socketPathTooLong`, or `.system` with
     ///   the failing call and errno.
     public static func connect(to path: String) throws(ControlClientError) -> Int32 {
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        // Close-on-exec from the start: an app the daemon launched may itself launch helpers,
+        // and a process that forks on another thread meanwhile must not inherit it either (a
+        // child holding a copy keeps the connection open after its owner closed it).
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw .system("socket", errno) }
-        // An app the daemon launched may itself launch helpers; they must not inherit this.
-        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
         guard case (var address, let length)? = unixSocketAddress(path) else {
             close(descriptor)
             throw .socketPathTooLong(path)

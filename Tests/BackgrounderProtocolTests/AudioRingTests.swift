@@ -119,7 +119,7 @@ struct AudioRingTests {
         let producer = try AudioRing.create(capacity: 4096, frameBytes: 4, lowWater: 1024, name: "test-streaming")
         let consumer = try AudioRing(mapping: dup(producer.descriptor))
         var pair: [Int32] = [-1, -1]
-        try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
+        try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0)
         defer { pair.forEach { close($0) } }
         let (producerSocket, consumerSocket) = (pair[0], pair[1])
 

@@ -96,7 +96,9 @@ struct SocketAbuseTests {
         let fixture = try await DaemonFixture(prefix: "storm")
         atTeardown { await fixture.tearDown() }
         for _ in 0..<1000 {
-            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            // Close-on-exec: the suite's other tests spawn processes all the while, and a child
+            // that inherited one of these would hold its connection open after this close.
+            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
             var address = sockaddr_un()
             address.sun_family = sa_family_t(AF_UNIX)
             withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: fixture.daemon.socketPath.utf8) }
@@ -187,7 +189,7 @@ struct SocketAbuseTests {
     /// A raw connection whose greeting (the daemon's VERSION line) has been read, so the
     /// daemon's first write is known to have reached it; reads time out after 10 s.
     static func connectReadingGreeting(_ path: String) throws -> Int32 {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_un()
