@@ -18,6 +18,18 @@ struct SocketAbuseTests {
         #expect(status.bundles.loaded == 1, sourceLocation: sourceLocation)
     }
 
+    /// Waits until the daemon counts one connection, `asker`'s own: asked over a connection
+    /// held open, so the count never includes a just-closed asker the daemon has not yet seen go.
+    private func expectAlone(_ asker: ControlClient, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        var clients = -1
+        let settled = try await waitUntil {
+            guard case .status(let status) = try asker.request(.status).body else { return false }
+            clients = status.clients
+            return clients == 1
+        }
+        #expect(settled, "the daemon still counts \(clients) connections", sourceLocation: sourceLocation)
+    }
+
     private func expectError(
         _ message: DaemonMessage, _ code: ProtocolError.Code, sourceLocation: SourceLocation = #_sourceLocation
     ) {
@@ -117,13 +129,7 @@ struct SocketAbuseTests {
         // held open, so the count never includes a just-closed asker the daemon has not yet
         // seen go: 1 is this connection alone.
         let asker = try fixture.daemon.client()
-        var clients = -1
-        let settled = try await waitUntil {
-            guard case .status(let status) = try asker.request(.status).body else { return false }
-            clients = status.clients
-            return clients == 1
-        }
-        #expect(settled, "the daemon still counts \(clients) connections")
+        try await expectAlone(asker)
     }
 
     @Test("a client that never reads its replies is disconnected; others are served meanwhile")
@@ -177,13 +183,7 @@ struct SocketAbuseTests {
 
         // Hung up after the greeting reached it: the daemon sees end of input, not an error.
         for _ in 0..<20 { close(try Self.connectReadingGreeting(fixture.daemon.socketPath)) }
-        var clients = -1
-        let settled = try await waitUntil {
-            guard case .status(let status) = try asker.request(.status).body else { return false }
-            clients = status.clients
-            return clients == 1
-        }
-        #expect(settled, "the daemon still counts \(clients) connections")
+        try await expectAlone(asker)
     }
 
     /// A raw connection whose greeting (the daemon's VERSION line) has been read, so the
