@@ -30,8 +30,7 @@ struct ProcessStat: Sendable {
 
     /// Every process of a session (a scan of /proc: for memory pressure, not a hot path).
     static func members(ofSession session: Int32) -> [Int32] {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return entries.compactMap(Int32.init).filter { read($0)?.session == session }
+        ProcessTable.read().processes.filter { $0.value.session == session }.map(\.key)
     }
 
     /// Reads a process's stat line, or `nil` when it is gone.
