@@ -30,7 +30,7 @@ struct ProcessStat: Sendable {
 
     /// Every process of a session (a scan of /proc: for memory pressure, not a hot path).
     static func members(ofSession session: Int32) -> [Int32] {
-        ProcessTable.read().processes.filter { $0.value.session == session }.map(\.key)
+        Array(ProcessTable.read().members(ofSession: session))
     }
 
     /// Reads a process's stat line, or `nil` when it is gone.

@@ -19,6 +19,11 @@ struct ProcessTable: Sendable {
         return ProcessTable(processes: processes)
     }
 
+    /// The processes of a session.
+    func members(ofSession session: Int32) -> Set<Int32> {
+        Set(processes.filter { $0.value.session == session }.keys)
+    }
+
     /// The roots and everything descended from them, by parent links.
     func descendants(of roots: Set<Int32>) -> Set<Int32> {
         var children: [Int32: [Int32]] = [:]

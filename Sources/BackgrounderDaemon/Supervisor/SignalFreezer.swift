@@ -90,8 +90,7 @@ public final class SignalFreezer: SuspensionMechanism {
     /// Every process of the app led by `leader`: its session, the orphans of it the daemon
     /// adopted (they keep the session), and everything descended from them.
     func processes(ofApp leader: Int32, in table: ProcessTable) -> Set<Int32> {
-        let session = table.processes.filter { $0.value.session == leader }.keys
-        return table.descendants(of: Set(session).union([leader]))
+        table.descendants(of: table.members(ofSession: leader).union([leader]))
     }
 
     /// The daemon's children that lead no app and are in no app's session, nor the daemon's
