@@ -11,8 +11,10 @@ final class Journal: Sendable {
     /// Bytes of each entry's body.
     static let entryBytes = 1024
     /// Seconds a write waits for another connection's lock (a backup, a person's `sqlite3`
-    /// shell) before it fails: compaction would rather wait than give up its turn.
-    static let busyTimeout: TimeInterval = 10
+    /// shell) before it fails: compaction would rather wait than give up its turn, and a
+    /// processing task's window is minutes long (the expiration handler still stops it after
+    /// the step under way). 10 s once ran out on a loaded machine before the lock's holder let go.
+    static let busyTimeout: TimeInterval = 60
 
     /// The database file.
     let path: String

@@ -87,7 +87,8 @@ public struct Daemon: Sendable {
         try Self.checkSocketLength(configuration.socketPath)
         let sandbox = AppSandbox.make(
             configuration.sandbox, processLimit: configuration.limits.processes,
-            memoryLimit: configuration.limits.memory, logger: logger)
+            memoryLimit: configuration.limits.memory, sharedPidNamespace: configuration.sharedPidNamespace,
+            logger: logger)
         // Apps under uids of their own pass through these to the audio socket and their
         // data directory (0711 when created here; an existing one is checked, not changed).
         try PrivateDirectory.prepare(configuration.stateDirectory, purpose: "--state-dir", mode: sandbox.directoryMode)

@@ -43,6 +43,9 @@ public struct DaemonConfiguration: Sendable {
     /// Whether a graceful shutdown leaves the apps running for the next daemon to adopt
     /// (`--live-restore`) rather than ending them.
     public var liveRestore = false
+    /// Whether a person's daemon leaves its apps in the person's PID namespace
+    /// (`--shared-pid-namespace`, for debugging) rather than giving each its own.
+    public var sharedPidNamespace = false
 
     /// How apps are suspended.
     public enum SuspensionChoice: String, Sendable, CaseIterable {

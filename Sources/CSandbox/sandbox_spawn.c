@@ -9,8 +9,10 @@
 #include <stdio.h>
 #include <signal.h>
 #include <string.h>
+#include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <sys/shm.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -85,9 +87,10 @@ const char *bg_sandbox_step_name(int32_t step) {
     case BG_STEP_IPC_NAMESPACE: return "unshare(CLONE_NEWIPC)";
     case BG_STEP_PROCESS_LIMIT: return "setrlimit(RLIMIT_NPROC)";
     case BG_STEP_MEMORY_LIMIT: return "setrlimit(RLIMIT_DATA)";
-    case BG_STEP_PRIVATE_PROC: return "a private /proc (mount namespace, procfs hidepid=invisible)";
+    case BG_STEP_PRIVATE_PROC: return "a private /proc (a procfs of the app's own)";
     case BG_STEP_NOEXEC_DIRECTORY: return "binding the data and temporary directories noexec";
-    case BG_STEP_SECCOMP: return "a seccomp filter refusing clone3 (prctl(PR_SET_SECCOMP))";
+    case BG_STEP_SECCOMP: return "a seccomp filter (prctl(PR_SET_SECCOMP))";
+    case BG_STEP_MEMORY_DENY_WRITE_EXECUTE: return "refusing writable-executable memory (prctl(PR_SET_MDWE))";
     case BG_STEP_HIDE_PATH: return "binding /dev/null over the session bus socket";
     case BG_STEP_USER_NAMESPACE: return "a user namespace of the app's own (unshare(CLONE_NEWUSER), uid_map)";
     }
@@ -137,10 +140,13 @@ static int write_file(const char *path, const char *text) {
 }
 
 /// A user namespace of the caller's own, its uid and gid mapped to themselves, with IPC and
-/// mount namespaces owned by it (mounts from outside still propagate in, none go out). 0, or
-/// -1 with errno set. Only system calls: it runs between fork and execve.
-static int own_user_namespace(const char *uid_map, const char *gid_map) {
-    if (syscall(SYS_unshare, CLONE_NEWUSER | CLONE_NEWIPC | CLONE_NEWNS) != 0) return -1;
+/// mount namespaces owned by it (mounts from outside still propagate in, none go out). With
+/// `in_new_user_namespace`, the caller was cloned into a fresh user namespace already (and a
+/// PID namespace it owns). 0, or -1 with errno set. Only system calls: it runs between fork
+/// and execve.
+static int own_user_namespace(const char *uid_map, const char *gid_map, int in_new_user_namespace) {
+    int flags = CLONE_NEWIPC | CLONE_NEWNS | (in_new_user_namespace ? 0 : CLONE_NEWUSER);
+    if (syscall(SYS_unshare, flags) != 0) return -1;
     if (write_file("/proc/self/uid_map", uid_map) != 0) return -1;
     // An unprivileged gid_map needs setgroups refused in the namespace first.
     if (write_file("/proc/self/setgroups", "deny") != 0) return -1;
@@ -148,22 +154,81 @@ static int own_user_namespace(const char *uid_map, const char *gid_map) {
     return mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL);
 }
 
-/// clone3's number on every architecture (it came after the tables were unified), and with
-/// the x32 bit that x86-64 processes may also call it by.
-enum { BG_NR_CLONE3 = 435, BG_X32_SYSCALL_BIT = 0x40000000 };
+/// A new process in a user namespace and a PID namespace of its own, in which it is pid 1
+/// (fork's semantics otherwise: the child returns 0 on the parent's stack copy). A PID
+/// namespace needs privilege over the user namespace that owns it, so both come in one clone.
+static pid_t clone_into_pid_namespace(void) {
+    return (pid_t)syscall(SYS_clone, SIGCHLD | CLONE_NEWUSER | CLONE_NEWPID, NULL, NULL, NULL, 0);
+}
 
-/// Installs a seccomp filter answering clone3 with ENOSYS and allowing everything else. No
-/// architecture check is needed: 435 is clone3 under every ABI a process here can call by.
-/// 0, or -1 with errno set. Needs no_new_privs first.
-static int refuse_clone3(void) {
-    struct sock_filter filter[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, BG_NR_CLONE3, 2, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, BG_NR_CLONE3 | BG_X32_SYSCALL_BIT, 1, 0),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA)),
-    };
-    struct sock_fprog program = {.len = (unsigned short)(sizeof filter / sizeof filter[0]), .filter = filter};
+/// A procfs of the caller's PID namespace on /proc in its mount namespace: it lists the
+/// namespace's processes alone. 0, or -1 with errno set.
+static int mount_own_proc(void) {
+    return mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+}
+
+/// clone3's number on every architecture (it came after the tables were unified).
+enum { BG_NR_CLONE3 = 435 };
+
+#if defined(__x86_64__)
+#define BG_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define BG_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#else
+#error "the seccomp filter knows x86-64 and arm64 system call numbers only"
+#endif
+
+// Absent from glibc 2.36's headers (Linux 6.3).
+#ifndef PR_SET_MDWE
+#define PR_SET_MDWE 65
+#define PR_GET_MDWE 66
+#define PR_MDWE_REFUSE_EXEC_GAIN (1UL << 0)
+#endif
+
+#define BG_LOAD(field) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, field))
+#define BG_RETURN(action) BPF_STMT(BPF_RET | BPF_K, (action))
+#define BG_REFUSED(error) BG_RETURN(SECCOMP_RET_ERRNO | ((error) & SECCOMP_RET_DATA))
+/// Two instructions: system call `nr` (in the accumulator) answered with `error`.
+#define BG_REFUSE(nr, error) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), BG_REFUSED(error)
+
+/// Installs the seccomp filter `spec` asks for, on the app and all it starts. Calls through
+/// another ABI than the daemon's own (i386 or x32 on x86-64, arm32 on arm64) are answered
+/// ENOSYS: their numbers differ, and a filter that checked only one table would be a way
+/// around it. 0, or -1 with errno set. Needs no_new_privs first.
+static int install_seccomp(const bg_sandbox_spawn *spec) {
+    struct sock_filter filter[32];
+    unsigned short length = 0;
+#define BG_EMIT(...)                                                        \
+    do {                                                                    \
+        struct sock_filter emitted[] = {__VA_ARGS__};                       \
+        for (size_t i = 0; i < sizeof emitted / sizeof emitted[0]; i++) {   \
+            filter[length++] = emitted[i];                                  \
+        }                                                                   \
+    } while (0)
+    BG_EMIT(BG_LOAD(arch), BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, BG_AUDIT_ARCH, 1, 0), BG_REFUSED(ENOSYS));
+    BG_EMIT(BG_LOAD(nr));
+#if defined(__x86_64__)
+    BG_EMIT(BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, __X32_SYSCALL_BIT, 0, 1), BG_REFUSED(ENOSYS));
+#endif
+    // clone3's CLONE_INTO_CGROUP starts a child in another cgroup, opening no file Landlock
+    // could refuse, and seccomp cannot read clone3's arguments. glibc falls back to clone.
+    if (spec->refuse_clone3) BG_EMIT(BG_REFUSE(BG_NR_CLONE3, ENOSYS));
+    if (spec->refuse_ptrace) BG_EMIT(BG_REFUSE(__NR_ptrace, EPERM));
+    if (spec->refuse_dynamic_code) {
+        // A memfd lives on the kernel's internal tmpfs, which neither mount flags nor Landlock
+        // rule: written, then mapped executable or run by execve of /proc/self/fd/N.
+        BG_EMIT(BG_REFUSE(__NR_memfd_create, ENOSYS));
+        // Fills pages of an executable mapping, bypassing its protection.
+        BG_EMIT(BG_REFUSE(__NR_userfaultfd, EPERM));
+        // shmat(SHM_EXEC): one segment mapped twice, writable and executable. Last, as it
+        // replaces the system call number in the accumulator with its flags.
+        BG_EMIT(
+            BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_shmat, 0, 3), BG_LOAD(args[2]),
+            BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, SHM_EXEC, 0, 1), BG_REFUSED(EPERM));
+    }
+    BG_EMIT(BG_RETURN(SECCOMP_RET_ALLOW));
+#undef BG_EMIT
+    struct sock_fprog program = {.len = length, .filter = filter};
     return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program, 0, 0);
 }
 
@@ -236,7 +301,21 @@ __attribute__((noreturn)) static void child(const bg_sandbox_spawn *spec, int er
         // of the app's own does, with the app still the person to the system outside it. Its
         // IPC dies with it, and its directories are mounted noexec as under a root daemon.
         // Its capabilities there end at execve (its uid is not 0 inside).
-        if (own_user_namespace(spec->uid_map, spec->gid_map) != 0) fail(report, BG_STEP_USER_NAMESPACE);
+        if (own_user_namespace(spec->uid_map, spec->gid_map, spec->private_proc) != 0) {
+            fail(report, BG_STEP_USER_NAMESPACE);
+        }
+        // Cloned into a PID namespace of its own (the app is its pid 1): a /proc of that
+        // namespace shows the app's processes alone, though they share the person's uid.
+        if (spec->private_proc) {
+            if (mount_own_proc() != 0) fail(report, BG_STEP_PRIVATE_PROC);
+            if (ruleset >= 0 && spec->proc_access != 0) {
+                int proc = open("/proc", O_PATH | O_CLOEXEC);
+                if (proc < 0 || bg_landlock_allow_path(ruleset, proc, spec->proc_access) != 0) {
+                    fail(report, BG_STEP_PRIVATE_PROC);
+                }
+                close(proc);
+            }
+        }
         if (spec->noexec_first && bind_noexec(spec->noexec_first) != 0) fail(report, BG_STEP_NOEXEC_DIRECTORY);
         if (spec->noexec_second && bind_noexec(spec->noexec_second) != 0) fail(report, BG_STEP_NOEXEC_DIRECTORY);
         // The person's session bus admits the person's uid, which the app has: out of reach,
@@ -259,7 +338,12 @@ __attribute__((noreturn)) static void child(const bg_sandbox_spawn *spec, int er
     struct rlimit memory = {.rlim_cur = (rlim_t)spec->memory_limit, .rlim_max = (rlim_t)spec->memory_limit};
     if (spec->memory_limit > 0 && setrlimit(RLIMIT_DATA, &memory) != 0) fail(report, BG_STEP_MEMORY_LIMIT);
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) fail(report, BG_STEP_NO_NEW_PRIVS);
-    if (spec->refuse_clone3 && refuse_clone3() != 0) fail(report, BG_STEP_SECCOMP);
+    if (spec->refuse_dynamic_code && prctl(PR_SET_MDWE, PR_MDWE_REFUSE_EXEC_GAIN, 0, 0, 0) != 0) {
+        fail(report, BG_STEP_MEMORY_DENY_WRITE_EXECUTE);
+    }
+    if ((spec->refuse_clone3 || spec->refuse_ptrace || spec->refuse_dynamic_code) && install_seccomp(spec) != 0) {
+        fail(report, BG_STEP_SECCOMP);
+    }
     if (ruleset >= 0 && syscall(BG_SYS_landlock_restrict_self, ruleset, 0) != 0) {
         fail(report, BG_STEP_LANDLOCK);
     }
@@ -283,7 +367,8 @@ pid_t bg_sandbox_spawn_process(const bg_sandbox_spawn *spec, bg_sandbox_failure 
     sigset_t all, saved;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &saved);
-    pid_t pid = fork();
+    int pid_namespace = spec->own_user_namespace && spec->private_proc && !spec->change_identity;
+    pid_t pid = pid_namespace ? clone_into_pid_namespace() : fork();
     if (pid == 0) {
         close(pipe_fds[0]);
         child(spec, pipe_fds[1]);
@@ -330,11 +415,31 @@ int bg_probe_user_namespace(void) {
     snprintf(gid_map, sizeof gid_map, "%u %u 1\n", (unsigned)getegid(), (unsigned)getegid());
     pid_t pid = fork();
     if (pid < 0) return -errno;
-    if (pid == 0) _exit(own_user_namespace(uid_map, gid_map) == 0 ? 0 : (errno & 0xff));
+    if (pid == 0) _exit(own_user_namespace(uid_map, gid_map, 0) == 0 ? 0 : (errno & 0xff));
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     if (!WIFEXITED(status)) return -ECHILD;
     return -WEXITSTATUS(status);
+}
+
+int bg_probe_pid_namespace(void) {
+    char uid_map[32], gid_map[32];
+    snprintf(uid_map, sizeof uid_map, "%u %u 1\n", (unsigned)geteuid(), (unsigned)geteuid());
+    snprintf(gid_map, sizeof gid_map, "%u %u 1\n", (unsigned)getegid(), (unsigned)getegid());
+    pid_t pid = clone_into_pid_namespace();
+    if (pid < 0) return -errno;
+    if (pid == 0) {
+        if (own_user_namespace(uid_map, gid_map, 1) != 0 || mount_own_proc() != 0) _exit(errno & 0xff);
+        _exit(0);
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    if (!WIFEXITED(status)) return -ECHILD;
+    return -WEXITSTATUS(status);
+}
+
+int bg_probe_memory_deny_write_execute(void) {
+    return prctl(PR_GET_MDWE, 0, 0, 0, 0) >= 0 ? 0 : -errno;
 }
 
 int bg_become_child_subreaper(void) {

@@ -148,6 +148,13 @@ struct Backgrounderd: AsyncParsableCommand {
     var trustedCertificates: [String] = []
 
     @Flag(
+        name: .customLong("shared-pid-namespace"),
+        help:
+            "Under a person's daemon, let apps share the person's PID namespace and /proc (to debug one with gdb, strace or ps); by default each has its own."
+    )
+    var sharedPidNamespace = false
+
+    @Flag(
         name: .customLong("live-restore"),
         help: ArgumentHelp(
             "On SIGTERM, leave the apps running (suspended ones frozen) for the next daemon to adopt, as a restart or upgrade under systemd needs (the unit passes it); without it, apps are ended. Apps left by a daemon that was killed are adopted either way."
@@ -245,6 +252,7 @@ struct Backgrounderd: AsyncParsableCommand {
         configuration.conditionsInterval = .seconds(conditionsInterval)
         configuration.trustedCertificates = trustedCertificates.map(absolute)
         configuration.liveRestore = liveRestore
+        configuration.sharedPidNamespace = sharedPidNamespace
         do {
             try await Daemon(configuration: configuration, logger: logger).run()
         } catch let error as DaemonError {

@@ -23,6 +23,7 @@ struct KeyTypeTests {
         ),
         Mistyped(key: "UIApplicationExitsOnSuspend", value: .string("YES"), expected: "must be a boolean"),
         Mistyped(key: "UIApplicationExitsOnSuspend", value: .integer(1), expected: "must be a boolean"),
+        Mistyped(key: "BGAllowsJIT", value: .string("YES"), expected: "must be a boolean"),
         Mistyped(key: "CFBundlePackageType", value: .integer(1), expected: "must be a string"),
         Mistyped(key: "BackgrounderPolicyEntryPoint", value: .bool(true), expected: "must be a string"),
         Mistyped(key: "BackgrounderPolicySchedulingEntryPoint", value: .integer(2), expected: "must be a string"),

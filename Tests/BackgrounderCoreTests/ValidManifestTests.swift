@@ -10,6 +10,7 @@ struct ValidManifestTests {
         .setting("CFBundleExecutable", .string("Complete"))
         .setting("UIBackgroundModes", .strings(["audio", "location", "processing"]))
         .setting("UIApplicationExitsOnSuspend", .bool(true))
+        .setting("BGAllowsJIT", .bool(true))
         .setting("BGTaskSchedulerPermittedIdentifiers", .strings(["org.example.refresh", "org.example.clean"]))
         .setting("NSLocationAlwaysAndWhenInUseUsageDescription", .string("Tracks your walks."))
         .setting("NSLocationWhenInUseUsageDescription", .string("Shows where you are."))
@@ -30,6 +31,7 @@ struct ValidManifestTests {
         #expect(manifest.sortedModeNames == ["audio", "location", "processing"])
         #expect(manifest.modesWithoutLinuxMeaning.isEmpty)
         #expect(manifest.exitsOnSuspend)
+        #expect(manifest.allowsJIT)
         #expect(manifest.permittedTaskIdentifiers == ["org.example.refresh", "org.example.clean"])
         #expect(
             manifest.usageDescriptions

@@ -101,7 +101,7 @@ public enum PythonAppBundles {
     @discardableResult
     public static func make(
         _ name: String, script: String, modes: [String] = [], prelude: Bool = true, executable: String? = nil,
-        into directory: String
+        extraPlist: String = "", into directory: String
     ) throws -> String {
         let executable = executable ?? name
         let identifier = "org.backgrounder.tests.\(name.lowercased())"
@@ -110,7 +110,7 @@ public enum PythonAppBundles {
             atPath: bundle, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         let plist = TestInfoPlist.text(
             identifier: identifier, name: name, executable: executable, modes: modes,
-            extra: "<key>NSMicrophoneUsageDescription</key><string>A test app.</string>")
+            extra: "<key>NSMicrophoneUsageDescription</key><string>A test app.</string>" + extraPlist)
         try plist.write(toFile: bundle + "/Info.plist", atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: bundle + "/Info.plist")
         let program = prelude ? Self.prelude + "\n" + script + "\n" : script

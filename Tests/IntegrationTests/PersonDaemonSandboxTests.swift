@@ -14,7 +14,7 @@ import Testing
 @Suite("A person's daemon's sandbox", .timeLimit(.minutes(5)), .tearsDown)
 struct PersonDaemonSandboxTests {
     @Test(
-        "under a person's daemon, an app's shared memory stays in its own IPC namespace and dies with it, native code it wrote does not run, and a fork bomb stops at the limit",
+        "under a person's daemon, an app's shared memory stays in its own IPC namespace and dies with it, /proc shows its processes alone, native code it wrote does not run, from files or memory, and a fork bomb stops at the limit",
         .enabled(if: geteuid() == 0, "runs the daemon under a uid of its own, as a person's daemon")
     )
     func userNamespaceHoldsIPCAndNativeCode() async throws {
@@ -39,6 +39,19 @@ struct PersonDaemonSandboxTests {
 
                 \(SandboxTests.attacksEveryModeHolds)
 
+                def command_lines():
+                    # Every command line /proc shows: the daemon's and the person's are the
+                    # same uid's, and cmdline needs no ptrace access.
+                    lines = []
+                    for entry in os.listdir("/proc"):
+                        if entry.isdigit():
+                            try:
+                                with open("/proc/%s/cmdline" % entry, "rb") as source:
+                                    lines.append(source.read().replace(b"\\0", b" ").decode(errors="replace").strip())
+                            except OSError:
+                                pass
+                    return lines
+
                 def write_data():
                     with open(os.path.join(data, "own.txt"), "w") as own:
                         own.write("mine")
@@ -47,6 +60,8 @@ struct PersonDaemonSandboxTests {
                 attempt("load native code from its data directory", load_native_code)
                 attempt("run native code through ld.so", run_through_loader)
                 attempt("write its data directory", write_data)
+                attempt("read command lines", command_lines)
+                \(SandboxTests.attemptDynamicCode)
                 attempt("fork bomb", fork_bomb)
                 with open(os.path.join(data, "findings.tmp"), "w") as out:
                     json.dump(findings, out)
@@ -60,6 +75,7 @@ struct PersonDaemonSandboxTests {
         let sandbox = try daemon.status().sandbox ?? ""
         #expect(sandbox.contains("user namespace per app"), "\(sandbox)")
         #expect(sandbox.contains("at most 40 processes per app"), "\(sandbox)")
+        #expect(sandbox.contains("private /proc (PID namespace per app)"), "\(sandbox)")
 
         _ = try daemon.client().request(.open(AppReference(bundle: id)))
         let findingsPath = daemon.stateDirectory + "/data/\(id)/findings.json"
@@ -70,7 +86,9 @@ struct PersonDaemonSandboxTests {
         let findings =
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: findingsPath)))
             as? [String: Any] ?? [:]
-        let pid = Int32(try #require(findings["pid"] as? Int))
+        // The daemon's view of its pid: in its own PID namespace the app is pid 1.
+        #expect(findings["pid"] as? Int == 1, "\(findings)")
+        let pid = try #require(try SessionShedTests.app(id, of: daemon).pid)
 
         // The control: the app runs, writes its own directory, and made its segment.
         #expect(findings["write its data directory"] as? String == "done", "\(findings)")
@@ -84,14 +102,26 @@ struct PersonDaemonSandboxTests {
                 (findings[attempt] as? String)?.hasPrefix("refused") == true, "\(attempt): \(findings[attempt] ?? "-")")
         }
 
+        // /proc shows the app its own processes alone: no command line but its own (the
+        // daemon's, the test's and the person's would be readable in a shared /proc).
+        let lines = findings["read command lines"] as? [String] ?? []
+        #expect(!lines.isEmpty, "\(findings)")
+        #expect(lines.allSatisfy { $0.hasPrefix("/usr/bin/python3") || $0.contains("Squatter") }, "\(lines)")
+
+        // Code that exists only in memory: nothing of it ran, and no child was traced.
+        SandboxTests.expectNoDynamicCode(findings: findings, dataDirectory: daemon.stateDirectory + "/data/\(id)")
+
         // A fork bomb stops at the limit, counted in its user namespace: the test's own
         // processes and the daemon, of the same uid outside it, do not count.
         let bomb = findings["fork bomb"] as? String ?? ""
         #expect(bomb.hasSuffix("Resource temporarily unavailable"), "\(bomb)")
         #expect((1...40).contains(UserProcesses.live(of: uid).count - 1), "\(UserProcesses.live(of: uid))")
 
+        // The app is pid 1 of its namespace, where a SIGTERM it never asked for is dropped:
+        // the daemon ends it as SIGTERM would have, not after the grace period.
         _ = try daemon.client().request(.quit(AppReference(bundle: id)))
         #expect(await waitUntil { kill(pid, 0) != 0 && errno == ESRCH })
+        #expect(!daemon.log.contains("of SIGTERM; killing"), "\(daemon.log.suffix(2000))")
         #expect(
             await waitUntil { UserProcesses.live(of: uid) == [daemon.pid] },
             "left after quit: \(UserProcesses.live(of: uid))")

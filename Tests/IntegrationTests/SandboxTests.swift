@@ -26,7 +26,11 @@ struct SandboxTests {
     /// `os`, `signal` and `data`): `hoard_shared_memory` makes a 64 MiB SysV segment nobody
     /// removes (key 0x42474B21); `load_native_code` and `run_through_loader` map native code
     /// the app wrote into its data directory executable, by `dlopen` and by `ld.so`;
-    /// `fork_bomb` forks children that wait for ever until fork fails (or 200 of them).
+    /// `fork_bomb` forks children that wait for ever until fork fails (or 200 of them);
+    /// `run_code_from_memfd`, `run_code_from_writable_memory` and `run_code_from_shared_memory`
+    /// run native code that exists only in memory, each leaving one of ``dynamicCodeMarkers``
+    /// in its data directory when the code ran; `trace_a_child` says whether it could ptrace
+    /// its own child (the kernel's `TracerPid`).
     static let attacksEveryModeHolds = #"""
         def hoard_shared_memory():
             # 64 MiB of SysV shared memory, touched and never removed: in the daemon's IPC
@@ -62,6 +66,76 @@ struct SandboxTests {
                 raise OSError("%s exited %d: %s" % (loader, result.returncode, result.stderr.decode().strip()))
             return "ran " + copy
 
+        def _machine_code():
+            # Returns 42: mov eax, 42; ret (x86-64), or mov w0, #42; ret (arm64).
+            import platform
+            return bytes.fromhex("b82a000000c3" if platform.machine() == "x86_64" else "40058052c0035fd6")
+
+        def _call(address):
+            import ctypes
+            return ctypes.CFUNCTYPE(ctypes.c_int)(address)()
+
+        def _mark_if(result, marker):
+            if result == 42:
+                open(os.path.join(data, marker), "w").close()
+            return "returned %d" % result
+
+        def run_code_from_memfd():
+            # A copy of touch in a memfd, run by execve of /proc/self/fd/N: it exists in no
+            # directory, so neither mount flags nor Landlock see it. touch leaves the marker.
+            fd = os.memfd_create("payload", 0)
+            with open("/usr/bin/touch", "rb") as source:
+                os.write(fd, source.read())
+            child = os.fork()
+            if child == 0:
+                try:
+                    os.execv("/proc/self/fd/%d" % fd, ["touch", os.path.join(data, "memfd-ran")])
+                finally:
+                    os._exit(127)
+            _, status = os.waitpid(child, 0)
+            return "exited %d" % os.waitstatus_to_exitcode(status)
+
+        def run_code_from_writable_memory():
+            # Machine code written into memory mapped writable and executable, then called.
+            import ctypes, mmap
+            region = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+            region.write(_machine_code())
+            return _mark_if(_call(ctypes.addressof(ctypes.c_char.from_buffer(region))), "memory-ran")
+
+        def run_code_from_shared_memory():
+            # The same through two views of one SysV segment, one writable, one executable.
+            import ctypes
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.shmat.restype = ctypes.c_void_p
+            shmid = libc.shmget(0, 4096, 0o1000 | 0o700)  # IPC_CREAT; x: SHM_EXEC asks for it
+            if shmid < 0:
+                raise OSError(ctypes.get_errno(), "shmget")
+            writable = libc.shmat(shmid, None, 0)
+            executable = libc.shmat(shmid, None, 0o10000 | 0o100000)  # SHM_RDONLY | SHM_EXEC
+            error = ctypes.get_errno()
+            libc.shmctl(shmid, 0, None)  # IPC_RMID
+            if executable in (None, ctypes.c_void_p(-1).value):
+                raise OSError(error, "shmat(SHM_EXEC)")
+            ctypes.memmove(writable, _machine_code(), len(_machine_code()))
+            return _mark_if(_call(executable), "shared-ran")
+
+        def trace_a_child():
+            # A tracer writes into its tracee's code whatever the pages' protection.
+            import ctypes
+            libc = ctypes.CDLL(None, use_errno=True)
+            child = os.fork()
+            if child == 0:
+                while True:
+                    signal.pause()
+            try:
+                if libc.ptrace(0x4206, child, None, None) != 0:  # PTRACE_SEIZE
+                    raise OSError(ctypes.get_errno(), "ptrace")
+                tracer = [l.split()[1] for l in open("/proc/%d/status" % child) if l.startswith("TracerPid:")][0]
+                return "traced by %s" % tracer
+            finally:
+                os.kill(child, signal.SIGKILL)
+                os.waitpid(child, 0)
+
         def fork_bomb():
             # Children that wait for ever, until fork fails (or 200: the limit must come first).
             forked = 0
@@ -79,6 +153,32 @@ struct SandboxTests {
                 forked += 1
             return "forked %d" % forked
         """#
+
+    /// What the attacks on dynamic code leave in the data directory when their code ran.
+    static let dynamicCodeMarkers = ["memfd-ran", "memory-ran", "shared-ran"]
+    /// The attacks on dynamic code, as findings name them.
+    static let dynamicCodeAttacks = [
+        "run code from a memfd", "run code from writable memory", "run code from shared memory", "trace a child",
+    ]
+    /// Python lines that try every dynamic-code attack through `attempt`.
+    static let attemptDynamicCode = """
+        attempt("run code from a memfd", run_code_from_memfd)
+        attempt("run code from writable memory", run_code_from_writable_memory)
+        attempt("run code from shared memory", run_code_from_shared_memory)
+        attempt("trace a child", trace_a_child)
+        """
+
+    /// Expects that no dynamic-code attack ran its code (by the markers) and each was refused.
+    static func expectNoDynamicCode(findings: [String: Any], dataDirectory: String) {
+        for marker in dynamicCodeMarkers {
+            #expect(!FileManager.default.fileExists(atPath: dataDirectory + "/" + marker), "\(marker): \(findings)")
+        }
+        // A sanitized build's apps may trace: LeakSanitizer does, at exit.
+        for attack in dynamicCodeAttacks where !(AppSandbox.isSanitized && attack == "trace a child") {
+            #expect(
+                (findings[attack] as? String)?.hasPrefix("refused") == true, "\(attack): \(findings[attack] ?? "-")")
+        }
+    }
 
     /// Tries every attack, writes what happened to findings.json in its data directory,
     /// then spins, so a suspension that does not hold shows as CPU time.
@@ -152,6 +252,7 @@ struct SandboxTests {
         attempt("load native code from its data directory", load_native_code)
         attempt("run native code through ld.so", run_through_loader)
         attempt("read the daemon's command line", daemon_command_line)
+        \#(attemptDynamicCode)
         attempt("fork bomb", fork_bomb)
         attempt("write TMPDIR", lambda: append(os.path.join(os.environ.get("TMPDIR", "/nonexistent"), "tmp.txt"), "mine"))
         with open(os.path.join(data, "findings.tmp"), "w") as out:
@@ -296,6 +397,13 @@ struct SandboxTests {
                 (findings[attempt] as? String)?.hasPrefix("refused") == true, "\(attempt): \(findings[attempt] ?? "-")")
         }
 
+        // Code that exists only in memory: nothing of it ran, and no child was traced.
+        #expect(status.sandbox?.contains("dynamic code refused") == true, "\(status.sandbox ?? "-")")
+        #expect(
+            status.sandbox?.contains(AppSandbox.isSanitized ? "ptrace allowed" : "ptrace refused") == true,
+            "\(status.sandbox ?? "-")")
+        Self.expectNoDynamicCode(findings: findings, dataDirectory: data)
+
         // Shared memory: made in an IPC namespace of its own, which the daemon's does not see,
         // and which goes with the app's last process.
         #expect((findings["hoard shared memory"] as? String)?.hasPrefix("segment") == true, "\(findings)")
@@ -405,6 +513,65 @@ struct SandboxTests {
         let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
         let peakKiB = try #require(fields.count > 1 ? Int(fields[1]) : nil, "\(line)")
         #expect(peakKiB < 64 << 10, "its resident peak was \(peakKiB) KiB")
+        #expect(running.daemon.isRunning)
+    }
+
+    @Test(
+        "an app that declares BGAllowsJIT runs code it writes to memory; beside it, one that does not cannot",
+        .enabled(if: Self.landlock, "needs a kernel with Landlock (the sandbox is all or nothing here)")
+    )
+    func jitIsDeclared() async throws {
+        // The same attacks in two apps, the one difference their Info.plist: the control
+        // shows the attacks work, so the refusal beside it is the sandbox's doing.
+        let script = #"""
+            #!/usr/bin/python3
+            import json, os, signal, time
+            data = os.environ["BACKGROUNDER_DATA_DIR"]
+            findings = {}
+
+            def attempt(name, action):
+                try:
+                    findings[name] = action() or "done"
+                except Exception as error:
+                    findings[name] = "refused: %s" % error
+
+            \#(Self.attacksEveryModeHolds)
+            attempt("run code from a memfd", run_code_from_memfd)
+            attempt("run code from writable memory", run_code_from_writable_memory)
+            attempt("run code from shared memory", run_code_from_shared_memory)
+            with open(os.path.join(data, "findings.tmp"), "w") as out:
+                json.dump(findings, out)
+            os.rename(os.path.join(data, "findings.tmp"), os.path.join(data, "findings.json"))
+            time.sleep(600)
+            """#
+        let running = try await Running(prefix: "jit") { bundles in
+            _ = try PythonAppBundles.make(
+                "Jitter", script: script, prelude: false, extraPlist: "<key>BGAllowsJIT</key><true/>", into: bundles)
+            _ = try PythonAppBundles.make("Plain", script: script, prelude: false, into: bundles)
+        }
+        atTeardown { await running.tearDown() }
+        let status = try running.daemon.status()
+        try #require(status.sandbox?.contains("dynamic code refused") == true, "\(status.sandbox ?? "-")")
+        var findings: [String: [String: Any]] = [:]
+        for name in ["jitter", "plain"] {
+            let id = "org.backgrounder.tests.\(name)"
+            _ = try running.request(.open(AppReference(bundle: id)))
+            let path = running.dataDirectory(id) + "/findings.json"
+            #expect(await waitUntil { FileManager.default.fileExists(atPath: path) }, "\(running.appLog(id))")
+            findings[name] =
+                (try? JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))))
+                as? [String: Any]
+        }
+        let jitter = running.dataDirectory("org.backgrounder.tests.jitter")
+        for marker in Self.dynamicCodeMarkers {
+            #expect(
+                FileManager.default.fileExists(atPath: jitter + "/" + marker), "\(marker): \(findings["jitter"] ?? [:])"
+            )
+            #expect(
+                !FileManager.default.fileExists(
+                    atPath: running.dataDirectory("org.backgrounder.tests.plain") + "/" + marker),
+                "\(marker): \(findings["plain"] ?? [:])")
+        }
         #expect(running.daemon.isRunning)
     }
 

@@ -10,6 +10,9 @@ import Testing
 /// A person's daemon without the freezer (signals): apps run under the person's uid, so the
 /// daemon tells a person from an app by the process, and a child that calls `setsid()`
 /// leaves the app's session. Judged by the grant in `bgctl permissions`, not by the replies.
+/// With `--shared-pid-namespace`: where each app has a PID namespace of its own, an orphan is
+/// its app's pid 1's and dies with it, so these tests hold the daemon to the case where the
+/// kernel or a service manager gives no namespace (and read the pids the apps report).
 @Suite("Leaving the app's session", .timeLimit(.minutes(5)), .tearsDown)
 struct SessionShedTests {
     @Test(
@@ -53,7 +56,8 @@ struct SessionShedTests {
                 """,
             into: bundles)
         let daemon = try await PersonsDaemon.start(
-            as: uid, directory: directory, bundles: bundles, extraArguments: ["--suspension", "signals"])
+            as: uid, directory: directory, bundles: bundles,
+            extraArguments: ["--suspension", "signals", "--shared-pid-namespace"])
         #expect(try daemon.status().suspension?.contains("the daemon adopts orphans") == true)
 
         _ = try daemon.client().request(.open(AppReference(bundle: id)))
@@ -133,7 +137,8 @@ struct SessionShedTests {
                 """,
             into: bundles)
         let daemon = try await PersonsDaemon.start(
-            as: uid, directory: directory, bundles: bundles, extraArguments: ["--suspension", "signals"])
+            as: uid, directory: directory, bundles: bundles,
+            extraArguments: ["--suspension", "signals", "--shared-pid-namespace"])
         #expect(try daemon.status().suspension?.contains("ended when any app is suspended or ends") == true)
 
         _ = try daemon.client().request(.open(AppReference(bundle: id)))

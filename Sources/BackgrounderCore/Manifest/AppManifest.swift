@@ -19,6 +19,10 @@ public struct AppManifest: Sendable, Hashable, Codable {
     public var permittedTaskIdentifiers: [String]
     /// The usage descriptions shown when the app asks for a permission.
     public var usageDescriptions: UsageDescriptions
+    /// `BGAllowsJIT`: the app makes machine code at run time (a JavaScript or Java virtual
+    /// machine), so the sandbox lets its memory be writable and executable and lets it use
+    /// memfds; without it, an app runs only the code its files hold.
+    public var allowsJIT = false
     /// An app, or a policy plug-in (`CFBundlePackageType` `BNDL`).
     public var kind: BundleKind = .application
     /// For a policy plug-in: the C function the daemon calls (`BackgrounderPolicyEntryPoint`).

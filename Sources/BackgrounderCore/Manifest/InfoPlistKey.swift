@@ -8,6 +8,9 @@ public enum InfoPlistKey: String, Sendable, CaseIterable, CodingKey {
     case policySchedulingEntryPoint = "BackgrounderPolicySchedulingEntryPoint"
     case backgroundModes = "UIBackgroundModes"
     case exitsOnSuspend = "UIApplicationExitsOnSuspend"
+    /// Backgrounder's own, after macOS's `com.apple.security.cs.allow-jit` entitlement: the
+    /// app makes machine code at run time, so its memory may be writable and executable.
+    case allowsJIT = "BGAllowsJIT"
     case permittedTaskIdentifiers = "BGTaskSchedulerPermittedIdentifiers"
     case locationAlwaysAndWhenInUseUsage = "NSLocationAlwaysAndWhenInUseUsageDescription"
     case locationWhenInUseUsage = "NSLocationWhenInUseUsageDescription"

@@ -138,6 +138,7 @@ enum InfoPlistParser {
             usageDescriptions: usage
         )
         manifest.kind = kind
+        manifest.allowsJIT = raw.allowsJIT ?? false
         manifest.policyEntryPoint = kind == .policy ? raw.policyEntryPoint : nil
         manifest.policySchedulingEntryPoint = kind == .policy ? raw.policySchedulingEntryPoint : nil
         return manifest
@@ -155,6 +156,7 @@ private struct RawInfoPlist: Decodable {
     var bundleExecutable: String?
     var backgroundModes: [String]?
     var exitsOnSuspend: Bool?
+    var allowsJIT: Bool?
     var permittedTaskIdentifiers: [String]?
     var locationAlwaysAndWhenInUseUsage: String?
     var locationWhenInUseUsage: String?
@@ -177,6 +179,7 @@ private struct RawInfoPlist: Decodable {
         bundleExecutable = try field(String.self, .bundleExecutable, "a string")
         backgroundModes = try field([String].self, .backgroundModes, "an array of strings")
         exitsOnSuspend = try field(Bool.self, .exitsOnSuspend, "a boolean (<true/> or <false/>)")
+        allowsJIT = try field(Bool.self, .allowsJIT, "a boolean (<true/> or <false/>)")
         permittedTaskIdentifiers = try field([String].self, .permittedTaskIdentifiers, "an array of strings")
         locationAlwaysAndWhenInUseUsage = try field(String.self, .locationAlwaysAndWhenInUseUsage, "a string")
         locationWhenInUseUsage = try field(String.self, .locationWhenInUseUsage, "a string")

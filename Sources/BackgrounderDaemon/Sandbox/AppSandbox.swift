@@ -29,7 +29,8 @@ struct AppSandbox: Sendable {
     /// daemon is built with a sanitizer: its apps are too, and their shadow memory (terabytes
     /// reserved) counts as data.
     var memoryLimit: Int? = nil
-    /// Whether apps under uids of their own get a /proc that shows only their processes.
+    /// Whether apps get a /proc that shows only their processes: under uids of their own, a
+    /// procfs with `hidepid=invisible`; in user namespaces of their own, a PID namespace each.
     var privateProc = false
     /// Whether apps that keep the daemon's uid get a user namespace of their own, for a
     /// private IPC namespace and noexec data and temporary directories.
@@ -39,6 +40,13 @@ struct AppSandbox: Sendable {
     var hiddenPaths: [String] = []
     /// Whether apps get the seccomp filter that refuses `clone3` (every sandboxed app).
     var refusesClone3 = false
+    /// Whether apps run no code but their files' (docs/SANDBOX.md): unless one declares a
+    /// JIT (`BGAllowsJIT`), its memory is never writable and executable and seccomp refuses
+    /// the ways around that. Needs PR_SET_MDWE (Linux 6.3).
+    var refusesDynamicCode = false
+    /// Whether seccomp refuses `ptrace` to apps: not under a sanitizer, whose LeakSanitizer
+    /// traces the app's own threads at exit.
+    var refusesPtrace = false
     /// What `bgctl status` shows.
     let summary: String
 
@@ -51,10 +59,12 @@ struct AppSandbox: Sendable {
     ///   - processLimit: `--app-process-limit`, in force where apps get uids or user namespaces of
     ///     their own.
     ///   - memoryLimit: `--app-memory-limit`, per process in every mode.
+    ///   - sharedPidNamespace: `--shared-pid-namespace`: apps of a person's daemon stay in the
+    ///     person's PID namespace.
     ///   - logger: Where the summary and any weakness are logged.
     static func make(
         _ choice: DaemonConfiguration.SandboxChoice, processLimit: Int = AppLimits.defaultProcesses,
-        memoryLimit: Int = AppLimits.defaultMemory, logger: Logger
+        memoryLimit: Int = AppLimits.defaultMemory, sharedPidNamespace: Bool = false, logger: Logger
     ) -> AppSandbox {
         guard choice == .auto else {
             logger.warning("apps run without a sandbox (--sandbox off)")
@@ -96,6 +106,17 @@ struct AppSandbox: Sendable {
             ownUserNamespace = probe == 0
             if ownUserNamespace {
                 parts.append("user namespace per app: IPC namespace per app, data and temporary directories noexec")
+                let pidProbe = sharedPidNamespace ? 0 : bg_probe_pid_namespace()
+                privateProc = pidProbe == 0 && !sharedPidNamespace
+                if sharedPidNamespace {
+                    parts.append("shared /proc (--shared-pid-namespace)")
+                } else if privateProc {
+                    parts.append("private /proc (PID namespace per app)")
+                } else {
+                    let reason = String(cString: strerror(-pidProbe))
+                    logger.warning("apps share /proc: no PID namespace with a procfs of its own: \(reason)")
+                    parts.append("shared /proc (\(reason))")
+                }
                 parts.append("at most \(processLimit) processes per app")
                 hiddenPaths = SessionBusSockets.paths(in: ProcessInfo.processInfo.environment)
                 parts.append(
@@ -118,10 +139,19 @@ struct AppSandbox: Sendable {
         // clone3 alone can start a process in another cgroup (CLONE_INTO_CGROUP) without
         // opening a file Landlock could refuse; seccomp cannot read its arguments, so it goes.
         parts.append("clone3 refused (seccomp)")
+        let mdwe = bg_probe_memory_deny_write_execute()
+        if mdwe == 0 {
+            parts.append("dynamic code refused (no writable-executable memory, memfd, userfaultfd or SHM_EXEC)")
+        } else {
+            let reason = String(cString: strerror(-mdwe))
+            logger.warning("apps may run code they write to memory: PR_SET_MDWE (Linux 6.3) is missing: \(reason)")
+            parts.append("dynamic code allowed (no PR_SET_MDWE: \(reason))")
+        }
+        parts.append(sanitized ? "ptrace allowed (a sanitized build: LeakSanitizer traces)" : "ptrace refused")
         let sandbox = AppSandbox(
             landlock: landlock, appUsers: range, processLimit: range != nil || ownUserNamespace ? processLimit : nil,
             memoryLimit: sanitized ? nil : memoryLimit, privateProc: privateProc, ownUserNamespace: ownUserNamespace,
-            hiddenPaths: hiddenPaths, refusesClone3: true,
+            hiddenPaths: hiddenPaths, refusesClone3: true, refusesDynamicCode: mdwe == 0, refusesPtrace: !sanitized,
             summary: parts.joined(separator: ", "))
         logger.info("app sandbox: \(sandbox.summary)")
         return sandbox

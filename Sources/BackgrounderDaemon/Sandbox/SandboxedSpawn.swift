@@ -45,6 +45,11 @@ struct SandboxedSpawn {
     var hiddenPaths: [String] = []
     /// A seccomp filter answering `clone3` with ENOSYS (no `CLONE_INTO_CGROUP` out of its cgroup).
     var refuseClone3 = false
+    /// No code but its files' (no writable-executable memory, no memfd, userfaultfd or
+    /// `SHM_EXEC`).
+    var refuseDynamicCode = false
+    /// `ptrace` refused (EPERM).
+    var refusePtrace = false
 
     /// Starts the process.
     /// - Returns: Its pid; it leads its own session and process group.
@@ -89,7 +94,9 @@ struct SandboxedSpawn {
                                 uid_map: UnsafePointer(maps[0]),
                                 gid_map: UnsafePointer(maps[1]),
                                 hidden_paths: hiddenBuffer.baseAddress,
-                                refuse_clone3: refuseClone3 ? 1 : 0
+                                refuse_clone3: refuseClone3 ? 1 : 0,
+                                refuse_dynamic_code: refuseDynamicCode ? 1 : 0,
+                                refuse_ptrace: refusePtrace ? 1 : 0
                             )
                             return try Self.spawnRetryingBusy(&spec, executable: executable)
                         }

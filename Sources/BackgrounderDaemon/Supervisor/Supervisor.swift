@@ -180,12 +180,14 @@ final class Supervisor: Sendable {
                     identity: identity.map { ($0, $0) },
                     processLimit: sandbox.processLimit ?? 0,
                     memoryLimit: sandbox.memoryLimit ?? 0,
-                    privateProc: sandbox.privateProc && identity != nil,
+                    privateProc: sandbox.privateProc,
                     procAccess: sandbox.landlock?.procReadAccess ?? 0,
                     noexecDirectories: [data, temporary],
                     ownUserNamespace: sandbox.ownUserNamespace,
                     hiddenPaths: sandbox.hiddenPaths,
-                    refuseClone3: sandbox.refusesClone3
+                    refuseClone3: sandbox.refusesClone3,
+                    refuseDynamicCode: sandbox.refusesDynamicCode && !bundle.manifest.allowsJIT,
+                    refusePtrace: sandbox.refusesPtrace
                 ).start()
             } catch {
                 log.abandon()
@@ -418,9 +420,12 @@ final class Supervisor: Sendable {
         return ProcessStat.read(launched.pid)?.state == "T"
     }
 
-    /// Sends SIGTERM to the app's process group (not to a frozen app: thaw it first).
+    /// Sends SIGTERM to the app's process group (not to a frozen app: thaw it first). An app
+    /// that leads a PID namespace and has no say on SIGTERM would not get it (the kernel's rule
+    /// for a namespace's first process): it is killed, as SIGTERM's default would.
     func requestTermination(_ launched: Launched) {
         Glibc.kill(-launched.pid, SIGTERM)
+        if NamespaceInit.dropsDefault(SIGTERM, pid: launched.pid) { kill(launched) }
     }
 
     /// Kills every process of the app at once.

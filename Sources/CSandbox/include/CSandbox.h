@@ -68,6 +68,16 @@ int bg_probe_private_proc(void);
 /// short-lived child. Returns 0 or -errno.
 int bg_probe_user_namespace(void);
 
+/// Whether an unprivileged child can be cloned into user and PID namespaces of its own and
+/// mount a procfs of that PID namespace (what a person's daemon's private /proc asks; a
+/// container that masks parts of /proc refuses it): tried in a short-lived child. Returns 0
+/// or -errno.
+int bg_probe_pid_namespace(void);
+
+/// Whether this kernel can refuse memory that gains execute permission (PR_SET_MDWE, Linux
+/// 6.3 and later): asked with PR_GET_MDWE. Returns 0 or -errno.
+int bg_probe_memory_deny_write_execute(void);
+
 /// Makes the calling process a child subreaper (PR_SET_CHILD_SUBREAPER): a descendant whose
 /// parent exits is reparented to it instead of to init. Returns 0 or -errno.
 int bg_become_child_subreaper(void);
@@ -109,7 +119,9 @@ typedef struct bg_sandbox_spawn {
     unsigned long long memory_limit;
     /// With change_identity: a mount namespace of the app's own (mounts from outside still
     /// propagate in) with a /proc that shows only processes of the app's uid
-    /// (hidepid=invisible); with a Landlock ruleset, read access to that /proc is added.
+    /// (hidepid=invisible). With own_user_namespace: the app is cloned into user and PID
+    /// namespaces of its own (it is pid 1 there, and its processes die with it) and /proc is
+    /// that namespace's. With a Landlock ruleset, read access to that /proc is added.
     int private_proc;
     /// The Landlock rights to grant on the private /proc.
     uint64_t proc_access;
@@ -134,6 +146,15 @@ typedef struct bg_sandbox_spawn {
     /// app's uid may write (a person's delegated subtree), out of the freezer's reach, and no
     /// open of a file is involved for Landlock to refuse. The C library falls back to clone.
     int refuse_clone3;
+    /// No code the app did not ship as a file: memory is never both writable and executable
+    /// nor made executable later (PR_SET_MDWE, inherited through fork and execve), and seccomp
+    /// refuses the ways around that: memfd_create (ENOSYS, so libraries fall back to files,
+    /// which Landlock and noexec mounts rule), userfaultfd, and shmat with SHM_EXEC (EPERM).
+    /// Off for an app that declares a JIT (`BGAllowsJIT`).
+    int refuse_dynamic_code;
+    /// ptrace refused by seccomp (EPERM): a tracer writes code into a child's executable
+    /// pages, whatever their protection. Off under a sanitizer (LeakSanitizer traces).
+    int refuse_ptrace;
 } bg_sandbox_spawn;
 
 /// The child's setup steps, reported when one fails.
@@ -161,6 +182,7 @@ typedef enum bg_sandbox_step {
     BG_STEP_USER_NAMESPACE,
     BG_STEP_SECCOMP,
     BG_STEP_HIDE_PATH,
+    BG_STEP_MEMORY_DENY_WRITE_EXECUTE,
 } bg_sandbox_step;
 
 /// Which step failed and its errno.
