@@ -102,8 +102,8 @@ extension AppManager {
     /// Kills what is left of a recorded app that cannot be adopted, so that no process of it
     /// runs unsupervised: an app must not escape by letting its lead process die while no
     /// daemon runs. Its cgroup is killed whole (whichever mechanism this run uses); under signals, every
-    /// process still in its session is killed (the kernel does not reuse a pid that still
-    /// names a session, so those are the app's).
+    /// process still in its session, and all they started, is killed (the kernel does not reuse
+    /// a pid that still names a session, so those are the app's).
     private func endLeftover(_ record: StateStore.ProcessRecord, _ why: AdoptionRefusal) {
         defer { forgetProcess(record.bundleIdentifier, pid: record.pid) }
         switch why {
@@ -121,7 +121,7 @@ extension AppManager {
         let stat = ProcessStat.read(record.pid)
         // A live process with another start time holds the pid now: the app's session is gone.
         if let stat, stat.startTicks != record.startTicks { return }
-        for pid in ProcessStat.members(ofSession: record.pid) {
+        for pid in ProcessStat.family(ofLeader: record.pid) {
             kill(pid, SIGKILL)
         }
     }

@@ -28,9 +28,11 @@ struct ProcessStat: Sendable {
         return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
 
-    /// Every process of a session (a scan of /proc: for memory pressure, not a hot path).
-    static func members(ofSession session: Int32) -> [Int32] {
-        Array(ProcessTable.read().members(ofSession: session))
+    /// Every process of the app led by `leader`, found by family
+    /// (``ProcessTable/family(ofLeader:)``; a scan of /proc: for memory pressure and
+    /// adoption, not a hot path).
+    static func family(ofLeader leader: Int32) -> [Int32] {
+        Array(ProcessTable.read().family(ofLeader: leader))
     }
 
     /// Reads a process's stat line, or `nil` when it is gone.

@@ -24,6 +24,12 @@ struct ProcessTable: Sendable {
         Set(processes.filter { $0.value.session == session }.keys)
     }
 
+    /// Every process of the app led by `leader`: its session, the orphans of it the daemon
+    /// adopted (they keep the session), and everything descended from them.
+    func family(ofLeader leader: Int32) -> Set<Int32> {
+        descendants(of: members(ofSession: leader).union([leader]))
+    }
+
     /// The roots and everything descended from them, by parent links.
     func descendants(of roots: Set<Int32>) -> Set<Int32> {
         var children: [Int32: [Int32]] = [:]

@@ -87,10 +87,9 @@ public final class SignalFreezer: SuspensionMechanism {
 
     public func release(_ container: AppContainer) {}
 
-    /// Every process of the app led by `leader`: its session, the orphans of it the daemon
-    /// adopted (they keep the session), and everything descended from them.
+    /// Every process of the app led by `leader` (``ProcessTable/family(ofLeader:)``).
     func processes(ofApp leader: Int32, in table: ProcessTable) -> Set<Int32> {
-        table.descendants(of: table.members(ofSession: leader).union([leader]))
+        table.family(ofLeader: leader)
     }
 
     /// The daemon's children that lead no app and are in no app's session, nor the daemon's

@@ -394,8 +394,9 @@ final class Supervisor: Sendable {
 
     /// The memory the whole app holds, in bytes: its cgroup's `memory.current` (page cache
     /// and kernel memory charged to it included) where the memory controller is on, else the
-    /// resident memory of every process in its cgroup, or in its session under signals, so
-    /// an app that keeps its memory in a child is sized by it too.
+    /// resident memory of every process in its cgroup, or of its family under signals (its
+    /// session and their descendants), so an app that keeps its memory in a child, even one
+    /// that left the session, is sized by it too.
     func memoryBytes(_ launched: Launched) -> Int {
         if let cgroup = launched.container.cgroupPath {
             if let text = try? String(contentsOfFile: cgroup + "/memory.current", encoding: .utf8),
@@ -407,7 +408,7 @@ final class Supervisor: Sendable {
             let members = text.split(separator: "\n").compactMap { Int32($0) }
             if !members.isEmpty { return members.reduce(0) { $0 + ProcessStat.residentBytes($1) } }
         } else {
-            let members = ProcessStat.members(ofSession: launched.pid)
+            let members = ProcessStat.family(ofLeader: launched.pid)
             if !members.isEmpty { return members.reduce(0) { $0 + ProcessStat.residentBytes($1) } }
         }
         return ProcessStat.residentBytes(launched.pid)
