@@ -399,44 +399,45 @@ pid_t bg_sandbox_spawn_process(const bg_sandbox_spawn *spec, bg_sandbox_failure 
     return -1;
 }
 
-int bg_probe_private_proc(void) {
-    pid_t pid = fork();
+/// A probe's setup, given the caller's uid and gid maps ("ID ID 1\n"): 0, or -1 with errno.
+typedef int (*bg_probe_setup)(const char *uid_map, const char *gid_map);
+
+/// Runs `setup` in a short-lived child, forked or (with `into_pid_namespace`) cloned into
+/// user and PID namespaces of its own. Returns 0, or -errno from the child.
+static int probe(int into_pid_namespace, bg_probe_setup setup) {
+    // Prepared here: the child makes system calls only.
+    char uid_map[32], gid_map[32];
+    snprintf(uid_map, sizeof uid_map, "%u %u 1\n", (unsigned)geteuid(), (unsigned)geteuid());
+    snprintf(gid_map, sizeof gid_map, "%u %u 1\n", (unsigned)getegid(), (unsigned)getegid());
+    pid_t pid = into_pid_namespace ? clone_into_pid_namespace() : fork();
     if (pid < 0) return -errno;
-    if (pid == 0) _exit(private_proc() == 0 ? 0 : (errno & 0xff));
+    if (pid == 0) _exit(setup(uid_map, gid_map) == 0 ? 0 : (errno & 0xff));
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     if (!WIFEXITED(status)) return -ECHILD;
     return -WEXITSTATUS(status);
 }
 
-int bg_probe_user_namespace(void) {
-    char uid_map[32], gid_map[32];
-    snprintf(uid_map, sizeof uid_map, "%u %u 1\n", (unsigned)geteuid(), (unsigned)geteuid());
-    snprintf(gid_map, sizeof gid_map, "%u %u 1\n", (unsigned)getegid(), (unsigned)getegid());
-    pid_t pid = fork();
-    if (pid < 0) return -errno;
-    if (pid == 0) _exit(own_user_namespace(uid_map, gid_map, 0) == 0 ? 0 : (errno & 0xff));
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-    if (!WIFEXITED(status)) return -ECHILD;
-    return -WEXITSTATUS(status);
+static int private_proc_setup(const char *uid_map, const char *gid_map) {
+    (void)uid_map;
+    (void)gid_map;
+    return private_proc();
 }
 
-int bg_probe_pid_namespace(void) {
-    char uid_map[32], gid_map[32];
-    snprintf(uid_map, sizeof uid_map, "%u %u 1\n", (unsigned)geteuid(), (unsigned)geteuid());
-    snprintf(gid_map, sizeof gid_map, "%u %u 1\n", (unsigned)getegid(), (unsigned)getegid());
-    pid_t pid = clone_into_pid_namespace();
-    if (pid < 0) return -errno;
-    if (pid == 0) {
-        if (own_user_namespace(uid_map, gid_map, 1) != 0 || mount_own_proc() != 0) _exit(errno & 0xff);
-        _exit(0);
-    }
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-    if (!WIFEXITED(status)) return -ECHILD;
-    return -WEXITSTATUS(status);
+static int user_namespace_setup(const char *uid_map, const char *gid_map) {
+    return own_user_namespace(uid_map, gid_map, 0);
 }
+
+static int pid_namespace_setup(const char *uid_map, const char *gid_map) {
+    if (own_user_namespace(uid_map, gid_map, 1) != 0) return -1;
+    return mount_own_proc();
+}
+
+int bg_probe_private_proc(void) { return probe(0, private_proc_setup); }
+
+int bg_probe_user_namespace(void) { return probe(0, user_namespace_setup); }
+
+int bg_probe_pid_namespace(void) { return probe(1, pid_namespace_setup); }
 
 int bg_probe_memory_deny_write_execute(void) {
     return prctl(PR_GET_MDWE, 0, 0, 0, 0) >= 0 ? 0 : -errno;
