@@ -13,7 +13,9 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sys/shm.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -170,6 +172,11 @@ static int mount_own_proc(void) {
 /// clone3's number on every architecture (it came after the tables were unified).
 enum { BG_NR_CLONE3 = 435 };
 
+// The filter reads a 64-bit argument's low half at its offset, which is little-endian's.
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the seccomp filter reads arguments as little-endian"
+#endif
+
 #if defined(__x86_64__)
 #define BG_AUDIT_ARCH AUDIT_ARCH_X86_64
 #elif defined(__aarch64__)
@@ -196,7 +203,7 @@ enum { BG_NR_CLONE3 = 435 };
 /// ENOSYS: their numbers differ, and a filter that checked only one table would be a way
 /// around it. 0, or -1 with errno set. Needs no_new_privs first.
 static int install_seccomp(const bg_sandbox_spawn *spec) {
-    struct sock_filter filter[32];
+    struct sock_filter filter[48];
     unsigned short length = 0;
 #define BG_EMIT(...)                                                        \
     do {                                                                    \
@@ -220,8 +227,25 @@ static int install_seccomp(const bg_sandbox_spawn *spec) {
         BG_EMIT(BG_REFUSE(__NR_memfd_create, ENOSYS));
         // Fills pages of an executable mapping, bypassing its protection.
         BG_EMIT(BG_REFUSE(__NR_userfaultfd, EPERM));
-        // shmat(SHM_EXEC): one segment mapped twice, writable and executable. Last, as it
-        // replaces the system call number in the accumulator with its flags.
+        // The checks of arguments come last: each replaces the system call number in the
+        // accumulator, so each ends in a verdict. Arguments are read as their low 32 bits.
+        // mmap of shared memory executable: another view of the same pages (a second mapping
+        // by mremap, or a forked child's copy made writable) writes the code MDWE would
+        // otherwise keep out, since neither view gains execute permission.
+        BG_EMIT(
+            BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_mmap, 0, 6), BG_LOAD(args[2]),
+            BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, PROT_EXEC, 0, 3), BG_LOAD(args[3]),
+            BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, MAP_SHARED, 0, 1), BG_REFUSED(EPERM),
+            BG_RETURN(SECCOMP_RET_ALLOW));
+        // personality(READ_IMPLIES_EXEC) makes every readable mapping executable without
+        // PROT_EXEC in mmap's arguments, the shared one above included. 0xffffffff only asks
+        // for the current personality.
+        BG_EMIT(
+            BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_personality, 0, 5), BG_LOAD(args[0]),
+            BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffffffffU, 2, 0),
+            BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, READ_IMPLIES_EXEC, 0, 1), BG_REFUSED(EPERM),
+            BG_RETURN(SECCOMP_RET_ALLOW));
+        // shmat(SHM_EXEC): one segment mapped twice, writable and executable.
         BG_EMIT(
             BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_shmat, 0, 3), BG_LOAD(args[2]),
             BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, SHM_EXEC, 0, 1), BG_REFUSED(EPERM));

@@ -76,6 +76,7 @@ struct PersonDaemonSandboxTests {
         #expect(sandbox.contains("user namespace per app"), "\(sandbox)")
         #expect(sandbox.contains("at most 40 processes per app"), "\(sandbox)")
         #expect(sandbox.contains("private /proc (PID namespace per app)"), "\(sandbox)")
+        #expect(sandbox.contains("dynamic code refused"), "\(sandbox)")
 
         _ = try daemon.client().request(.open(AppReference(bundle: id)))
         let findingsPath = daemon.stateDirectory + "/data/\(id)/findings.json"
@@ -126,6 +127,47 @@ struct PersonDaemonSandboxTests {
             await waitUntil { UserProcesses.live(of: uid) == [daemon.pid] },
             "left after quit: \(UserProcesses.live(of: uid))")
         #expect(!SandboxTests.sharedMemoryKeys().contains(0x4247_4B21))
+        #expect(daemon.isRunning)
+    }
+
+    @Test(
+        "an app that is pid 1 of its namespace and waits for SIGTERM with sigwait gets it at quit; one that never asked is ended at once",
+        .enabled(if: geteuid() == 0, "runs the daemon under a uid of its own, as a person's daemon")
+    )
+    func terminationInItsOwnNamespace() async throws {
+        let uid: UInt32 = 54_327
+        let directory = try TemporaryDirectory(prefix: "pdt")
+        atTeardown { directory.remove() }
+        let bundles = directory.appending("bundles")
+        // Blocks SIGTERM and takes it with sigwait, as sd-event and signalfd users do: the
+        // kernel queues a blocked signal, even for a namespace's pid 1.
+        let waiter = try PythonAppBundles.make(
+            "Waiter",
+            script: """
+                #!/usr/bin/python3
+                import signal, sys, time
+                signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+                print("waiting for SIGTERM", flush=True)
+                signal.sigwait({signal.SIGTERM})
+                print("SIGTERM taken; saving", flush=True)
+                time.sleep(0.3)  # saving: well within the daemon's grace, past an immediate kill
+                print("saved; leaving", flush=True)
+                sys.exit(0)
+                """,
+            prelude: false, into: bundles)
+        let daemon = try await PersonsDaemon.start(as: uid, directory: directory, bundles: bundles)
+        let log = {
+            (try? String(contentsOfFile: daemon.stateDirectory + "/logs/\(waiter).log", encoding: .utf8)) ?? ""
+        }
+        _ = try daemon.client().request(.open(AppReference(bundle: waiter)))
+        #expect(await waitUntil { log().contains("waiting for SIGTERM") }, "\(log())")
+        let pid = try #require(try SessionShedTests.app(waiter, of: daemon).pid)
+        _ = try daemon.client().request(.quit(AppReference(bundle: waiter)))
+        #expect(await waitUntil { kill(pid, 0) != 0 && errno == ESRCH })
+        // It left by itself, on the signal the daemon sent: not killed as one that drops it.
+        // Its output reaches the log through the daemon, which may still be writing it.
+        #expect(await waitUntil { log().contains("saved; leaving") }, "\(log())\n\(daemon.log.suffix(2000))")
+        #expect(!daemon.log.contains("of SIGTERM; killing"), "\(daemon.log.suffix(2000))")
         #expect(daemon.isRunning)
     }
 }

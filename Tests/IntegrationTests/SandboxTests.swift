@@ -119,6 +119,40 @@ struct SandboxTests {
             ctypes.memmove(writable, _machine_code(), len(_machine_code()))
             return _mark_if(_call(executable), "shared-ran")
 
+        def _shared_view_run(prot, marker, personality=None):
+            # Shared memory mapped with `prot`, made writable in a forked child's own view: the
+            # child writes the code, the parent calls it, and neither view ever gains execute
+            # permission (which is all MDWE refuses).
+            import ctypes, mmap
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.mmap.restype = ctypes.c_void_p
+            libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+            if personality is not None and libc.personality(personality) == -1:
+                raise OSError(ctypes.get_errno(), "personality")
+            address = libc.mmap(None, 4096, prot, mmap.MAP_SHARED | mmap.MAP_ANONYMOUS, -1, 0)
+            if address in (None, ctypes.c_void_p(-1).value):
+                raise OSError(ctypes.get_errno(), "mmap(MAP_SHARED)")
+            child = os.fork()
+            if child == 0:
+                libc.personality(0)
+                made = libc.mprotect(ctypes.c_void_p(address), 4096, mmap.PROT_READ | mmap.PROT_WRITE) == 0
+                if made:
+                    ctypes.memmove(address, _machine_code(), len(_machine_code()))
+                os._exit(0 if made else 1)
+            _, status = os.waitpid(child, 0)
+            if os.waitstatus_to_exitcode(status) != 0:
+                raise OSError("the child could not make its view writable")
+            return _mark_if(_call(address), marker)
+
+        def run_code_from_a_shared_mapping():
+            import mmap
+            return _shared_view_run(mmap.PROT_READ | mmap.PROT_EXEC, "shared-mapping-ran")
+
+        def run_code_through_read_implies_exec():
+            # The same, with the execute permission the READ_IMPLIES_EXEC personality adds.
+            import mmap
+            return _shared_view_run(mmap.PROT_READ, "read-implies-exec-ran", personality=0x0400000)
+
         def trace_a_child():
             # A tracer writes into its tracee's code whatever the pages' protection.
             import ctypes
@@ -155,16 +189,21 @@ struct SandboxTests {
         """#
 
     /// What the attacks on dynamic code leave in the data directory when their code ran.
-    static let dynamicCodeMarkers = ["memfd-ran", "memory-ran", "shared-ran"]
+    static let dynamicCodeMarkers = [
+        "memfd-ran", "memory-ran", "shared-ran", "shared-mapping-ran", "read-implies-exec-ran",
+    ]
     /// The attacks on dynamic code, as findings name them.
     static let dynamicCodeAttacks = [
-        "run code from a memfd", "run code from writable memory", "run code from shared memory", "trace a child",
+        "run code from a memfd", "run code from writable memory", "run code from shared memory",
+        "run code from a shared mapping", "run code through READ_IMPLIES_EXEC", "trace a child",
     ]
     /// Python lines that try every dynamic-code attack through `attempt`.
     static let attemptDynamicCode = """
         attempt("run code from a memfd", run_code_from_memfd)
         attempt("run code from writable memory", run_code_from_writable_memory)
         attempt("run code from shared memory", run_code_from_shared_memory)
+        attempt("run code from a shared mapping", run_code_from_a_shared_mapping)
+        attempt("run code through READ_IMPLIES_EXEC", run_code_through_read_implies_exec)
         attempt("trace a child", trace_a_child)
         """
 
@@ -539,6 +578,8 @@ struct SandboxTests {
             attempt("run code from a memfd", run_code_from_memfd)
             attempt("run code from writable memory", run_code_from_writable_memory)
             attempt("run code from shared memory", run_code_from_shared_memory)
+            attempt("run code from a shared mapping", run_code_from_a_shared_mapping)
+            attempt("run code through READ_IMPLIES_EXEC", run_code_through_read_implies_exec)
             with open(os.path.join(data, "findings.tmp"), "w") as out:
                 json.dump(findings, out)
             os.rename(os.path.join(data, "findings.tmp"), os.path.join(data, "findings.json"))

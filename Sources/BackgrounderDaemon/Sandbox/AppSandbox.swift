@@ -140,8 +140,18 @@ struct AppSandbox: Sendable {
         // opening a file Landlock could refuse; seccomp cannot read its arguments, so it goes.
         parts.append("clone3 refused (seccomp)")
         let mdwe = bg_probe_memory_deny_write_execute()
-        if mdwe == 0 {
-            parts.append("dynamic code refused (no writable-executable memory, memfd, userfaultfd or SHM_EXEC)")
+        // Memory alone is not the claim: code written to a file is refused by Landlock (execve)
+        // and the noexec directories (mmap), and /proc/self/mem, which writes through page
+        // protections, by Landlock's read-only /proc.
+        let filesHeld = landlock != nil && ((range != nil && privateProc) || ownUserNamespace)
+        if mdwe == 0 && filesHeld {
+            parts.append(
+                "dynamic code refused (no writable-executable memory, executable shared memory, memfd, userfaultfd or SHM_EXEC)"
+            )
+        } else if mdwe == 0 {
+            logger.warning("apps may run code they write to files: no Landlock or no noexec directories")
+            parts.append(
+                "writable-executable memory refused, but code written to files may load (no Landlock or noexec)")
         } else {
             let reason = String(cString: strerror(-mdwe))
             logger.warning("apps may run code they write to memory: PR_SET_MDWE (Linux 6.3) is missing: \(reason)")

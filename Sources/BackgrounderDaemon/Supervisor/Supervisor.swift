@@ -425,8 +425,11 @@ final class Supervisor: Sendable {
     /// that leads a PID namespace and has no say on SIGTERM would not get it (the kernel's rule
     /// for a namespace's first process): it is killed, as SIGTERM's default would.
     func requestTermination(_ launched: Launched) {
+        // Judged before sending: a process in sigwait that the signal wakes shows its masks
+        // as lifted for the wait until it runs again.
+        let dropped = NamespaceInit.dropsDefault(SIGTERM, pid: launched.pid)
         Glibc.kill(-launched.pid, SIGTERM)
-        if NamespaceInit.dropsDefault(SIGTERM, pid: launched.pid) { kill(launched) }
+        if dropped { kill(launched) }
     }
 
     /// Kills every process of the app at once.
