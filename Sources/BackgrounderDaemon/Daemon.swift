@@ -122,9 +122,13 @@ public struct Daemon: Sendable {
             logger.notice("the machine rebooted since apps were force-quit; they may be relaunched for events again")
         }
 
+        let retirement = IdentityRetirement(
+            store: store, directories: AppDirectories(stateDirectory: configuration.stateDirectory), logger: logger)
+        retirement.finishInterrupted()
         let registry = BundleRegistry(
             directories: configuration.bundleDirectories,
-            optionalDirectories: configuration.optionalBundleDirectories, store: store, logger: logger)
+            optionalDirectories: configuration.optionalBundleDirectories, store: store, retirement: retirement,
+            logger: logger)
         await registry.reload()
         let mechanism = try suspensionMechanism()
         let supervisor = try Supervisor(
@@ -193,6 +197,7 @@ public struct Daemon: Sendable {
                 ResourceCapability(controllers: controllers, limits: configuration.limits),
                 NotificationCapability(store: store, presenter: notificationPresenter, logger: logger),
             ],
+            retirement: retirement,
             limits: configuration.limits,
             schedulingNumbers: schedulingNumbers,
             bootID: BootID.read(configuration.bootIDPath),
@@ -201,6 +206,8 @@ public struct Daemon: Sendable {
         // Apps an earlier run left running (a restart, an upgrade, a crash) are taken over
         // before anyone can reach the daemon; whatever else it left is ended.
         clearLeftovers(mechanism, keeping: await apps.adoptRecordedProcesses())
+        // From here on, what the capabilities hold in memory goes with an identity kept aside.
+        await registry.retireThrough { [weak apps] claim in await apps?.retire(claim) }
         logger.info("apps are suspended with \(mechanism.name); policy \(policy.name); sandbox \(sandbox.summary)")
         let memoryPressure = try MemoryPressureMonitor(apps: apps, logger: logger)
         let location = try LocationService(address: configuration.gpsdAddress, apps: apps, logger: logger)

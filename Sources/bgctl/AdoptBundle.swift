@@ -4,13 +4,14 @@ import BackgrounderProtocol
 struct AdoptBundle: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "adopt-bundle",
-        abstract: "Say a bundle that claims a removed app's identifier is that app: it keeps its data and grants.",
+        abstract: "Say a bundle that claims a removed app's identifier is that app: it gets its data and grants.",
         discussion: """
             An app's data and grants belong to the bundle the daemon loaded it from. When that \
             bundle is gone and another one claims its identifier (the app moved, or a \
-            different program took its name), the newcomer is refused until you decide: \
-            `bgctl bundles` names it and the app it claims to be. Adopting it gives it the \
-            app's data directory and grants; leave it refused if it is not that app.
+            different program took its name), the newcomer starts fresh and the removed app's \
+            data and grants are kept aside (the daemon's log names both). Adopting the \
+            newcomer gives it the kept data directory and grants, and keeps its own aside in \
+            their place: adopting again undoes it. Quit the app first.
 
             Examples:
               bgctl adopt-bundle org.backgrounder.samples.hikerecorder

@@ -84,23 +84,28 @@ struct DuplicateIdentifierTests {
     }
 
     @Test(
-        "a claimant of a removed app's identifier is held for adoption; an override beside a present incumbent is not")
-    func claimantOfRemovedIdentifierIsHeld() throws {
+        "a claimant of a removed app's identifier is a claim, and held only when the daemon says why; an override beside a present incumbent is none"
+    )
+    func claimantOfRemovedIdentifier() throws {
         try withScratchDirectory { fixture in
             let (user, system, shipped, override) = try Self.shippedAndOverride(in: fixture)
             let recorded = ["org.example.same": shipped]
             var catalog = BundleScanner().scan(directories: [user, system], incumbents: recorded).catalog
-            #expect(catalog.holdClaimants(of: recorded) { FileManager.default.fileExists(atPath: $0) }.isEmpty)
+            #expect(catalog.claimsOnRemovedApps(recorded: recorded) { FileManager.default.fileExists(atPath: $0) }.isEmpty)
             #expect(catalog.loaded["org.example.same"]?.path == override)
 
             try FileManager.default.removeItem(atPath: shipped)
             catalog = BundleScanner().scan(directories: [user, system], incumbents: recorded).catalog
-            let held = catalog.holdClaimants(of: recorded) { FileManager.default.fileExists(atPath: $0) }
-            #expect(held == ["org.example.same": override])
+            let claims = catalog.claimsOnRemovedApps(recorded: recorded) { FileManager.default.fileExists(atPath: $0) }
+            #expect(claims == [BundleClaim(identifier: "org.example.same", claimant: override, previous: shipped)])
+            // A claim alone loads: the daemon retires the removed app's data and grants first.
+            #expect(catalog.loaded["org.example.same"]?.path == override)
+
+            catalog.hold(claims[0], because: "its process still runs")
             #expect(catalog.loaded.isEmpty)
             let refusal = try #require(catalog.refused.first { $0.path == override })
             #expect(refusal.key == "CFBundleIdentifier")
-            #expect(refusal.reason.contains("bgctl adopt-bundle org.example.same"), "\(refusal)")
+            #expect(refusal.reason.contains("was the app at \(shipped), which is gone; its process still runs"), "\(refusal)")
         }
     }
 

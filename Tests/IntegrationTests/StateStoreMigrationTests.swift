@@ -26,6 +26,7 @@ struct StateStoreMigrationTests {
         ("v5: transfers", ["transfer"]),
         ("v6: app processes", ["appProcess"]),
         ("v7: notifications", ["notification"]),
+        ("v8: retired identities", ["retiredIdentity", "retiredAuthorization"]),
     ]
 
     static let tracker = "org.backgrounder.tests.tracker"
@@ -52,6 +53,25 @@ struct StateStoreMigrationTests {
         #expect(
             try Self.tables(store.path)
                 == Set(Self.migrations.flatMap(\.tables) + ["grdb_migrations"]))
+    }
+
+    @Test(
+        "every table holding an app's rows goes with its identity when kept aside, but for the bundle, its uid and the identities kept aside"
+    )
+    func identityTablesAreComplete() throws {
+        let directory = try TemporaryDirectory(prefix: "migr-identity")
+        defer { directory.remove() }
+        let store = try StateStore(directory: directory.appending("state"))
+        let database = try DatabaseQueue(path: store.path)
+        let perApp = try database.read { db in
+            try Self.tables(store.path).filter { table in
+                try db.columns(in: table).contains { $0.name == "bundleIdentifier" }
+            }
+        }
+        #expect(
+            perApp.subtracting(StateStore.identityTables)
+                == ["bundle", "appUser", "retiredIdentity", "retiredAuthorization"])
+        #expect(Set(StateStore.identityTables).isSubset(of: perApp))
     }
 
     /// Moves what the write-ahead log holds into the database file and removes the log, so the

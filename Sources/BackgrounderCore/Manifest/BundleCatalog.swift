@@ -63,30 +63,32 @@ public struct BundleCatalog: Sendable, Hashable {
         }
     }
 
-    /// Holds back each loaded bundle that claims an identifier last loaded from another
-    /// bundle that is gone: it gets that app's data and grants only once a person says it is
-    /// the same app, so a bundle dropped in after an app was removed cannot inherit them. It
-    /// is refused until then, with the command that adopts it. (An override in an earlier
-    /// directory of the search path, with the incumbent still there, is a person's choice
-    /// and loads.)
+    /// The loaded bundles that claim an identifier last loaded from another bundle that is
+    /// gone: the removed app's data and grants are not theirs. The daemon retires them (keeps
+    /// them aside for `bgctl adopt-bundle`) and the claimant starts fresh. An override in an
+    /// earlier directory of the search path, with the incumbent still there, is a person's
+    /// choice and is no claim.
     /// - Parameters:
     ///   - recorded: The path each identifier was last loaded from (the daemon's store).
     ///   - exists: Whether anything is still at a path.
-    /// - Returns: Each held identifier with its claimant's path.
-    public mutating func holdClaimants(of recorded: [String: String], exists: (String) -> Bool) -> [String: String] {
-        var held: [String: String] = [:]
-        for (identifier, bundle) in loaded {
-            guard let previous = recorded[identifier], previous != bundle.path, !exists(previous) else { continue }
-            loaded[identifier] = nil
-            held[identifier] = bundle.path
-            refused.append(
-                BundleProblem(
-                    path: bundle.path, key: InfoPlistKey.bundleIdentifier.rawValue,
-                    reason:
-                        "\(identifier) was the app at \(previous), which is gone; this bundle gets its data and grants only when a person says it is the same app: bgctl adopt-bundle \(identifier)"
-                ))
+    /// - Returns: The claims, by identifier.
+    public func claimsOnRemovedApps(recorded: [String: String], exists: (String) -> Bool) -> [BundleClaim] {
+        sortedLoaded.compactMap { bundle in
+            let identifier = bundle.manifest.bundleIdentifier
+            guard let previous = recorded[identifier], previous != bundle.path, !exists(previous) else { return nil }
+            return BundleClaim(identifier: identifier, claimant: bundle.path, previous: previous)
         }
-        return held
+    }
+
+    /// Holds a claimant back: it is refused, with the reason, until what stops its fresh
+    /// start is gone (the removed app's process still running, say).
+    public mutating func hold(_ claim: BundleClaim, because reason: String) {
+        guard loaded[claim.identifier]?.path == claim.claimant else { return }
+        loaded[claim.identifier] = nil
+        refused.append(
+            BundleProblem(
+                path: claim.claimant, key: InfoPlistKey.bundleIdentifier.rawValue,
+                reason: "\(claim.identifier) was the app at \(claim.previous), which is gone; \(reason)"))
     }
 
     /// The directory holding a bundle: its path without the last component.
@@ -98,5 +100,21 @@ public struct BundleCatalog: Sendable, Hashable {
     /// Loaded bundles sorted by identifier, for stable listings.
     public var sortedLoaded: [ValidatedBundle] {
         loaded.values.sorted { $0.manifest.bundleIdentifier < $1.manifest.bundleIdentifier }
+    }
+}
+
+/// A bundle that claims the identifier of an app whose bundle is gone.
+public struct BundleClaim: Sendable, Hashable {
+    /// The identifier both claim.
+    public var identifier: String
+    /// The claimant's path.
+    public var claimant: String
+    /// Where the removed app was loaded from.
+    public var previous: String
+
+    public init(identifier: String, claimant: String, previous: String) {
+        self.identifier = identifier
+        self.claimant = claimant
+        self.previous = previous
     }
 }

@@ -43,6 +43,13 @@ protocol AppCapability: AnyObject {
     /// Told of a change in an app's life, after the core carried it out.
     func app(_ identifier: String, changed change: LifecycleChange, in apps: isolated AppManager)
 
+    /// Told that the app's identity changed while it was not running: kept aside because
+    /// another bundle claimed its identifier after its own was removed, or exchanged back by
+    /// `bgctl adopt-bundle`. The store already holds the identity now in force (nothing, or
+    /// the adopted grants): drop everything held in memory for the app and read its grants
+    /// again, so nothing of one identity reaches the other.
+    func identityChanged(_ identifier: String, in apps: isolated AppManager)
+
     /// Told that the device became idle (the screen locked) or came into use (unlocked, an
     /// app opened).
     func deviceIdleChanged(idle: Bool, in apps: isolated AppManager)

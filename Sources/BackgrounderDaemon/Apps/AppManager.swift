@@ -29,6 +29,8 @@ actor AppManager {
     private let codec = LineCodec()
     /// Location, audio, ...: told of every life-cycle change, in this order.
     private let capabilities: [any AppCapability]
+    /// Keeps identities aside and exchanges them back (``retire(_:)``, ``adoptBundle(_:)``).
+    let retirement: IdentityRetirement
 
     var apps: [String: ManagedApp] = [:]
     var foreground: String?
@@ -61,7 +63,8 @@ actor AppManager {
     /// - Parameter capabilities: Each capability once; they hear life-cycle changes in this order.
     init(
         supervisor: Supervisor, channels: AppChannels, registry: BundleRegistry, store: StateStore,
-        policy: any BackgroundPolicy, capabilities: [any AppCapability], limits: AppLimits = AppLimits(),
+        policy: any BackgroundPolicy, capabilities: [any AppCapability], retirement: IdentityRetirement,
+        limits: AppLimits = AppLimits(),
         schedulingNumbers: @escaping @Sendable (AppManifest, _ onExternalPower: Bool) -> SchedulingPolicy = {
             _, _ in SchedulingPolicy()
         },
@@ -78,6 +81,7 @@ actor AppManager {
         self.policy = policy
         self.logger = logger
         self.capabilities = capabilities
+        self.retirement = retirement
         self.forceQuit = (try? store.forceQuitBundles()) ?? []
     }
 
@@ -186,6 +190,11 @@ actor AppManager {
     /// Tells every capability of a change.
     func tell(_ identifier: String, _ change: LifecycleChange) {
         for capability in capabilities { capability.app(identifier, changed: change, in: self) }
+    }
+
+    /// Tells every capability that the app's identity changed (``AppCapability/identityChanged(_:in:)``).
+    func tellIdentityChanged(_ identifier: String) {
+        for capability in capabilities { capability.identityChanged(identifier, in: self) }
     }
 
     /// What every capability adds to an app's `bgctl ps` row.

@@ -56,6 +56,13 @@ final class AudioCapability: AppCapability {
         }
     }
 
+    /// Commands waiting for the app were the old identity's; the microphone grant is read again.
+    func identityChanged(_ identifier: String, in apps: isolated AppManager) {
+        book.pendingCommands[identifier] = nil
+        book.forget(identifier)
+        book.microphoneGrants[identifier] = (try? store.microphoneAuthorizations())?[identifier] == .granted
+    }
+
     /// Underruns and overruns summed per app, from one snapshot of the engine.
     func describe(_ list: inout [AppInfo], in apps: isolated AppManager) {
         let streams = Dictionary(grouping: service.engine.snapshot(), by: \.bundle)

@@ -18,31 +18,63 @@ actor BundleRegistry {
     private let published = Locked(BundleCatalog())
     /// Each loaded bundle's files as validated, by bundle path, to check them again at launch.
     private let fingerprints = Locked([String: BundleFingerprint]())
-    /// Bundles held back because they claim the identifier of an app whose bundle is gone,
-    /// by identifier: the path a person may adopt.
+    /// Bundles held back because they claim the identifier of an app whose bundle is gone
+    /// and its identity could not be kept aside yet, by identifier: the claimant's path.
     private let held = Locked([String: String]())
+    /// Keeps a removed app's identity aside for a claimant; `nil` while
+    /// ``IdentityRetirement`` is used directly (at start, before any app's state is loaded).
+    private var retire: (@Sendable (BundleClaim) async -> String?)?
+    private let retirement: IdentityRetirement
+    /// The reload under way: reloads run one after another, so two never keep the same
+    /// identity aside.
+    private var lastReload: Task<ReloadResult, Never>?
 
     init(
         directories: [String], optionalDirectories: Set<String> = [], scanner: BundleScanner = BundleScanner(),
-        store: StateStore, logger: Logger
+        store: StateStore, retirement: IdentityRetirement, logger: Logger
     ) {
         self.directories = directories
         self.optionalDirectories = optionalDirectories
         self.scanner = scanner
         self.store = store
+        self.retirement = retirement
         self.logger = logger
+    }
+
+    /// From now on, identities are kept aside by `retire` (the app manager, which also
+    /// drops what it holds in memory for them).
+    func retireThrough(_ retire: @escaping @Sendable (BundleClaim) async -> String?) {
+        self.retire = retire
     }
 
     /// Rescans every bundle directory and reports what changed.
     @discardableResult
-    func reload() -> ReloadResult {
+    func reload() async -> ReloadResult {
+        let previous = lastReload
+        let next = Task {
+            _ = await previous?.value
+            return await scan()
+        }
+        lastReload = next
+        return await next.value
+    }
+
+    private func scan() async -> ReloadResult {
         // A bundle keeps the identifier it was loaded with, in this run or (from the store)
         // the last: a copy dropped beside it is refused, whatever its name sorts to.
         let recorded = (try? store.recordedBundlePaths()) ?? [:]
         var incumbents = recorded
         for (identifier, bundle) in published.withLock({ $0.loaded }) { incumbents[identifier] = bundle.path }
         var (newCatalog, unreadable) = scanner.scan(directories: directories, incumbents: incumbents)
-        let claimants = newCatalog.holdClaimants(of: recorded) { FileManager.default.fileExists(atPath: $0) }
+        // A bundle claiming a removed app's identifier starts fresh: the app's identity is
+        // kept aside first, or the claimant waits.
+        var claimants: [String: String] = [:]
+        for claim in newCatalog.claimsOnRemovedApps(recorded: recorded, exists: { FileManager.default.fileExists(atPath: $0) }) {
+            if let reason = await keepAside(claim) {
+                newCatalog.hold(claim, because: reason)
+                claimants[claim.identifier] = claim.claimant
+            }
+        }
         held.withLock { $0 = claimants }
         for problem in unreadable {
             // An optional directory that is not there is normal; one that is there but
@@ -86,26 +118,9 @@ actor BundleRegistry {
         )
     }
 
-    /// A person says the bundle held for `identifier` is the app that was removed: it takes
-    /// over the app's data and grants and loads.
-    /// - Returns: What happened, for the person.
-    /// - Throws: ``ProtocolError`` `notFound` when no bundle is held for it.
-    func adopt(_ identifier: String) throws -> Done {
-        guard let path = held.withLock({ $0[identifier] }) else {
-            throw ProtocolError(
-                .notFound, "no bundle waits to be adopted as \(identifier) (see `bgctl bundles`)")
-        }
-        do {
-            try store.recordBundlePath(identifier, path: path)
-        } catch {
-            throw ProtocolError(.failed, "could not record \(path) for \(identifier) in \(store.path): \(error)")
-        }
-        logger.notice("a person adopted \(path) as \(identifier): it keeps the app's data and grants")
-        reload()
-        guard catalog.loaded[identifier]?.path == path else {
-            throw ProtocolError(.failed, "\(path) was adopted as \(identifier) but did not load (see `bgctl bundles`)")
-        }
-        return Done(detail: "\(identifier) is now the bundle at \(path), with the app's data and grants")
+    private func keepAside(_ claim: BundleClaim) async -> String? {
+        if let retire { return await retire(claim) }
+        return retirement.keepAside(claim).holdReason
     }
 
     /// The bundles as of the last scan.

@@ -62,8 +62,8 @@ struct RequestRouter: Sendable {
             let registry = context.registry
             return .later { DaemonMessage(id: id, .reload(await registry.reload())) }
         case .adoptBundle(let app):
-            let registry = context.registry
-            return .later { DaemonMessage(id: id, await Self.reply { .done(try await registry.adopt(app.bundle)) }) }
+            let apps = context.apps
+            return .later { DaemonMessage(id: id, await Self.reply { .done(try await apps.adoptBundle(app.bundle)) }) }
         default:
             return routeToApps(message, from: principal, connection: connection)
         }

@@ -39,6 +39,15 @@ final class LocationCapability: AppCapability {
         }
     }
 
+    /// What the app subscribed to and monitored went with its identity; its grant is read
+    /// again (an adopted one, or none).
+    func identityChanged(_ identifier: String, in apps: isolated AppManager) {
+        book.listeners[identifier] = nil
+        book.deliveries[identifier] = nil
+        book.monitor.removeAll(owner: identifier)
+        book.authorizations[identifier] = (try? store.locationAuthorizations())?[identifier]
+    }
+
     /// A new process checked in or the old one is gone: nothing was sent to it yet.
     private func resetDelivery(_ identifier: String) {
         if book.deliveries[identifier] != nil {

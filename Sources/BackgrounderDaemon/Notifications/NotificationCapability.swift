@@ -79,6 +79,17 @@ final class NotificationCapability: AppCapability {
         }
     }
 
+    /// Pending and delivered notifications went with the identity; the grant is read again.
+    func identityChanged(_ identifier: String, in apps: isolated AppManager) {
+        pending[identifier] = nil
+        delivered[identifier] = nil
+        responses[identifier] = nil
+        for (_, asked) in asking.removeValue(forKey: identifier) ?? [:] { asked.wait.cancel() }
+        grants[identifier] = ((try? store.authorizationLevels(service: .notifications))?[identifier])
+            .flatMap(NotificationAuthorization.init(rawValue:))
+        reschedule(in: apps)
+    }
+
     // MARK: The timer
 
     /// Sets the one timer to the soonest next fire of any app's request.

@@ -23,6 +23,9 @@ final class ResourceCapability: AppCapability {
         }
     }
 
+    /// Limits follow the bundle at each launch; nothing is held between them.
+    func identityChanged(_ identifier: String, in apps: isolated AppManager) {}
+
     /// Writes the band of the app's state now.
     func apply(_ identifier: String, in apps: isolated AppManager) {
         guard let app = apps.apps[identifier], let process = app.process else { return }

@@ -115,6 +115,18 @@ final class SchedulingCapability: AppCapability {
         reschedule(in: apps)
     }
 
+    /// Fetch history, task requests, the push token and budget went with the identity.
+    func identityChanged(_ identifier: String, in apps: isolated AppManager) {
+        histories[identifier] = nil
+        requests[identifier] = nil
+        tokens[identifier] = nil
+        pushEndpoints[identifier] = nil
+        budgets[identifier] = nil
+        registered[identifier] = nil
+        windows[identifier] = nil
+        reschedule(in: apps)
+    }
+
     /// A window closed: a fetch's or push's outcome goes into the history (a window left to
     /// run out counts as failed).
     func ended(_ identifier: String, _ purpose: Purpose, result: BackgroundFetchResult, in apps: isolated AppManager) {

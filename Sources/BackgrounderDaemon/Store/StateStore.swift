@@ -159,6 +159,7 @@ final class StateStore: Sendable {
         migrator.registerMigration("v5: transfers", migrate: createTransferTable)
         migrator.registerMigration("v6: app processes", migrate: createProcessTable)
         migrator.registerMigration("v7: notifications", migrate: createNotificationTable)
+        migrator.registerMigration("v8: retired identities", migrate: createRetirementTables)
         return migrator
     }
 

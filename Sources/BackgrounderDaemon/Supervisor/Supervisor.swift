@@ -51,9 +51,10 @@ final class Supervisor: Sendable {
         self.logLimit = logLimit
         self.mechanism = mechanism
         self.sandbox = sandbox
-        self.logDirectory = stateDirectory + "/logs"
-        self.dataDirectory = stateDirectory + "/data"
-        self.temporaryDirectory = stateDirectory + "/tmp"
+        let directories = AppDirectories(stateDirectory: stateDirectory)
+        self.logDirectory = directories.logs
+        self.dataDirectory = directories.data
+        self.temporaryDirectory = directories.temporary
         self.socketPath = socketPath
         self.store = store
         self.logger = logger

@@ -298,7 +298,9 @@ final class TransferCapability: AppCapability {
             // Ended while the attempt ran (cancelled, a force quit): `end` removed the partial
             // file, but a response head that reached the attempt before its cancellation took
             // hold may have made it again. The attempt is over now, so it stays gone.
-            if let state = transfers[id]?.info.state, state == .cancelled || state == .failed {
+            // One whose app's identity was kept aside is gone from the table altogether.
+            let state = transfers[id]?.info.state
+            if state == nil || state == .cancelled || state == .failed {
                 files.removePartial(id)
             }
             return
@@ -370,6 +372,20 @@ final class TransferCapability: AppCapability {
     }
 
     // MARK: Ending
+
+    /// The app's transfers belonged to its identity: their rows went with it, and what runs
+    /// for them stops here, partial files and all.
+    func identityChanged(_ identifier: String, in apps: isolated AppManager) {
+        for (id, transfer) in transfers where transfer.info.bundle == identifier {
+            transfer.attempt?.cancel()
+            files.removePartial(id)
+            transfers[id] = nil
+        }
+        attached[identifier] = nil
+        signalled = signalled.filter { $0.app != identifier }
+        heardWhileRunning = heardWhileRunning.filter { $0.app != identifier }
+        reschedule(in: apps)
+    }
 
     /// A transfer is over: stored, told to the app if it listens, and, when its session has
     /// nothing left running, the app woken or launched to hear it.
