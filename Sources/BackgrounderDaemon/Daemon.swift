@@ -102,7 +102,9 @@ public struct Daemon: Sendable {
         }
         sandbox.warnIfUnreachable(
             [socketDirectory, configuration.stateDirectory] + bundleDirectories, logger: logger)
-        let store = try StateStore(directory: configuration.stateDirectory)
+        let store = try StateStore(
+            directory: configuration.stateDirectory, reserveBytes: configuration.stateReserveBytes)
+        if let note = store.reserve.status.note { logger.warning("state directory: \(note)") }
         if let aside = store.setAside {
             logger.error(
                 "the state database \(store.path) is corrupt (\(aside.reason)); moved it to \(aside.path) and started a fresh one: grants, subscriptions, queued events, task requests and notifications start empty (the moved file keeps what could be read)"

@@ -46,6 +46,9 @@ public struct DaemonConfiguration: Sendable {
     /// Whether a person's daemon leaves its apps in the person's PID namespace
     /// (`--shared-pid-namespace`, for debugging) rather than giving each its own.
     public var sharedPidNamespace = false
+    /// Bytes set aside on the state directory's file system for the daemon's own commits
+    /// (`--state-reserve`), so an app that fills it does not stop the daemon; 0 for none.
+    public var stateReserveBytes = 16 << 20
 
     /// How apps are suspended.
     public enum SuspensionChoice: String, Sendable, CaseIterable {

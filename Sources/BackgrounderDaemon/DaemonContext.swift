@@ -60,7 +60,7 @@ final class DaemonContext: Sendable {
             clients: clientCount.load(ordering: .relaxed),
             suspension: apps.mechanismName,
             policy: apps.policyName,
-            storage: store.health.status,
+            storage: store.storageStatus,
             sandbox: apps.sandboxSummary,
             conditions: conditions.status,
             resources: resources,

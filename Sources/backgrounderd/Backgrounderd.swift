@@ -154,6 +154,13 @@ struct Backgrounderd: AsyncParsableCommand {
     )
     var sharedPidNamespace = false
 
+    @Option(
+        name: .customLong("state-reserve"),
+        help: ArgumentHelp(
+            "Space kept on the state directory's file system for the daemon's own records, given up when apps fill the disk so the daemon keeps committing (suffix K, M or G: 1024s; 0 for none).",
+            valueName: "SIZE"))
+    var stateReserve: String = "16M"
+
     @Flag(
         name: .customLong("live-restore"),
         help: ArgumentHelp(
@@ -186,6 +193,9 @@ struct Backgrounderd: AsyncParsableCommand {
         if let appMemoryLimit, (Self.bytes(appMemoryLimit) ?? 0) < 16 << 20 {
             throw ValidationError(
                 "--app-memory-limit must be a size in bytes of 16M or more, such as 512M or 4G, not \(appMemoryLimit)")
+        }
+        guard stateReserve == "0" || Self.bytes(stateReserve) != nil else {
+            throw ValidationError("--state-reserve must be 0 or a size in bytes of 4K or more, such as 16M, not \(stateReserve)")
         }
         guard Self.bytes(appLogLimit) != nil else {
             throw ValidationError("--app-log-limit must be a size in bytes of 4K or more, such as 65536, 512K or 16M")
@@ -252,6 +262,7 @@ struct Backgrounderd: AsyncParsableCommand {
         configuration.conditionsInterval = .seconds(conditionsInterval)
         configuration.trustedCertificates = trustedCertificates.map(absolute)
         configuration.liveRestore = liveRestore
+        configuration.stateReserveBytes = Self.bytes(stateReserve) ?? 0
         configuration.sharedPidNamespace = sharedPidNamespace
         do {
             try await Daemon(configuration: configuration, logger: logger).run()

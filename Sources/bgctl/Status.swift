@@ -92,6 +92,8 @@ struct Status: ParsableCommand {
             text += storage.state == .ok ? "  (last failure \(when): \(error))" : ": \(error) (at \(when))"
         }
         if storage.unstoredEvents > 0 { text += "; \(storage.unstoredEvents) location events not stored" }
+        if let reserve = storage.reserveBytes, reserve > 0 { text += "; \(reserve / 1_048_576) MiB in reserve" }
+        if let note = storage.reserveNote { text += "; reserve: \(note)" }
         return text
     }
 

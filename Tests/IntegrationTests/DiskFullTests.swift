@@ -4,6 +4,10 @@ import BackgrounderTestSupport
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The daemon with its state directory on a 2 MiB tmpfs that fills up while gpsd feeds fixes
 /// to an app: the app hears of the loss, `status` shows it, the daemon keeps serving, and
 /// fixes flow again once space is freed.
@@ -61,6 +65,53 @@ struct DiskFullTests {
         // Stopped here, so the tmpfs unmounts cleanly (the deferred stops are for early exits).
         await gpsd.stop()
         await daemon.stop()
+    }
+
+    @Test(
+        "with the daemon's reserve, an app's data filling the disk stops neither grants nor their commit: the reserve is given up, status says so, and a killed daemon's successor has them"
+    )
+    func reserveKeepsGrants() async throws {
+        let directory = try TemporaryDirectory(prefix: "dreserve")
+        atTeardown { directory.remove() }
+        let bundles = directory.appending("bundles")
+        let id = try TestAppBundles.make("Recorder", microphoneUsage: true, into: bundles)
+        let appLogs = directory.appending("app-logs")
+        try FileManager.default.createDirectory(atPath: appLogs, withIntermediateDirectories: true)
+        let disk = try SmallTmpfs(at: directory.appending("state"), size: "24m")
+        try disk.bind(appLogs, at: "logs")
+        atTeardown { disk.unmount(binds: ["logs"]) }
+        let daemon = try await DaemonProcess(
+            directory: directory, bundleDirectories: [bundles], extraArguments: ["--state-reserve", "4M"])
+        atTeardown { await daemon.stop() }
+        #expect(try daemon.status().storage?.reserveBytes == 4 << 20)
+
+        // The app's data directory takes what is left, as an app writing there would.
+        let data = disk.path + "/data/" + id
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+        let filler = SmallTmpfs(mounted: data)
+        try filler.fill()
+        for round in 0..<40 {
+            let grant: MicrophoneAuthorization = round % 2 == 0 ? .denied : .granted
+            guard case .done = try daemon.client().request(.authorize(Authorize(bundle: id, grant: .microphone(grant)))).body
+            else {
+                Issue.record("grant \(round) was not committed on the full disk: \(try daemon.status().storage.map { "\($0)" } ?? "-")")
+                return
+            }
+        }
+        let storage = try #require(try daemon.status().storage)
+        #expect(storage.reserveReleases == 1 && storage.reserveBytes == 0, "\(storage)")
+        #expect(storage.state == .ok && storage.lastError?.contains("disk full") == true, "\(storage)")
+
+        daemon.signal(SIGKILL)
+        #expect(await daemon.waitForExit(timeout: .seconds(10)))
+        // A daemon starts only with room for its first commit (the run record).
+        try filler.free()
+        let next = try await DaemonProcess(directory: directory, bundleDirectories: [bundles])
+        atTeardown { await next.stop() }
+        guard case .permissions(let list) = try next.client().request(.permissions(PermissionsQuery(bundle: id))).body
+        else { throw HarnessError("no PERMISSIONS") }
+        #expect(list.apps.first?.microphone == .granted, "the last grant, committed on the full disk")
+        await next.stop()
     }
 
     /// What takes the space under a directory, for a failure message.

@@ -44,7 +44,8 @@ struct DiskFullFaultTests {
         try disk.free()
         let heardBefore = fixes()
         let second = try await DaemonProcess(
-            directory: directory, bundleDirectories: [bundles], gpsd: "127.0.0.1:\(port)")
+            directory: directory, bundleDirectories: [bundles], gpsd: "127.0.0.1:\(port)",
+            extraArguments: TrackerOnSmallDisk.noReserve)
         atTeardown { await second.stop() }
         // What was committed is there: the grant, and the app's subscription (fixes flow to it
         // again without anyone asking).

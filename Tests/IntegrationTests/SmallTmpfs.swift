@@ -29,6 +29,11 @@ struct SmallTmpfs {
         self.path = path
     }
 
+    /// A directory on a tmpfs mounted elsewhere, to fill from there.
+    init(mounted path: String) {
+        self.path = path
+    }
+
     /// Bind-mounts `source` onto `path/name`, so what goes there (app output) is not on
     /// this small filesystem.
     func bind(_ source: String, at name: String) throws {

@@ -122,4 +122,48 @@ struct StateStoreDurabilityTests {
             try reopened.allQueuedEvents(for: "rec").map { Int($0.location.timestamp - 1_750_000_000) }
                 == stored + [100_000])
     }
+
+    @Test(
+        "with a reserve, a disk an app filled is given back to the daemon's commits: far more commit than without it, the failure is named, and the reserve is taken back once there is room",
+        .enabled(if: SmallTmpfs.canMount, "mounting a tmpfs needs root and mount(2)"))
+    func reserveKeepsCommitting() throws {
+        /// Commits on a filled 4 MiB disk until one fails; the store, and how many committed.
+        func commitsAfterFill(reserve: Int, prefix: String) throws -> (count: Int, store: StateStore, disk: SmallTmpfs, directory: TemporaryDirectory) {
+            let directory = try TemporaryDirectory(prefix: prefix)
+            let disk = try SmallTmpfs(at: directory.appending("state"), size: "4m")
+            let store = try StateStore(directory: disk.path, reserveBytes: reserve)
+            for index in 0..<20 { try store.enqueue([Self.event("rec", index)]) }
+            try disk.fill()
+            var count = 0
+            for index in 20..<20_000 {
+                guard (try? store.enqueue([Self.event("rec", index)])) != nil else { break }
+                count += 1
+            }
+            return (count, store, disk, directory)
+        }
+        let without = try commitsAfterFill(reserve: 0, prefix: "noreserve")
+        defer {
+            without.disk.unmount()
+            without.directory.remove()
+        }
+        #expect(without.store.reserve.status.note?.contains("--state-reserve 0") == true)
+        let with = try commitsAfterFill(reserve: 1 << 20, prefix: "reserve")
+        defer {
+            with.disk.unmount()
+            with.directory.remove()
+        }
+        // A mebibyte is 256 pages: at about three a commit (here: 83 against none), 50 more at least.
+        #expect(with.count >= without.count + 50, "with a reserve \(with.count), without \(without.count)")
+        let status = with.store.storageStatus
+        #expect(status.reserveReleases == 1 && status.reserveBytes == 0, "\(status)")
+        #expect(status.lastError?.contains("disk full") == true, "\(status)")
+        #expect(!FileManager.default.fileExists(atPath: with.disk.path + "/reserve"))
+
+        // Room again: the next commit takes the reserve back.
+        try with.disk.free()
+        try with.store.enqueue([Self.event("rec", 30_000)])
+        #expect(with.store.storageStatus.reserveBytes == 1 << 20)
+        var info = stat()
+        #expect(stat(with.disk.path + "/reserve", &info) == 0 && Int(info.st_blocks) * 512 >= 1 << 20)
+    }
 }

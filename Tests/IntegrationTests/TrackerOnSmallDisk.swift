@@ -9,6 +9,8 @@ import Testing
 /// what it heard. Every part is registered with ``atTeardown(_:)``.
 struct TrackerOnSmallDisk {
     static let id = "org.backgrounder.tests.tracker"
+    /// The daemon gives up no reserve on this disk: the tests watch it fill.
+    static let noReserve = ["--state-reserve", "0"]
 
     let directory: TemporaryDirectory
     let bundles: String
@@ -37,8 +39,10 @@ struct TrackerOnSmallDisk {
         atTeardown { disk.unmount(binds: ["logs"]) }
 
         port = try LoopbackPort.free()
+        // No reserve: these tests are about what a full disk does once it is used up.
         daemon = try await DaemonProcess(
-            directory: directory, bundleDirectories: [bundles], gpsd: "127.0.0.1:\(port)")
+            directory: directory, bundleDirectories: [bundles], gpsd: "127.0.0.1:\(port)",
+            extraArguments: Self.noReserve)
         let daemon = daemon
         atTeardown { await daemon.stop() }
         guard

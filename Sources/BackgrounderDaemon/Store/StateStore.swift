@@ -1,4 +1,5 @@
 import BackgrounderCore
+import BackgrounderProtocol
 import Foundation
 import GRDB
 
@@ -16,6 +17,8 @@ final class StateStore: Sendable {
     let database: DatabasePool
     /// How writes have been going, for `bgctl status`.
     let health = StorageHealthRecorder()
+    /// Space kept for the daemon's own commits when apps fill the file system.
+    let reserve: StorageReserve
 
     /// Where a corrupt database found at start was moved, and what SQLite said about it;
     /// `nil` when the database opened as it was.
@@ -32,11 +35,15 @@ final class StateStore: Sendable {
     ///   - directory: The state directory; created with mode 0700.
     ///   - synchronous: How hard a commit waits for the disk; `.full` unless a benchmark
     ///     compares the two.
+    ///   - reserveBytes: Space set aside for the daemon's commits (``StorageReserve``); 0 for none.
     ///   - now: When the store is opened, for the name of a file moved aside.
     /// - Throws: ``DaemonError`` naming the directory or file when it cannot be used.
-    init(directory: String, synchronous: StoreSynchronous = .full, now: Date = Date()) throws {
+    init(
+        directory: String, synchronous: StoreSynchronous = .full, reserveBytes: Int = 0, now: Date = Date()
+    ) throws {
         try PrivateDirectory.prepare(directory, purpose: "--state-dir")
         path = directory + "/backgrounder.sqlite"
+        reserve = StorageReserve(directory: directory, bytes: reserveBytes)
         do {
             database = try Self.open(path, synchronous: synchronous)
             setAside = nil
@@ -119,9 +126,30 @@ final class StateStore: Sendable {
         try database.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
     }
 
+    /// How writes have been going and what is kept in reserve, for `bgctl status`.
+    var storageStatus: StorageStatus {
+        var status = health.status
+        let kept = reserve.status
+        status.reserveBytes = kept.heldBytes
+        status.reserveReleases = kept.releases
+        status.reserveNote = kept.note
+        return status
+    }
+
     /// Runs one write transaction and records how it went in ``health``, so a full disk shows
-    /// in `bgctl status` whichever write met it first.
+    /// in `bgctl status` whichever write met it first. On a full disk the ``reserve`` is given
+    /// up and the write tried once more: an app filling the file system does not stop the
+    /// daemon from committing.
     func write<T>(_ updates: (Database) throws -> T) throws -> T {
+        do {
+            let result = try database.write(updates)
+            health.succeeded()
+            reserve.retakeIfRoom()
+            return result
+        } catch let error as DatabaseError {
+            health.failed(error, path: path)
+            guard error.resultCode == .SQLITE_FULL, reserve.release() else { throw error }
+        }
         do {
             let result = try database.write(updates)
             health.succeeded()
