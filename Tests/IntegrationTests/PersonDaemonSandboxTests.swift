@@ -135,7 +135,7 @@ struct PersonDaemonSandboxTests {
         .enabled(if: geteuid() == 0, "runs the daemon under a uid of its own, as a person's daemon")
     )
     func terminationInItsOwnNamespace() async throws {
-        let uid: UInt32 = 54_327
+        let uid: UInt32 = 54_329
         let directory = try TemporaryDirectory(prefix: "pdt")
         atTeardown { directory.remove() }
         let bundles = directory.appending("bundles")
