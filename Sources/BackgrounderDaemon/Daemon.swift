@@ -124,15 +124,21 @@ public struct Daemon: Sendable {
             logger.notice("the machine rebooted since apps were force-quit; they may be relaunched for events again")
         }
 
+        let mechanism = try suspensionMechanism()
+        let volumes = DataVolumes.make(
+            stateDirectory: configuration.stateDirectory,
+            bytes: configuration.appDataQuotaBytes
+                ?? DataVolumes.defaultBytes(stateDirectory: configuration.stateDirectory),
+            ownUids: sandbox.appUsers != nil, reapsOrphans: mechanism is SignalFreezer, logger: logger)
         let retirement = IdentityRetirement(
-            store: store, directories: AppDirectories(stateDirectory: configuration.stateDirectory), logger: logger)
+            store: store, directories: AppDirectories(stateDirectory: configuration.stateDirectory),
+            volumes: try? volumes.get(), logger: logger)
         retirement.finishInterrupted()
         let registry = BundleRegistry(
             directories: configuration.bundleDirectories,
             optionalDirectories: configuration.optionalBundleDirectories, store: store, retirement: retirement,
             logger: logger)
         await registry.reload()
-        let mechanism = try suspensionMechanism()
         let supervisor = try Supervisor(
             mechanism: mechanism,
             sandbox: sandbox,
@@ -140,6 +146,7 @@ public struct Daemon: Sendable {
             socketPath: configuration.socketPath,
             store: store,
             logLimit: configuration.limits.appLogBytes,
+            volumes: volumes,
             logger: logger
         )
         let controllers: CgroupControllers
@@ -282,6 +289,7 @@ public struct Daemon: Sendable {
             // Ending apps takes their grace period: systemd is told to wait that long more.
             notifier.notify(["EXTEND_TIMEOUT_USEC=\((AppManager.terminationGrace + .seconds(5)).wholeMicroseconds)"])
             await apps.terminateAll()
+            supervisor.detachVolumes()
             if let freezer = mechanism as? CgroupFreezer, !freezer.removeBase() {
                 logger.warning("could not remove \(freezer.base): an app in it is still running")
             }

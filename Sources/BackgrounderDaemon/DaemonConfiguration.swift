@@ -49,6 +49,10 @@ public struct DaemonConfiguration: Sendable {
     /// Bytes set aside on the state directory's file system for the daemon's own commits
     /// (`--state-reserve`), so an app that fills it does not stop the daemon; 0 for none.
     public var stateReserveBytes = 16 << 20
+    /// Each app's data directory holds at most this many bytes (`--app-data-quota`), where
+    /// a root daemon can give it a volume of its own; 0 for no quota, `nil` for a quarter of
+    /// the state directory's file system.
+    public var appDataQuotaBytes: Int?
 
     /// How apps are suspended.
     public enum SuspensionChoice: String, Sendable, CaseIterable {

@@ -161,6 +161,13 @@ struct Backgrounderd: AsyncParsableCommand {
             valueName: "SIZE"))
     var stateReserve: String = "16M"
 
+    @Option(
+        name: .customLong("app-data-quota"),
+        help: ArgumentHelp(
+            "The most an app's data directory may hold, as a volume of its own under a root daemon (suffix K, M or G: 1024s; 0 for none); by default a quarter of the state directory's file system.",
+            valueName: "SIZE"))
+    var appDataQuota: String?
+
     @Flag(
         name: .customLong("live-restore"),
         help: ArgumentHelp(
@@ -195,7 +202,12 @@ struct Backgrounderd: AsyncParsableCommand {
                 "--app-memory-limit must be a size in bytes of 16M or more, such as 512M or 4G, not \(appMemoryLimit)")
         }
         guard stateReserve == "0" || Self.bytes(stateReserve) != nil else {
-            throw ValidationError("--state-reserve must be 0 or a size in bytes of 4K or more, such as 16M, not \(stateReserve)")
+            throw ValidationError(
+                "--state-reserve must be 0 or a size in bytes of 4K or more, such as 16M, not \(stateReserve)")
+        }
+        if let appDataQuota, appDataQuota != "0", (Self.bytes(appDataQuota) ?? 0) < 16 << 20 {
+            throw ValidationError(
+                "--app-data-quota must be 0 or a size in bytes of 16M or more, such as 512M or 4G, not \(appDataQuota)")
         }
         guard Self.bytes(appLogLimit) != nil else {
             throw ValidationError("--app-log-limit must be a size in bytes of 4K or more, such as 65536, 512K or 16M")
@@ -263,6 +275,7 @@ struct Backgrounderd: AsyncParsableCommand {
         configuration.trustedCertificates = trustedCertificates.map(absolute)
         configuration.liveRestore = liveRestore
         configuration.stateReserveBytes = Self.bytes(stateReserve) ?? 0
+        configuration.appDataQuotaBytes = appDataQuota.map { Self.bytes($0) ?? 0 }
         configuration.sharedPidNamespace = sharedPidNamespace
         do {
             try await Daemon(configuration: configuration, logger: logger).run()

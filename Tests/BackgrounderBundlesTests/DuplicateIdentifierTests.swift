@@ -91,7 +91,8 @@ struct DuplicateIdentifierTests {
             let (user, system, shipped, override) = try Self.shippedAndOverride(in: fixture)
             let recorded = ["org.example.same": shipped]
             var catalog = BundleScanner().scan(directories: [user, system], incumbents: recorded).catalog
-            #expect(catalog.claimsOnRemovedApps(recorded: recorded) { FileManager.default.fileExists(atPath: $0) }.isEmpty)
+            #expect(
+                catalog.claimsOnRemovedApps(recorded: recorded) { FileManager.default.fileExists(atPath: $0) }.isEmpty)
             #expect(catalog.loaded["org.example.same"]?.path == override)
 
             try FileManager.default.removeItem(atPath: shipped)
@@ -105,7 +106,9 @@ struct DuplicateIdentifierTests {
             #expect(catalog.loaded.isEmpty)
             let refusal = try #require(catalog.refused.first { $0.path == override })
             #expect(refusal.key == "CFBundleIdentifier")
-            #expect(refusal.reason.contains("was the app at \(shipped), which is gone; its process still runs"), "\(refusal)")
+            #expect(
+                refusal.reason.contains("was the app at \(shipped), which is gone; its process still runs"),
+                "\(refusal)")
         }
     }
 

@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A scratch directory under ``root``, removed on `remove()`.
 ///
 /// Paths stay short because a Unix socket path must fit in 108 bytes.
@@ -41,8 +45,21 @@ public struct TemporaryDirectory: Sendable {
         path + "/" + component
     }
 
-    /// Removes the directory and everything in it.
+    /// Removes the directory and everything in it, first unmounting what is mounted below it
+    /// (an app's data volume a killed daemon left, a test's tmpfs), deepest first.
     public func remove() {
+        for mountPoint in Self.mountPoints(under: path) { umount2(mountPoint, Int32(MNT_DETACH)) }
         try? FileManager.default.removeItem(atPath: path)
+    }
+
+    /// Mount points at or below `path`, from /proc/self/mountinfo, deepest first.
+    static func mountPoints(under path: String) -> [String] {
+        guard let table = try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8) else { return [] }
+        return table.split(separator: "\n").compactMap { line -> String? in
+            let fields = line.split(separator: " ")
+            guard fields.count > 4 else { return nil }
+            let point = String(fields[4]).replacingOccurrences(of: "\\040", with: " ")
+            return point == path || point.hasPrefix(path + "/") ? point : nil
+        }.sorted { $0.count > $1.count }
     }
 }

@@ -48,7 +48,9 @@ struct BundleIdentityTests {
             return list.bundles.first { $0.path == path }
         }
         func microphone(_ daemon: DaemonProcess) throws -> MicrophoneAuthorization? {
-            guard case .permissions(let list) = try daemon.client().request(.permissions(PermissionsQuery(bundle: id))).body
+            guard
+                case .permissions(let list) = try daemon.client().request(.permissions(PermissionsQuery(bundle: id)))
+                    .body
             else { throw HarnessError("no PERMISSIONS") }
             return list.apps.first?.microphone
         }
@@ -97,7 +99,8 @@ struct BundleIdentityTests {
             return
         }
         #expect(nothingKept.code == .notFound)
-        try "the newcomer's own\n".write(toFile: running.dataDirectory(id) + "/mine.txt", atomically: false, encoding: .utf8)
+        try "the newcomer's own\n".write(
+            toFile: running.dataDirectory(id) + "/mine.txt", atomically: false, encoding: .utf8)
         guard case .done(let adopted) = try again.client().request(.adoptBundle(AppReference(bundle: id))).body else {
             Issue.record("the adoption failed")
             return
@@ -125,7 +128,9 @@ struct BundleIdentityTests {
             return
         }
         #expect(try microphone(again) == .notDetermined)
-        #expect(try String(contentsOfFile: running.dataDirectory(id) + "/mine.txt", encoding: .utf8) == "the newcomer's own\n")
+        #expect(
+            try String(contentsOfFile: running.dataDirectory(id) + "/mine.txt", encoding: .utf8)
+                == "the newcomer's own\n")
         #expect(!FileManager.default.fileExists(atPath: notes))
     }
 }

@@ -92,9 +92,13 @@ struct DiskFullTests {
         try filler.fill()
         for round in 0..<40 {
             let grant: MicrophoneAuthorization = round % 2 == 0 ? .denied : .granted
-            guard case .done = try daemon.client().request(.authorize(Authorize(bundle: id, grant: .microphone(grant)))).body
+            guard
+                case .done = try daemon.client().request(.authorize(Authorize(bundle: id, grant: .microphone(grant))))
+                    .body
             else {
-                Issue.record("grant \(round) was not committed on the full disk: \(try daemon.status().storage.map { "\($0)" } ?? "-")")
+                Issue.record(
+                    "grant \(round) was not committed on the full disk: \(try daemon.status().storage.map { "\($0)" } ?? "-")"
+                )
                 return
             }
         }

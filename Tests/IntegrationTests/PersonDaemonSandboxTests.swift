@@ -77,6 +77,7 @@ struct PersonDaemonSandboxTests {
         #expect(sandbox.contains("at most 40 processes per app"), "\(sandbox)")
         #expect(sandbox.contains("private /proc (PID namespace per app)"), "\(sandbox)")
         #expect(sandbox.contains("dynamic code refused"), "\(sandbox)")
+        #expect(sandbox.contains("no data quota (only a root daemon"), "\(sandbox)")
 
         _ = try daemon.client().request(.open(AppReference(bundle: id)))
         let findingsPath = daemon.stateDirectory + "/data/\(id)/findings.json"

@@ -128,7 +128,9 @@ struct StateStoreDurabilityTests {
         .enabled(if: SmallTmpfs.canMount, "mounting a tmpfs needs root and mount(2)"))
     func reserveKeepsCommitting() throws {
         /// Commits on a filled 4 MiB disk until one fails; the store, and how many committed.
-        func commitsAfterFill(reserve: Int, prefix: String) throws -> (count: Int, store: StateStore, disk: SmallTmpfs, directory: TemporaryDirectory) {
+        func commitsAfterFill(reserve: Int, prefix: String) throws -> (
+            count: Int, store: StateStore, disk: SmallTmpfs, directory: TemporaryDirectory
+        ) {
             let directory = try TemporaryDirectory(prefix: prefix)
             let disk = try SmallTmpfs(at: directory.appending("state"), size: "4m")
             let store = try StateStore(directory: disk.path, reserveBytes: reserve)

@@ -9,8 +9,8 @@ import Testing
 /// what it heard. Every part is registered with ``atTeardown(_:)``.
 struct TrackerOnSmallDisk {
     static let id = "org.backgrounder.tests.tracker"
-    /// The daemon gives up no reserve on this disk: the tests watch it fill.
-    static let noReserve = ["--state-reserve", "0"]
+    /// No reserve and no volumes on this disk: the tests watch the store meet a full disk.
+    static let noReserve = ["--state-reserve", "0", "--app-data-quota", "0"]
 
     let directory: TemporaryDirectory
     let bundles: String

@@ -41,7 +41,7 @@ final class TransferFixture: @unchecked Sendable {
             LifecycleTests.fastPolicy + ["--scheduling", "transferRetryDelay=0.2,transferRetryCap=2"]
             + (authority.map { ["--trust-ca-file", $0.caFile] } ?? []) + extraArguments
             // A small state disk is for what fills it: no reserve hides the full disk.
-            + (stateDiskSize == nil ? [] : ["--state-reserve", "0"])
+            + (stateDiskSize == nil ? [] : TrackerOnSmallDisk.noReserve)
         daemon = try await DaemonProcess(directory: directory, bundleDirectories: [bundles], extraArguments: arguments)
     }
 

@@ -91,7 +91,11 @@ actor AppManager {
         [supervisor.mechanism.name, supervisor.containment].compactMap { $0 }.joined(separator: "; ")
     }
     /// The app sandbox in force, for `bgctl status`.
-    nonisolated var sandboxSummary: String { supervisor.sandbox.summary }
+    nonisolated var sandboxSummary: String {
+        // With the sandbox off there is nothing more to say.
+        supervisor.sandbox.appUsers == nil && supervisor.sandbox.landlock == nil
+            ? supervisor.sandbox.summary : supervisor.sandbox.summary + ", " + supervisor.volumesSummary
+    }
     /// The policy's name, for `bgctl status`.
     nonisolated var policyName: String { policy.name }
 

@@ -69,7 +69,9 @@ actor BundleRegistry {
         // A bundle claiming a removed app's identifier starts fresh: the app's identity is
         // kept aside first, or the claimant waits.
         var claimants: [String: String] = [:]
-        for claim in newCatalog.claimsOnRemovedApps(recorded: recorded, exists: { FileManager.default.fileExists(atPath: $0) }) {
+        for claim in newCatalog.claimsOnRemovedApps(
+            recorded: recorded, exists: { FileManager.default.fileExists(atPath: $0) })
+        {
             if let reason = await keepAside(claim) {
                 newCatalog.hold(claim, because: reason)
                 claimants[claim.identifier] = claim.claimant

@@ -18,6 +18,9 @@ import Logging
 struct IdentityRetirement: Sendable {
     let store: StateStore
     let directories: AppDirectories
+    /// Where data directories are volumes: a volume is unmounted before its directory moves,
+    /// and its image moves with it (`retired/ID~image`).
+    let volumes: DataVolumes?
     let logger: Logger
 
     /// Keeps the removed app's identity aside (``retire(_:)``), and says so in the log.
@@ -27,7 +30,10 @@ struct IdentityRetirement: Sendable {
             guard try retire(claim) else { return (false, nil) }
         } catch {
             logger.error("cannot keep \(claim.identifier)'s identity aside: \(error)")
-            return (false, "its data and grants could not be kept aside (\(error)); this bundle waits so it inherits nothing")
+            return (
+                false,
+                "its data and grants could not be kept aside (\(error)); this bundle waits so it inherits nothing"
+            )
         }
         logger.notice(
             "\(claim.claimant) claims the identifier of the app at \(claim.previous), which is gone: it starts fresh; the removed app's data and grants are kept aside until a person says it is the same app (bgctl adopt-bundle \(claim.identifier))"
@@ -45,10 +51,14 @@ struct IdentityRetirement: Sendable {
         try PrivateDirectory.prepareOwn(directories.retired, purpose: "retired identity", mode: 0o700)
         let data = directories.data + "/" + identifier
         let staged = stagingPath(identifier, .retiring)
+        try volumes?.detach(data)
         // Staged first, so the claimant never sees the data, whatever stops us here.
         if !exists(staged) && exists(data) { try move(data, to: staged) }
         guard try store.retire(claim, at: Date()) else { return false }
         try finish(identifier)
+        if let volumes, exists(volumes.image(identifier)) {
+            try move(volumes.image(identifier), to: keptImage(identifier))
+        }
         // Its temporary files were never the kind to keep.
         try? FileManager.default.removeItem(atPath: directories.temporary + "/" + identifier)
         return true
@@ -61,9 +71,17 @@ struct IdentityRetirement: Sendable {
         let data = directories.data + "/" + identifier
         let kept = directories.retired + "/" + identifier
         let staged = stagingPath(identifier, .adopting)
+        try volumes?.detach(data)
         if exists(kept) { try move(kept, to: staged) }
         if exists(data) { try move(data, to: kept) }
         if exists(staged) { try move(staged, to: data) }
+        if let volumes {
+            let current = volumes.image(identifier)
+            let stagedImage = keptImage(identifier) + Stage.adopting.rawValue
+            if exists(keptImage(identifier)) { try move(keptImage(identifier), to: stagedImage) }
+            if exists(current) { try move(current, to: keptImage(identifier)) }
+            if exists(stagedImage) { try move(stagedImage, to: current) }
+        }
         return try store.exchangeRetired(identifier, currentPath: currentPath, at: Date())
     }
 
@@ -77,6 +95,12 @@ struct IdentityRetirement: Sendable {
                 do {
                     switch stage {
                     case .retiring: try finish(identifier)
+                    case .adopting where identifier.hasSuffix(Self.imageSuffix):
+                        // An image between its renames, as the directory below.
+                        let app = String(identifier.dropLast(Self.imageSuffix.count))
+                        let kept = keptImage(app)
+                        let current = volumes?.image(app) ?? kept
+                        try move(directories.retired + "/" + name, to: exists(kept) ? current : kept)
                     case .adopting:
                         let data = directories.data + "/" + identifier
                         let kept = directories.retired + "/" + identifier
@@ -96,6 +120,13 @@ struct IdentityRetirement: Sendable {
         case retiring = "~retiring"
         case adopting = "~adopting"
     }
+
+    /// Where the image of an identity kept aside waits.
+    private func keptImage(_ identifier: String) -> String {
+        directories.retired + "/" + identifier + Self.imageSuffix
+    }
+
+    private static let imageSuffix = "~image"
 
     private func stagingPath(_ identifier: String, _ stage: Stage) -> String {
         directories.retired + "/" + identifier + stage.rawValue

@@ -67,7 +67,9 @@ extension StateStore {
             for row in kept {
                 try db.execute(
                     sql: "INSERT INTO authorization (bundleIdentifier, service, level, changedAt) VALUES (?, ?, ?, ?)",
-                    arguments: [identifier, row["service"] as String, row["level"] as String, row["changedAt"] as Double])
+                    arguments: [
+                        identifier, row["service"] as String, row["level"] as String, row["changedAt"] as Double,
+                    ])
             }
             return previous
         }

@@ -43,10 +43,16 @@ final class Supervisor: Sendable {
     private let orphans: OrphanReaper?
     /// What `bgctl status` says about identity under signals.
     let containment: String?
+    /// Each app's data directory as a volume of the quota's size, where they can be had.
+    let volumes: DataVolumes?
+    /// What `bgctl status` says about data quotas.
+    let volumesSummary: String
 
     init(
         mechanism: any SuspensionMechanism, sandbox: AppSandbox, stateDirectory: String, socketPath: String,
-        store: StateStore, logLimit: Int = AppLimits.defaultAppLogBytes, logger: Logger
+        store: StateStore, logLimit: Int = AppLimits.defaultAppLogBytes,
+        volumes: Result<DataVolumes, DataVolumeUnavailable> = .failure(DataVolumeUnavailable("none asked for")),
+        logger: Logger
     ) throws {
         self.logLimit = logLimit
         self.mechanism = mechanism
@@ -81,6 +87,14 @@ final class Supervisor: Sendable {
             orphans = nil
             containment = nil
         }
+        switch volumes {
+        case .success(let volumes):
+            self.volumes = volumes
+            volumesSummary = "data quota \(volumes.bytes / 1_048_576) MiB per app (a volume each)"
+        case .failure(let why):
+            self.volumes = nil
+            volumesSummary = "no data quota (\(why))"
+        }
         // Logs stay the daemon's alone; apps pass through the other two to their own entry.
         try PrivateDirectory.prepareOwn(logDirectory, purpose: "app log", mode: 0o700)
         try PrivateDirectory.prepareOwn(dataDirectory, purpose: "app data", mode: sandbox.directoryMode)
@@ -99,7 +113,26 @@ final class Supervisor: Sendable {
 
     /// The app's data directory, made (and given to the app's uid) if it is not there yet.
     func ownDataDirectory(for bundleIdentifier: String) throws -> String {
-        try ownDirectory(dataPath(for: bundleIdentifier), identity: appIdentity(bundleIdentifier))
+        let path = dataPath(for: bundleIdentifier)
+        let identity = try appIdentity(bundleIdentifier)
+        if let volumes, let identity {
+            if mkdir(path, 0o700) != 0 && errno != EEXIST {
+                throw DaemonError(.directory, path: path, "cannot create: \(String(cString: strerror(errno)))")
+            }
+            do {
+                try volumes.attach(path, identifier: bundleIdentifier, uid: identity)
+            } catch {
+                // The app still runs, in a directory without a quota; the reserve keeps the
+                // daemon committing if it fills the disk.
+                logger.error("\(bundleIdentifier)'s data directory has no quota: \(error)")
+            }
+        }
+        return try ownDirectory(path, identity: identity)
+    }
+
+    /// Unmounts every app's data volume, once the apps are gone.
+    func detachVolumes() {
+        volumes?.detachAll(under: dataDirectory)
     }
 
     /// The app's private temporary directory, passed to it as `TMPDIR`.
@@ -129,7 +162,7 @@ final class Supervisor: Sendable {
     ) throws -> Launched {
         let identifier = bundle.manifest.bundleIdentifier
         let identity = try appIdentity(identifier)
-        let data = try ownDirectory(dataPath(for: identifier), identity: identity)
+        let data = try ownDataDirectory(for: identifier)
         let temporary = try ownDirectory(temporaryPath(for: identifier), identity: identity)
         let bundleDirectory = (bundle.executablePath as NSString).deletingLastPathComponent
 

@@ -86,10 +86,51 @@ struct TransferFiles: Sendable {
             throw TransferFileError(path: source, "cannot give it to uid \(owner)", errno)
         }
         let name = "CFNetworkDownload_\(id).tmp"
-        guard renameat(AT_FDCWD, source, target, name) == 0 else {
-            throw TransferFileError(path: data + "/tmp/" + name, "cannot move the download here", errno)
+        if renameat(AT_FDCWD, source, target, name) != 0 {
+            // The data directory is a volume of its own (a quota): the bytes are copied in, and
+            // count against it.
+            guard errno == EXDEV else {
+                throw TransferFileError(path: data + "/tmp/" + name, "cannot move the download here", errno)
+            }
+            try copy(file, into: target, name: name, owner: owner, path: data + "/tmp/" + name)
+            unlink(source)
         }
         return data + "/tmp/" + name
+    }
+
+    /// Copies an open file into a new file `name` in `directory`, made without following a
+    /// link, owned by `owner`; removed again when the copy fails (a full volume).
+    private func copy(
+        _ file: Int32, into directory: Int32, name: String, owner: UInt32?, path: String
+    ) throws(TransferFileError) {
+        let copy = openat(directory, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard copy >= 0 else { throw TransferFileError(path: path, "cannot create", errno) }
+        defer { close(copy) }
+        if let owner { fchown(copy, owner, owner) }
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var failure: Int32 = 0
+        copying: while true {
+            let read = buffer.withUnsafeMutableBytes { Glibc.read(file, $0.baseAddress, $0.count) }
+            if read == 0 { break }
+            if read < 0 {
+                if errno == EINTR { continue }
+                failure = errno
+                break
+            }
+            var offset = 0
+            while offset < read {
+                let written = buffer.withUnsafeBytes { write(copy, $0.baseAddress! + offset, read - offset) }
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    break copying
+                }
+                offset += written
+            }
+        }
+        guard failure != 0 else { return }
+        unlinkat(directory, name, 0)
+        throw TransferFileError(path: path, "cannot copy the download here", failure)
     }
 
     /// Removes a delivered file the app left where it was put (it had to move it while it

@@ -1,0 +1,93 @@
+import BackgrounderProtocol
+import BackgrounderTestSupport
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Each app's data directory holds at most the quota under a root daemon: judged by what an
+/// app that writes without end managed to write, the error it got, and what the daemon can
+/// still commit; the volume keeps the app's files across a killed daemon and is never
+/// mounted twice.
+@Suite(
+    "Data quota",
+    .enabled(if: SandboxTests.isRoot, "a volume per app needs a root daemon"),
+    .enabled(if: FileManager.default.fileExists(atPath: "/dev/loop-control"), "no loop devices here"),
+    .timeLimit(.minutes(5)), .tearsDown)
+struct DataQuotaTests {
+    static let quota = 32 << 20
+
+    /// How many times a path is a mount point in this namespace.
+    static func mounts(of path: String) -> Int {
+        let table = (try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8)) ?? ""
+        return table.split(separator: "\n").filter { $0.split(separator: " ").dropFirst(4).first == Substring(path) }
+            .count
+    }
+
+    @Test(
+        "an app that writes without end stops at its quota with ENOSPC, the daemon commits on, and the volume keeps its files through a killed daemon without being mounted twice"
+    )
+    func fillerStopsAtQuota() async throws {
+        var id = ""
+        let running = try await LifecycleTests.Running(
+            prefix: "quota", extraArguments: ["--app-data-quota", "32M"]
+        ) { bundles in
+            id = try PythonAppBundles.make(
+                "Filler",
+                script: """
+                    import errno, os
+                    data = os.environ["BACKGROUNDER_DATA_DIR"]
+                    total = 0
+                    chunk = b"x" * (1 << 20)
+                    try:
+                        with open(os.path.join(data, "fill.bin"), "wb") as out:
+                            while total < (1 << 30):
+                                out.write(chunk)
+                                out.flush()
+                                total += len(chunk)
+                        print("wrote %d without an error" % total, flush=True)
+                    except OSError as error:
+                        print("stopped at %d: %s" % (total, errno.errorcode.get(error.errno)), flush=True)
+                    with open(os.path.join(data, "kept.txt"), "w") as kept:
+                        kept.write("kept\\n")
+                    """, into: bundles)
+        }
+        atTeardown { await running.tearDown() }
+        let sandbox = try running.daemon.status().sandbox ?? ""
+        #expect(sandbox.contains("data quota 32 MiB per app (a volume each)"), "\(sandbox)")
+
+        _ = try running.request(.open(AppReference(bundle: id)))
+        #expect(
+            await waitUntil(timeout: .seconds(60)) { running.appLog(id).contains("stopped at") },
+            "\(running.appLog(id))")
+        let line = running.appLog(id).split(separator: "\n").first { $0.hasPrefix("stopped at") } ?? ""
+        let written = Int(line.split(separator: " ")[2].dropLast()) ?? -1
+        #expect(line.hasSuffix("ENOSPC"), "\(line)")
+        #expect(written > Self.quota / 2 && written <= Self.quota, "\(line)")
+        let data = running.dataDirectory(id)
+        #expect(Self.mounts(of: data) == 1)
+
+        // The daemon still commits, and the app's file is there after the daemon is killed.
+        guard case .done = try running.request(.authorize(Authorize(bundle: id, grant: .microphone(.granted)))) else {
+            Issue.record("the grant was not committed")
+            return
+        }
+        #expect(await waitUntil { FileManager.default.fileExists(atPath: data + "/kept.txt") })
+        running.daemon.signal(SIGKILL)
+        #expect(await running.daemon.waitForExit(timeout: .seconds(10)))
+        let next = try await DaemonProcess(
+            directory: running.directory, bundleDirectories: [running.bundles],
+            extraArguments: ["--app-data-quota", "32M"])
+        atTeardown { await next.stop() }
+        _ = try next.client().request(.open(AppReference(bundle: id)))
+        #expect(await waitUntil { running.appLog(id).components(separatedBy: "stopped at").count == 3 })
+        #expect(Self.mounts(of: data) == 1, "mounted twice")
+        #expect(try String(contentsOfFile: data + "/kept.txt", encoding: .utf8) == "kept\n")
+
+        // A daemon that ends its apps unmounts their volumes.
+        #expect(await next.stop())
+        #expect(Self.mounts(of: data) == 0)
+    }
+}
