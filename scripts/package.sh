@@ -247,7 +247,7 @@ Architecture: $architecture
 Maintainer: Backgrounder maintainers <maintainers@backgrounder.example>
 Installed-Size: $(du -sk --exclude=DEBIAN "$root" | cut -f1)
 Depends: $depends
-Recommends: gpsd, pulseaudio | pipewire-pulse
+Recommends: gpsd, pulseaudio | pipewire-pulse, e2fsprogs
 Suggests: bash-completion
 Section: admin
 Priority: optional

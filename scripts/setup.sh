@@ -27,9 +27,12 @@ cd "$(dirname "$0")/.."
 # Tests/Fixtures/dbus (Debian's /usr/bin/python3); libglib2.0-bin: gdbus (the tests watch
 # signals with gdbus monitor); dbus-bin: dbus-send and dbus-monitor, to poke a bus by hand;
 # playerctl: the MPRIS client the media tests drive (busctl comes with systemd).
+# e2fsprogs, mount: mkfs.ext4 and mount, which give each app's data directory a volume of its
+# quota's size under a root daemon.
 PACKAGES=(gpsd gpsd-clients libgps-dev pulseaudio pulseaudio-utils libpulse-dev libsqlite3-dev socat python3
     gpsbabel libxml2-utils libnotify-bin libsndfile1-dev iproute2 openssl curl systemd dpkg-dev binutils man-db
-    libcurl4-openssl-dev libsystemd-dev dbus-daemon dbus-bin python3-dbus python3-gi libglib2.0-bin playerctl)
+    libcurl4-openssl-dev libsystemd-dev dbus-daemon dbus-bin python3-dbus python3-gi libglib2.0-bin playerctl
+    e2fsprogs mount)
 
 as_root() {
     if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
