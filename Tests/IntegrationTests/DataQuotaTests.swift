@@ -63,7 +63,8 @@ struct DataQuotaTests {
             await waitUntil(timeout: .seconds(60)) { running.appLog(id).contains("stopped at") },
             "\(running.appLog(id))")
         let line = running.appLog(id).split(separator: "\n").first { $0.hasPrefix("stopped at") } ?? ""
-        let written = Int(line.split(separator: " ")[2].dropLast()) ?? -1
+        let words = line.split(separator: " ")
+        let written = words.count > 2 ? Int(words[2].dropLast()) ?? -1 : -1
         #expect(line.hasSuffix("ENOSPC"), "\(line)")
         #expect(written > Self.quota / 2 && written <= Self.quota, "\(line)")
         let data = running.dataDirectory(id)

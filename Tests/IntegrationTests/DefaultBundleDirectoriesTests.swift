@@ -77,7 +77,7 @@ struct DefaultBundleDirectoriesTests {
     @Test("backgrounderd --help names the default bundle directories")
     func helpNamesTheDefault() async throws {
         let directory = try TemporaryDirectory(prefix: "xdgh")
-        defer { directory.remove() }
+        atTeardown { directory.remove() }
         let help = try await Tool.run(Locations.product("backgrounderd"), ["--help"])
         #expect(help.status == 0)
         let words = help.output.split(whereSeparator: \.isWhitespace).joined(separator: " ")

@@ -93,7 +93,7 @@ struct NotificationTests {
     @Test("pending requests survive a daemon restart")
     func pendingSurvivesRestart() async throws {
         let directory = try TemporaryDirectory(prefix: "notifyrestart")
-        defer { directory.remove() }
+        atTeardown { directory.remove() }
         let bundles = directory.appending("bundles")
         let id = try TestAppBundles.make("Patient", behavior: "notify-600", into: bundles)
         let first = try await DaemonProcess(

@@ -29,7 +29,7 @@ struct PermissionsTests {
     @Test("two apps authorized differently, a third untouched: table, JSON, one ID, an unknown ID, after a restart")
     func listsGrants() async throws {
         let directory = try TemporaryDirectory(prefix: "perm")
-        defer { directory.remove() }
+        atTeardown { directory.remove() }
         let bundles = directory.appending("bundles")
         try TestAppBundles.make("Alpha", microphoneUsage: true, into: bundles)
         try TestAppBundles.make("Beta", into: bundles)

@@ -103,7 +103,7 @@ struct SampleDataDirectoryTests {
         "no daemon on the default socket: the default state directory, said; a named daemon that is not there: exit 69")
     func withoutADaemon() async throws {
         let directory = try TemporaryDirectory(prefix: "sddn")
-        defer { directory.remove() }
+        atTeardown { directory.remove() }
         let defaultSocket = directory.appending("xdg-run") + "/backgrounder/backgrounderd.sock"
         let defaultData = directory.appending("xdg-state") + "/backgrounder/data/\(Self.hike)"
 

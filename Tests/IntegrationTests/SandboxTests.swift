@@ -619,7 +619,7 @@ struct SandboxTests {
     @Test("app uids are distinct per bundle and the same after the store is reopened")
     func appUsersPersist() throws {
         let directory = try TemporaryDirectory(prefix: "sbu")
-        defer { directory.remove() }
+        atTeardown { directory.remove() }
         let range = AppUserRange(first: 5000, last: 5002)
         let (first, second) = try {
             let store = try StateStore(directory: directory.appending("state"))
@@ -639,7 +639,7 @@ struct SandboxTests {
     @Test("an existing state directory open to others is refused, named with its mode, and left as it was")
     func refusesOpenStateDirectory() async throws {
         let directory = try TemporaryDirectory(prefix: "sbd")
-        defer { directory.remove() }
+        atTeardown { directory.remove() }
         let state = directory.appending("state")
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: false)
         chmod(state, 0o775)

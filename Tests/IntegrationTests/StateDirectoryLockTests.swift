@@ -27,7 +27,7 @@ struct StateDirectoryLockTests {
     @Test("the lock goes with the daemon: after it stops, even uncleanly, the next one starts")
     func released() async throws {
         let directory = try TemporaryDirectory(prefix: "relock")
-        defer { directory.remove() }
+        atTeardown { directory.remove() }
         let first = try await DaemonProcess(directory: directory)
         first.signal(SIGKILL)
         #expect(await first.waitForExit(timeout: .seconds(10)))

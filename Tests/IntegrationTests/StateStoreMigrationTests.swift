@@ -46,7 +46,7 @@ struct StateStoreMigrationTests {
     @Test("the list above is every migration the daemon has, and the tables they make")
     func listIsComplete() throws {
         let directory = try TemporaryDirectory(prefix: "migr-list")
-        defer { directory.remove() }
+        atTeardown { directory.remove() }
         let store = try StateStore(directory: directory.appending("state"))
         #expect(StateStore.migrator.migrations == Self.migrations.map(\.identifier))
         #expect(try store.appliedMigrations() == Self.migrations.map(\.identifier))
@@ -60,7 +60,7 @@ struct StateStoreMigrationTests {
     )
     func identityTablesAreComplete() throws {
         let directory = try TemporaryDirectory(prefix: "migr-identity")
-        defer { directory.remove() }
+        atTeardown { directory.remove() }
         let store = try StateStore(directory: directory.appending("state"))
         let database = try DatabaseQueue(path: store.path)
         let perApp = try database.read { db in

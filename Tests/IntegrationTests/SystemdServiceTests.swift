@@ -21,7 +21,7 @@ struct SystemdServiceTests {
         .enabled(if: FileManager.default.isExecutableFile(atPath: analyze), "systemd-analyze is not installed"))
     func unitsVerify() async throws {
         let directory = try TemporaryDirectory(prefix: "units")
-        defer { directory.remove() }
+        atTeardown { directory.remove() }
         for unit in ["backgrounderd.service", "backgrounderd.socket"] {
             let text = try String(
                 contentsOfFile: Locations.repositoryRoot + "/contrib/systemd/" + unit, encoding: .utf8)
@@ -39,7 +39,7 @@ struct SystemdServiceTests {
     @Test("READY=1 once the socket serves, STATUS= with apps and services, WATCHDOG=1 pings, STOPPING=1 at the end")
     func notifications() async throws {
         let directory = try TemporaryDirectory(prefix: "notify")
-        defer { directory.remove() }
+        atTeardown { directory.remove() }
         let listener = try NotifyListener(path: directory.appending("notify.sock"))
         defer { listener.close() }
         let daemon = try await DaemonProcess(
@@ -91,7 +91,7 @@ struct SystemdServiceTests {
     @Test("with standard error as the journal, lines carry their syslog priority")
     func journalPriorities() async throws {
         let directory = try TemporaryDirectory(prefix: "journal")
-        defer { directory.remove() }
+        atTeardown { directory.remove() }
         // What systemd does: JOURNAL_STREAM names standard error's device and inode.
         let daemon = try await DaemonProcess(
             directory: directory,

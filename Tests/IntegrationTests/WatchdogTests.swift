@@ -64,7 +64,7 @@ struct WatchdogTests {
     )
     func hungCoreStopsThePings() async throws {
         let directory = try TemporaryDirectory(prefix: "wdog")
-        defer { directory.remove() }
+        atTeardown { directory.remove() }
         let bundles = directory.appending("bundles")
         try FileManager.default.createDirectory(atPath: bundles, withIntermediateDirectories: true)
         try PolicyPluginTests.makePolicyBundle(
