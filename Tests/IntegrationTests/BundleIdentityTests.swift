@@ -4,6 +4,10 @@ import BackgrounderTestSupport
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// An app's data and grants belong to the bundle it was loaded from. Once that bundle is
 /// gone, another claiming its identifier starts fresh, and the removed app's identity is kept
 /// aside until a person adopts the newcomer as that app; judged by the grant in
@@ -32,6 +36,7 @@ struct BundleIdentityTests {
         let notes = data + "/notes.txt"
         _ = try running.request(.open(AppReference(bundle: id)))
         #expect(await waitUntil { running.appLog(id).contains("didBecomeActive") })
+        let removedPid = try #require(try running.app(id).pid)
 
         // The app is removed while it runs; another bundle, elsewhere, claims its identifier.
         let staging = running.directory.appending("staging")
@@ -67,9 +72,13 @@ struct BundleIdentityTests {
             return (list.apps.first { $0.id == id }?.state ?? .notRunning) == .notRunning
         }
         _ = try running.request(.quit(AppReference(bundle: id)))
-        #expect(try await waitUntil { try ended(running.daemon) })
-        _ = try running.request(.reload)
-        #expect(try entry(running.daemon, claimant)?.status == .loaded)
+        #expect(await waitUntil { kill(removedPid, 0) != 0 && errno == ESRCH })
+        // Once the daemon has heard of the exit, the next scan keeps the identity aside.
+        #expect(
+            await waitUntil {
+                _ = try? running.request(.reload)
+                return (try? entry(running.daemon, claimant))?.status == .loaded
+            })
         // Fresh: no grant, none of the removed app's files, and it runs.
         #expect(try microphone(running.daemon) == .notDetermined, "the grant passed to the claimant")
         #expect(!FileManager.default.fileExists(atPath: notes), "the removed app's files passed to the claimant")
