@@ -45,20 +45,20 @@ struct IdentityRetirement: Sendable {
     /// - Returns: Whether this call did it (`false`: the store no longer names the removed
     ///   app's path, so it was done already).
     /// - Throws: The store's or the file system's error; nothing is lost (the data waits in
-    ///   its staging directory, and the store still names the removed app).
+    ///   its staging place, and the store still names the removed app).
     func retire(_ claim: BundleClaim) throws -> Bool {
         let identifier = claim.identifier
+        // Done already (the store names the claimant): nothing of the claimant's may move.
+        guard try store.recordedBundlePaths()[identifier] == claim.previous else { return false }
         try PrivateDirectory.prepareOwn(directories.retired, purpose: "retired identity", mode: 0o700)
-        let data = directories.data + "/" + identifier
-        let staged = stagingPath(identifier, .retiring)
-        try volumes?.detach(data)
+        try volumes?.detach(directories.data + "/" + identifier)
         // Staged first, so the claimant never sees the data, whatever stops us here.
-        if !exists(staged) && exists(data) { try move(data, to: staged) }
-        guard try store.retire(claim, at: Date()) else { return false }
-        try finish(identifier)
-        if let volumes, exists(volumes.image(identifier)) {
-            try move(volumes.image(identifier), to: keptImage(identifier))
+        for item in items(identifier) {
+            let staged = item.kept + Stage.retiring.rawValue
+            if !exists(staged) && exists(item.current) { try move(item.current, to: staged) }
         }
+        guard try store.retire(claim, at: Date()) else { return false }
+        for item in items(identifier) { try finish(item.kept) }
         // Its temporary files were never the kind to keep.
         try? FileManager.default.removeItem(atPath: directories.temporary + "/" + identifier)
         return true
@@ -68,19 +68,12 @@ struct IdentityRetirement: Sendable {
     /// - Returns: Where the restored identity was loaded from, or `nil` when none is kept.
     func exchange(_ identifier: String, currentPath: String) throws -> String? {
         guard try store.retiredIdentity(identifier) != nil else { return nil }
-        let data = directories.data + "/" + identifier
-        let kept = directories.retired + "/" + identifier
-        let staged = stagingPath(identifier, .adopting)
-        try volumes?.detach(data)
-        if exists(kept) { try move(kept, to: staged) }
-        if exists(data) { try move(data, to: kept) }
-        if exists(staged) { try move(staged, to: data) }
-        if let volumes {
-            let current = volumes.image(identifier)
-            let stagedImage = keptImage(identifier) + Stage.adopting.rawValue
-            if exists(keptImage(identifier)) { try move(keptImage(identifier), to: stagedImage) }
-            if exists(current) { try move(current, to: keptImage(identifier)) }
-            if exists(stagedImage) { try move(stagedImage, to: current) }
+        try volumes?.detach(directories.data + "/" + identifier)
+        for item in items(identifier) {
+            let staged = item.kept + Stage.adopting.rawValue
+            if exists(item.kept) { try move(item.kept, to: staged) }
+            if exists(item.current) { try move(item.current, to: item.kept) }
+            if exists(staged) { try move(staged, to: item.current) }
         }
         return try store.exchangeRetired(identifier, currentPath: currentPath, at: Date())
     }
@@ -91,24 +84,17 @@ struct IdentityRetirement: Sendable {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directories.retired) else { return }
         for name in names {
             for stage in Stage.allCases where name.hasSuffix(stage.rawValue) {
-                let identifier = String(name.dropLast(stage.rawValue.count))
+                let keptName = String(name.dropLast(stage.rawValue.count))
+                let kept = directories.retired + "/" + keptName
                 do {
                     switch stage {
-                    case .retiring: try finish(identifier)
-                    case .adopting where identifier.hasSuffix(Self.imageSuffix):
-                        // An image between its renames, as the directory below.
-                        let app = String(identifier.dropLast(Self.imageSuffix.count))
-                        let kept = keptImage(app)
-                        let current = volumes?.image(app) ?? kept
-                        try move(directories.retired + "/" + name, to: exists(kept) ? current : kept)
+                    case .retiring: try finish(kept)
                     case .adopting:
-                        let data = directories.data + "/" + identifier
-                        let kept = directories.retired + "/" + identifier
-                        try move(directories.retired + "/" + name, to: exists(kept) ? data : kept)
+                        try move(directories.retired + "/" + name, to: exists(kept) ? current(of: keptName) : kept)
                     }
-                    logger.notice("finished keeping \(identifier)'s identity aside, which a stopped run left half done")
+                    logger.notice("finished moving \(keptName), which a stopped run left half done")
                 } catch {
-                    logger.error("cannot finish keeping \(identifier)'s identity aside: \(error)")
+                    logger.error("cannot finish moving \(keptName): \(error)")
                 }
             }
         }
@@ -121,24 +107,30 @@ struct IdentityRetirement: Sendable {
         case adopting = "~adopting"
     }
 
-    /// Where the image of an identity kept aside waits.
-    private func keptImage(_ identifier: String) -> String {
-        directories.retired + "/" + identifier + Self.imageSuffix
-    }
-
+    /// A kept volume image is `retired/ID~image`.
     private static let imageSuffix = "~image"
 
-    private func stagingPath(_ identifier: String, _ stage: Stage) -> String {
-        directories.retired + "/" + identifier + stage.rawValue
+    /// What an identity holds on disk, where it is in use and where it is kept aside: its
+    /// data directory, and where data directories are volumes its image.
+    private func items(_ identifier: String) -> [(current: String, kept: String)] {
+        let kept = directories.retired + "/" + identifier
+        var items = [(current: directories.data + "/" + identifier, kept: kept)]
+        if let volumes { items.append((current: volumes.image(identifier), kept: kept + Self.imageSuffix)) }
+        return items
     }
 
-    /// The staged data replaces the identity kept aside before (one is kept per identifier).
-    private func finish(_ identifier: String) throws {
-        let staged = stagingPath(identifier, .retiring)
+    /// Where an item kept as `retired/NAME` is in use.
+    private func current(of keptName: String) -> String {
+        guard keptName.hasSuffix(Self.imageSuffix), let volumes else { return directories.data + "/" + keptName }
+        return volumes.image(String(keptName.dropLast(Self.imageSuffix.count)))
+    }
+
+    /// The staged item replaces the one kept aside before (one identity is kept per identifier).
+    private func finish(_ kept: String) throws {
+        let staged = kept + Stage.retiring.rawValue
         guard exists(staged) else { return }
-        let kept = directories.retired + "/" + identifier
         if exists(kept) {
-            logger.notice("\(identifier): the identity kept aside before is replaced by the newer one")
+            logger.notice("\(kept): what was kept aside before is replaced by the newer identity")
             try FileManager.default.removeItem(atPath: kept)
         }
         try move(staged, to: kept)
