@@ -141,22 +141,17 @@ final class StateStore: Sendable {
     /// up and the write tried once more: an app filling the file system does not stop the
     /// daemon from committing.
     func write<T>(_ updates: (Database) throws -> T) throws -> T {
-        do {
-            let result = try database.write(updates)
-            health.succeeded()
-            reserve.retakeIfRoom()
-            return result
-        } catch let error as DatabaseError {
-            health.failed(error, path: path)
-            guard error.resultCode == .SQLITE_FULL, reserve.release() else { throw error }
-        }
-        do {
-            let result = try database.write(updates)
-            health.succeeded()
-            return result
-        } catch let error as DatabaseError {
-            health.failed(error, path: path)
-            throw error
+        while true {
+            do {
+                let result = try database.write(updates)
+                health.succeeded()
+                reserve.retakeIfRoom()
+                return result
+            } catch let error as DatabaseError {
+                health.failed(error, path: path)
+                // Given up once at most: a second full disk has no reserve left to give.
+                guard error.resultCode == .SQLITE_FULL, reserve.release() else { throw error }
+            }
         }
     }
 

@@ -116,9 +116,7 @@ final class Supervisor: Sendable {
         let path = dataPath(for: bundleIdentifier)
         let identity = try appIdentity(bundleIdentifier)
         if let volumes, let identity {
-            if mkdir(path, 0o700) != 0 && errno != EEXIST {
-                throw DaemonError(.directory, path: path, "cannot create: \(String(cString: strerror(errno)))")
-            }
+            try makeDirectory(path)
             do {
                 try volumes.attach(path, identifier: bundleIdentifier, uid: identity)
             } catch {
@@ -391,9 +389,7 @@ final class Supervisor: Sendable {
     /// An existing one is given to that uid, through a descriptor opened without following
     /// links; what the app left inside keeps its owner.
     private func ownDirectory(_ path: String, identity: UInt32?) throws -> String {
-        if mkdir(path, 0o700) != 0 && errno != EEXIST {
-            throw DaemonError(.directory, path: path, "cannot create: \(String(cString: strerror(errno)))")
-        }
+        try makeDirectory(path)
         guard let identity else { return path }
         let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard descriptor >= 0 else {
@@ -412,6 +408,13 @@ final class Supervisor: Sendable {
         }
         if info.st_mode & 0o7777 != 0o700 { fchmod(descriptor, 0o700) }
         return path
+    }
+
+    /// Creates an app's directory (0700) unless it is there.
+    private func makeDirectory(_ path: String) throws {
+        if mkdir(path, 0o700) != 0 && errno != EEXIST {
+            throw DaemonError(.directory, path: path, "cannot create: \(String(cString: strerror(errno)))")
+        }
     }
 
     /// CPU time of every process of the app, in seconds.
