@@ -54,12 +54,8 @@ public struct TemporaryDirectory: Sendable {
 
     /// Mount points at or below `path`, from /proc/self/mountinfo, deepest first.
     static func mountPoints(under path: String) -> [String] {
-        guard let table = try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8) else { return [] }
-        return table.split(separator: "\n").compactMap { line -> String? in
-            let fields = line.split(separator: " ")
-            guard fields.count > 4 else { return nil }
-            let point = String(fields[4]).replacingOccurrences(of: "\\040", with: " ")
-            return point == path || point.hasPrefix(path + "/") ? point : nil
-        }.sorted { $0.count > $1.count }
+        MountTable.mountPoints().map { $0.replacingOccurrences(of: "\\040", with: " ") }
+            .filter { $0 == path || $0.hasPrefix(path + "/") }
+            .sorted { $0.count > $1.count }
     }
 }
