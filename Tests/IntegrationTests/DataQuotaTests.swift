@@ -1,3 +1,4 @@
+@testable import BackgrounderDaemon
 import BackgrounderProtocol
 import BackgrounderTestSupport
 import Foundation
@@ -29,14 +30,6 @@ struct DataQuotaTests {
                 && (try? String(contentsOfFile: "/sys/block/\(name)/loop/backing_file", encoding: .utf8))?
                     .trimmingCharacters(in: .whitespacesAndNewlines) == image
         }.count
-    }
-
-    /// Whether a directory is the root of a mount: another device than its parent's.
-    static func isMountPoint(_ path: String) -> Bool {
-        var own = stat()
-        var parent = stat()
-        guard stat(path, &own) == 0, stat(path + "/..", &parent) == 0 else { return false }
-        return own.st_dev != parent.st_dev
     }
 
     @Test(
@@ -82,7 +75,7 @@ struct DataQuotaTests {
         #expect(written > Self.quota / 2 && written <= Self.quota, "\(line)")
         let data = running.dataDirectory(id)
         let image = running.daemon.stateDirectory + "/volumes/\(id).img"
-        #expect(Self.isMountPoint(data) && Self.loopDevices(backing: image) == 1)
+        #expect(DataVolumes.isMountPoint(data) && Self.loopDevices(backing: image) == 1)
 
         // The daemon still commits, and the app's file is there after the daemon is killed.
         guard case .done = try running.request(.authorize(Authorize(bundle: id, grant: .microphone(.granted)))) else {
@@ -98,12 +91,12 @@ struct DataQuotaTests {
         atTeardown { await next.stop() }
         _ = try next.client().request(.open(AppReference(bundle: id)))
         #expect(await waitUntil { running.appLog(id).components(separatedBy: "stopped at").count == 3 })
-        #expect(Self.isMountPoint(data))
+        #expect(DataVolumes.isMountPoint(data))
         #expect(Self.loopDevices(backing: image) == 1, "mounted twice")
         #expect(try String(contentsOfFile: data + "/kept.txt", encoding: .utf8) == "kept\n")
 
         // A daemon that ends its apps unmounts their volumes.
         #expect(await next.stop())
-        #expect(await waitUntil { !Self.isMountPoint(data) && Self.loopDevices(backing: image) == 0 })
+        #expect(await waitUntil { !DataVolumes.isMountPoint(data) && Self.loopDevices(backing: image) == 0 })
     }
 }
