@@ -1,8 +1,9 @@
-@testable import BackgrounderDaemon
 import BackgrounderProtocol
 import BackgrounderTestSupport
 import Foundation
 import Testing
+
+@testable import BackgrounderDaemon
 
 #if canImport(Glibc)
     import Glibc
