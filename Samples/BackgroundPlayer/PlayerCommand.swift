@@ -44,6 +44,10 @@ enum PlayerCommand {
                     let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
                     let items = try playable(absolute, as: path)
                     say("\(items.count) item\(items.count == 1 ? "" : "s") from \(path)")
+                    // The person chose these: the app may read them where they lie, and nothing
+                    // else of the person's (a playlist's entries may lie outside its folder).
+                    let shared = [absolute] + items.filter { $0 != absolute && !$0.hasPrefix(absolute + "/") }
+                    _ = try connect().share(shared, with: bundleIdentifier)
                     argument = absolute
                 }
                 return try perform(.play, argument: argument, verb: "play")
@@ -99,8 +103,12 @@ enum PlayerCommand {
             say("\(verb): done")
             return 0
         }
+        // The app's own words where the explanation here is a general one.
+        let general = command == .play || status == .commandFailed
+        let reason = done.handlerReason.map { general ? ": \($0.escapedForTerminal)" : "" } ?? ""
         complain(
-            "BackgroundPlayer: \(verb): \(explanation(of: status, for: command)) (the app answered \(status.rawValue))")
+            "BackgroundPlayer: \(verb): \(explanation(of: status, for: command)) (the app answered \(status.rawValue))\(reason)"
+        )
         return unavailableExit
     }
 

@@ -27,9 +27,9 @@ final class PlayerDelegate: ApplicationDelegate {
         }
         // The status goes back to the person who sent the command (`BackgroundPlayer next` on
         // the last track is told there is none), as an MPRemoteCommand target's does.
-        RemoteCommandCenter.shared.addTarget { [weak self] command, argument in
-            self?.handle(command, argument) ?? .commandFailed
-        }
+        RemoteCommandCenter.shared.addTarget(explaining: { [weak self] command, argument in
+            self?.handle(command, argument) ?? (.commandFailed, "the player is gone")
+        })
         // Elapsed time moves on while playing; the daemon keeps the last value for `status`.
         nowPlayingTimer = Timer.scheduledTimer(withTimeInterval: 5, repeats: true) { _ in
             MainActor.assumeIsolated { [weak self] in
@@ -43,7 +43,8 @@ final class PlayerDelegate: ApplicationDelegate {
         say(player.isPlaying ? "in the background, still playing" : "in the background, paused")
     }
 
-    private func handle(_ command: RemoteCommand, _ argument: String?) -> RemoteCommandHandlerStatus {
+    private func handle(_ command: RemoteCommand, _ argument: String?) -> (RemoteCommandHandlerStatus, reason: String?)
+    {
         say("command: \(command.rawValue)\(argument.map { " \($0)" } ?? "")")
         // Decided on what the commands so far lead to (`queuedIndex`), not on what plays this
         // instant: a `next` right after `play` must see the new list.
@@ -53,12 +54,18 @@ final class PlayerDelegate: ApplicationDelegate {
             guard let argument else {
                 guard player.queuedCount > 0 else { return refuse(.noActionableNowPlayingItem, "nothing to resume") }
                 player.play()
-                return .success
+                return (.success, nil)
             }
             do {
                 let items = try Playlist.resolve(argument, readableExtensions: AudioFile.readableExtensions)
+                // Every item opened once here (the daemon hands over files a person shared),
+                // so one the app may not read is refused now, with why, not skipped later.
+                for item in items {
+                    let descriptor = try SharedFiles.open(item)
+                    close(descriptor)
+                }
                 player.play(items)
-                return .success
+                return (.success, nil)
             } catch {
                 return refuse(.noSuchContent, "\(error)")
             }
@@ -84,13 +91,15 @@ final class PlayerDelegate: ApplicationDelegate {
             guard hasItem else { return refuse(.noActionableNowPlayingItem, "nothing to seek in") }
             player.seek(to: seconds)
         }
-        return .success
+        return (.success, nil)
     }
 
-    /// Logs why a command was not carried out and returns the status the person hears.
-    private func refuse(_ status: RemoteCommandHandlerStatus, _ why: String) -> RemoteCommandHandlerStatus {
+    /// Logs why a command was not carried out and returns what the person hears.
+    private func refuse(_ status: RemoteCommandHandlerStatus, _ why: String) -> (
+        RemoteCommandHandlerStatus, reason: String?
+    ) {
         complain("BackgroundPlayer: \(status.rawValue): \(why)")
-        return status
+        return (status, why)
     }
 
     private func report() {

@@ -1,10 +1,14 @@
+import BackgroundKit
 import Foundation
 
 extension Playlist {
     /// The files an M3U playlist lists, relative ones resolved against the playlist's directory.
     static func entries(ofPlaylist playlist: String) throws(PlaylistError) -> [String] {
-        guard let data = FileManager.default.contents(atPath: playlist) else {
-            throw PlaylistError(code: .unreadable, file: playlist, reason: "cannot be read")
+        let data: Data
+        do throws(SharedFileError) {
+            data = Data(try SharedFiles.contents(atPath: playlist))
+        } catch {
+            throw PlaylistError(code: .unreadable, file: playlist, reason: "cannot be read: \(error.reason)")
         }
         // .m3u8 is UTF-8 by definition; older .m3u files are often Latin-1, which never fails.
         let text = String(data: data, encoding: .utf8) ?? String(data: data, encoding: .isoLatin1) ?? ""
@@ -24,6 +28,7 @@ extension Playlist {
             }
             switch Entry(at: path) {
             case .missing: throw bad("no such file")
+            case .refused(let reason): throw bad(reason)
             case .directory: throw bad("is a directory, not an audio file")
             case .file where isPlaylist(path): throw bad("is a playlist; playlists inside playlists are not played")
             case .file: files.append(path)

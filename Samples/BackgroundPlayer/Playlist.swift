@@ -1,3 +1,4 @@
+import BackgroundKit
 import Foundation
 
 /// Turns what the person named on the command line (a file, a directory or an M3U playlist)
@@ -16,6 +17,8 @@ enum Playlist {
         switch Entry(at: path) {
         case .missing:
             throw PlaylistError(code: .notFound, file: path, reason: "no such file or directory")
+        case .refused(let reason):
+            throw PlaylistError(code: .unreadable, file: path, reason: reason)
         case .directory:
             files = try audioFiles(inDirectory: path, readableExtensions: readableExtensions)
         case .file where isPlaylist(path):
@@ -40,17 +43,11 @@ enum Playlist {
         inDirectory directory: String, readableExtensions: Set<String>
     ) throws(PlaylistError) -> [String] {
         let names: [String]
-        do {
-            names = try FileManager.default.contentsOfDirectory(atPath: directory)
+        do throws(SharedFileError) {
+            // Through the daemon when a person shared the folder and the sandbox keeps it out.
+            names = try SharedFiles.contentsOfDirectory(atPath: directory)
         } catch {
-            // FileManager's error reads badly; the system's reason is what the person needs.
-            var reason = "cannot be listed"
-            if let handle = opendir(directory) {
-                closedir(handle)
-            } else {
-                reason += ": " + String(cString: strerror(errno))
-            }
-            throw PlaylistError(code: .unreadable, file: directory, reason: reason)
+            throw PlaylistError(code: .unreadable, file: directory, reason: "cannot be listed: \(error.reason)")
         }
         let prefix = directory.hasSuffix("/") ? directory : directory + "/"
         return
@@ -69,14 +66,20 @@ enum Playlist {
         case missing
         case directory
         case file
+        /// There, but the app may not read it (not shared with it), and why.
+        case refused(String)
 
-        /// What is at a path, following symbolic links.
+        /// What is at a path, following symbolic links; asked of the daemon for a path a
+        /// person shared that the sandbox keeps out.
         init(at path: String) {
-            var isDirectory: ObjCBool = false
-            if !FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-                self = .missing
-            } else {
-                self = isDirectory.boolValue ? .directory : .file
+            do throws(SharedFileError) {
+                switch try SharedFiles.kind(atPath: path) {
+                case nil: self = .missing
+                case .directory: self = .directory
+                case .file: self = .file
+                }
+            } catch {
+                self = .refused(error.reason)
             }
         }
     }

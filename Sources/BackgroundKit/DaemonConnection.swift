@@ -89,4 +89,21 @@ public final class DaemonConnection {
         default: throw .unreadableReply("expected APPS, got \(reply.className)")
         }
     }
+
+    /// Lets an app read files or folders where they lie, as `bgctl share`: what a person
+    /// names on an app's command line (the person's process, not the app, chose them).
+    /// - Parameters:
+    ///   - paths: Absolute paths of files or folders.
+    ///   - bundle: The app.
+    /// - Returns: Everything now shared with the app.
+    /// - Throws: ``ControlClientError``, `.refused` naming the path the daemon could not
+    ///   open and why.
+    public func share(_ paths: [String], with bundle: String) throws(ControlClientError) -> SharedFileList {
+        let reply = try client.request(.share(ShareRequest(bundle: bundle, paths: paths)))
+        switch reply.body {
+        case .shared(let list): return list
+        case .error(let error): throw .refused(error.message)
+        default: throw .unreadableReply("expected SHARED, got \(reply.className)")
+        }
+    }
 }

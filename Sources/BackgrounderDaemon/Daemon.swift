@@ -161,10 +161,13 @@ public struct Daemon: Sendable {
         let resources = "\(controllers.summary); oom_score_adj by state"
         logger.info("resources: \(resources)")
         let policy = choosePolicy(registry.catalog)
+        let sharedFiles = SharedFiles(
+            try store.sharedFiles(), appDirectories: FileIdentity.of(supervisor.appDirectories))
         let audio = try AudioService(
             server: configuration.pulseServer,
             socketPath: AudioSocketServer.path(forControlSocket: configuration.socketPath),
             identify: { supervisor.owner(of: $0) },
+            sharedFiles: sharedFiles,
             logger: logger
         )
         let appChannels = AppChannels(logger: logger)
@@ -205,6 +208,7 @@ public struct Daemon: Sendable {
                 transfers,
                 ResourceCapability(controllers: controllers, limits: configuration.limits),
                 NotificationCapability(store: store, presenter: notificationPresenter, logger: logger),
+                SharingCapability(files: sharedFiles, store: store),
             ],
             retirement: retirement,
             limits: configuration.limits,

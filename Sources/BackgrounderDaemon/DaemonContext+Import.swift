@@ -72,7 +72,7 @@ extension DaemonContext {
     }
 
     /// Runs blocking work on a thread of its own and returns its result.
-    private static func onThread<T: Sendable>(named name: String, _ work: @escaping @Sendable () -> T) async -> T {
+    static func onThread<T: Sendable>(named name: String, _ work: @escaping @Sendable () -> T) async -> T {
         await withCheckedContinuation { continuation in
             let thread = Thread { continuation.resume(returning: work()) }
             thread.name = name

@@ -73,16 +73,19 @@ public struct Done: Sendable, Hashable, Codable {
     public var backgroundTimeRemaining: Double?
     /// For `REMOTE_COMMAND`: what the app's handler answered.
     public var handlerStatus: RemoteCommandHandlerStatus?
+    /// For `REMOTE_COMMAND`: why, when the app said (the app's words, not the daemon's).
+    public var handlerReason: String?
 
     /// Creates a reply.
     public init(
         detail: String, state: ApplicationState? = nil, backgroundTimeRemaining: Double? = nil,
-        handlerStatus: RemoteCommandHandlerStatus? = nil
+        handlerStatus: RemoteCommandHandlerStatus? = nil, handlerReason: String? = nil
     ) {
         self.detail = detail
         self.state = state
         self.backgroundTimeRemaining = backgroundTimeRemaining
         self.handlerStatus = handlerStatus
+        self.handlerReason = handlerReason
     }
 }
 

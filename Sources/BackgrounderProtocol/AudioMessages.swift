@@ -186,11 +186,18 @@ public struct RemoteCommandStatusReport: Sendable, Hashable, Codable {
     public var ticket: Int
     /// What the handler made of it.
     public var status: RemoteCommandHandlerStatus
+    /// Why, when it was not carried out, in the app's words for the person who sent it (the
+    /// daemon passes on at most ``maximumReasonLength`` characters).
+    public var reason: String?
+
+    /// The longest reason passed on.
+    public static let maximumReasonLength = 1000
 
     /// Creates an answer.
-    public init(ticket: Int, status: RemoteCommandHandlerStatus) {
+    public init(ticket: Int, status: RemoteCommandHandlerStatus, reason: String? = nil) {
         self.ticket = ticket
         self.status = status
+        self.reason = reason
     }
 }
 

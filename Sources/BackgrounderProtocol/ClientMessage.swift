@@ -125,6 +125,12 @@ public struct ClientMessage: Sendable, Hashable {
         /// `ADOPT_BUNDLE`: a person says the bundle held for an identifier is the app that was
         /// removed, so it keeps the app's data and grants.
         case adoptBundle(AppReference)
+        /// `SHARE`: a person lets an app read files or folders of theirs where they are.
+        case share(ShareRequest)
+        /// `UNSHARE`: a person takes back what they shared with an app.
+        case unshare(UnshareRequest)
+        /// `SHARES`: a person lists what they shared with an app.
+        case shares(AppReference)
     }
 
     /// The request's identifier, echoed in the reply.
@@ -224,6 +230,9 @@ extension ClientMessage: Codable {
         MessageClass("NOTIFICATION_ACTIVATE", Body.activateNotification),
         MessageClass("IMPORT", Body.importFiles),
         MessageClass("ADOPT_BUNDLE", Body.adoptBundle),
+        MessageClass("SHARE", Body.share),
+        MessageClass("UNSHARE", Body.unshare),
+        MessageClass("SHARES", Body.shares),
     ])
 
     public init(from decoder: any Decoder) throws {

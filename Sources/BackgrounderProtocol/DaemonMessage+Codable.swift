@@ -39,6 +39,7 @@ extension DaemonMessage: Codable {
         MessageClass("NOTIFICATION_WILL_PRESENT", Body.notificationWillPresent),
         MessageClass("NOTIFICATION_RESPONSE", Body.notificationResponse),
         MessageClass("IMPORTED", Body.imported),
+        MessageClass("SHARED", Body.shared),
     ])
 
     public init(from decoder: any Decoder) throws {

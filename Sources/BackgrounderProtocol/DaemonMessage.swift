@@ -78,6 +78,8 @@ public struct DaemonMessage: Sendable, Hashable {
         case notificationResponse(NotificationResponse)
         /// `IMPORTED`: the reply to `IMPORT`.
         case imported(ImportResult)
+        /// `SHARED`: the reply to `SHARE`, `UNSHARE` and `SHARES`.
+        case shared(SharedFileList)
     }
 
     /// The identifier of the request this answers.

@@ -36,6 +36,13 @@ public enum DefaultPaths {
         (control.hasSuffix(".sock") ? String(control.dropLast(5)) : control) + "-apps.sock"
     }
 
+    /// The socket where an app fetches descriptors the daemon opened for it (an audio
+    /// stream's ring, a file a person shared with it), beside the control socket: the NIO
+    /// control connection cannot carry them.
+    public static func descriptorSocket(forControlSocket control: String) -> String {
+        (control.hasSuffix(".sock") ? String(control.dropLast(5)) : control) + "-audio.sock"
+    }
+
     /// `$XDG_STATE_HOME/backgrounder`, else `~/.local/state/backgrounder`.
     public static var stateDirectory: String {
         xdg("XDG_STATE_HOME", fallback: ".local/state") + "/backgrounder"

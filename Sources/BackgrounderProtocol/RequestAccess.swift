@@ -22,7 +22,8 @@ extension ClientMessage.Body {
         // What a person does with the device, and what only a person may see or decide.
         case .status, .bundles, .reload, .open, .home, .lock, .unlock, .quit, .ps, .wake, .memoryPressure,
             .authorize, .permissions, .remoteCommand, .audio, .push, .tasks, .simulateTask, .expireTask, .transfers,
-            .dataDirectory, .notifications, .activateNotification, .importFiles, .adoptBundle:
+            .dataDirectory, .notifications, .activateNotification, .importFiles, .adoptBundle, .share, .unshare,
+            .shares:
             .person
         // `REGIONS` naming an app is a person asking about it; without one, an app about itself.
         case .regions(let query):

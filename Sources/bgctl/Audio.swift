@@ -127,7 +127,8 @@ struct Audio: ParsableCommand {
         if let status = done.handlerStatus, status != .success {
             throw Failure(
                 code: status.rawValue,
-                message: "\(bundle) did not carry out \(name): \(status.rawValue) (\(done.detail))", exitStatus: 1
+                message: "\(bundle) did not carry out \(name): \(status.rawValue) (\(done.detail))"
+                    + (done.handlerReason.map { ": \($0.escapedForTerminal)" } ?? ""), exitStatus: 1
             )
         }
         if options.json { try options.printJSON("result", done) } else { print(done.detail.escapedForTerminal) }

@@ -27,6 +27,7 @@ struct StateStoreMigrationTests {
         ("v6: app processes", ["appProcess"]),
         ("v7: notifications", ["notification"]),
         ("v8: retired identities", ["retiredIdentity", "retiredAuthorization"]),
+        ("v9: shared files", ["sharedFile"]),
     ]
 
     static let tracker = "org.backgrounder.tests.tracker"

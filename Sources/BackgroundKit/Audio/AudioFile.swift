@@ -35,6 +35,7 @@ public final class AudioFile {
     public var duration: Double { sampleRate > 0 ? Double(frames) / Double(sampleRate) : 0 }
 
     private let handle: OpaquePointer
+    private let descriptor: Int32
     /// Whether samples are stored as floats. libsndfile's own float-to-short conversion either
     /// truncates them all to 0 or, with `SFC_SET_SCALE_FLOAT_INT_READ`, normalises the file to its
     /// peak (and scans the whole file to find it), so such files are read as floats and scaled here.
@@ -45,21 +46,35 @@ public final class AudioFile {
     /// Frames decoded per libsndfile call when samples go through a scratch buffer.
     private static let chunkFrames = 4096
 
-    /// Opens a file for reading.
+    /// Opens a file for reading: one the app may read, or one a person shared with it
+    /// (``SharedFiles``), whose descriptor the daemon hands over.
     /// - Parameter path: The file.
     /// - Throws: ``AudioFileError`` with code `cannotOpen`, naming the path and libsndfile's
-    ///   reason, when the file is missing or not a format this libsndfile decodes.
+    ///   reason, when the file is missing or not a format this libsndfile decodes; or the
+    ///   system's or the daemon's reason, with ``AudioFileError/systemError``, when it may not
+    ///   be read.
     public init(path: String) throws(AudioFileError) {
+        let descriptor: Int32
+        do throws(SharedFileError) {
+            descriptor = try SharedFiles.open(path)
+        } catch {
+            throw AudioFileError(code: .cannotOpen, path: path, reason: error.reason, systemError: error.systemError)
+        }
         var info = SF_INFO()
-        guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
-            throw Self.openFailure(path)
+        // libsndfile reads through the descriptor; this object closes it after sf_close.
+        guard let handle = sf_open_fd(descriptor, Int32(SFM_READ), &info, 0) else {
+            let failure = Self.openFailure(path, descriptor: descriptor)
+            close(descriptor)
+            throw failure
         }
         guard info.channels > 0, info.samplerate > 0 else {
             sf_close(handle)
+            close(descriptor)
             throw AudioFileError(
                 code: .cannotOpen, path: path,
                 reason: "\(info.channels) channels at \(info.samplerate) Hz is not playable audio")
         }
+        self.descriptor = descriptor
         self.handle = handle
         self.path = path
         sampleRate = Int(info.samplerate)
@@ -74,6 +89,7 @@ public final class AudioFile {
 
     deinit {
         sf_close(handle)
+        close(descriptor)
     }
 
     /// Decodes the next frames.
@@ -187,7 +203,7 @@ public final class AudioFile {
     /// a missing file and for text, but a file its MPEG decoder rejects (a damaged or fake
     /// `.mp3`) is reported as "File does not exist or is not a regular file", so a file that
     /// is there and readable is described here instead.
-    static func openFailure(_ path: String) -> AudioFileError {
+    static func openFailure(_ path: String, descriptor: Int32) -> AudioFileError {
         // Read first: the calls below must not replace libsndfile's reason.
         let libsndfileCode = sf_error(nil)
         let libsndfileReason = String(cString: sf_strerror(nil))
@@ -195,8 +211,7 @@ public final class AudioFile {
             AudioFileError(code: .cannotOpen, path: path, reason: reason, systemError: systemError)
         }
         var info = stat()
-        guard !path.isEmpty else { return failure("an empty path names no file", systemError: ENOENT) }
-        guard stat(path, &info) == 0 else {
+        guard fstat(descriptor, &info) == 0 else {
             let error = errno
             return failure(String(cString: strerror(error)), systemError: error)
         }
@@ -204,10 +219,6 @@ public final class AudioFile {
         case S_IFDIR: return failure("is a directory, not an audio file")
         case S_IFREG: break
         default: return failure("is not a regular file")
-        }
-        guard access(path, R_OK) == 0 else {
-            let error = errno
-            return failure(String(cString: strerror(error)), systemError: error)
         }
         if info.st_size == 0 { return failure("is empty, not audio") }
         if libsndfileCode == Int32(SF_ERR_UNRECOGNISED_FORMAT) {

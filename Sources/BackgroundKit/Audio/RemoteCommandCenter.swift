@@ -18,7 +18,7 @@ public final class RemoteCommandCenter {
     public var handler: ((RemoteCommand, String?) -> Void)? {
         didSet { if handler != nil { statusHandler = nil } }
     }
-    private var statusHandler: ((RemoteCommand, String?) -> RemoteCommandHandlerStatus)?
+    private var statusHandler: ((RemoteCommand, String?) -> (RemoteCommandHandlerStatus, reason: String?))?
     private var early: [RemoteCommandRequest] = []
 
     private init() {}
@@ -37,6 +37,15 @@ public final class RemoteCommandCenter {
     ///   on the last track, ``RemoteCommandHandlerStatus/noActionableNowPlayingItem`` when
     ///   nothing is playing).
     public func addTarget(handler: @escaping (RemoteCommand, String?) -> RemoteCommandHandlerStatus) {
+        addTarget(explaining: { (handler($0, $1), nil) })
+    }
+
+    /// As ``addTarget(handler:)``, with a handler that also says why a command was not carried
+    /// out: the reason reaches the person who sent it (`BackgroundPlayer play FILE` prints why
+    /// the app cannot read FILE).
+    public func addTarget(
+        explaining handler: @escaping (RemoteCommand, String?) -> (RemoteCommandHandlerStatus, reason: String?)
+    ) {
         self.handler = nil
         statusHandler = handler
         deliverEarly()
@@ -50,8 +59,9 @@ public final class RemoteCommandCenter {
 
     func receive(_ request: RemoteCommandRequest) {
         let status: RemoteCommandHandlerStatus
+        var reason: String?
         if let statusHandler {
-            status = statusHandler(request.command, request.argument)
+            (status, reason) = statusHandler(request.command, request.argument)
         } else if let handler {
             handler(request.command, request.argument)
             status = .success
@@ -61,7 +71,7 @@ public final class RemoteCommandCenter {
         }
         guard let ticket = request.ticket else { return }
         try? Application.connectionForAudio?.post(
-            .remoteCommandStatus(RemoteCommandStatusReport(ticket: ticket, status: status)))
+            .remoteCommandStatus(RemoteCommandStatusReport(ticket: ticket, status: status, reason: reason)))
     }
 }
 

@@ -9,6 +9,16 @@ struct FileIdentity: Hashable, Sendable {
     let device: UInt64
     let inode: UInt64
 
+    init(device: UInt64, inode: UInt64) {
+        self.device = device
+        self.inode = inode
+    }
+
+    /// An identity as the store keeps it (SQLite integers are signed).
+    init(stored device: Int64, _ inode: Int64) {
+        self.init(device: UInt64(bitPattern: device), inode: UInt64(bitPattern: inode))
+    }
+
     /// The identity of the file open as `descriptor`, or `nil` when it cannot be read.
     init?(_ descriptor: Int32) {
         var info = stat()

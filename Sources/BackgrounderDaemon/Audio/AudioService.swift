@@ -24,7 +24,7 @@ final class AudioService: Service, Sendable {
     ///   - logger: Where connection changes are logged.
     init(
         server: String?, socketPath: String, identify: @escaping @Sendable (PeerProcess) -> ProcessOwner,
-        logger: Logger
+        sharedFiles: SharedFiles, logger: Logger
     ) throws {
         self.server = server
         var logger = logger
@@ -32,7 +32,8 @@ final class AudioService: Service, Sendable {
         self.logger = logger
         state = Locked(ServiceConnection(server: server ?? "default", state: .disconnected, detail: "not started"))
         engine = try AudioEngine(logger: logger)
-        socket = try AudioSocketServer(path: socketPath, engine: engine, identify: identify, logger: logger)
+        socket = try AudioSocketServer(
+            path: socketPath, engine: engine, identify: identify, sharedFiles: sharedFiles, logger: logger)
     }
 
     /// The connection state.

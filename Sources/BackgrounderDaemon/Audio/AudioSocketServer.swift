@@ -7,13 +7,16 @@ import Logging
     import Glibc
 #endif
 
-/// The audio socket: where an app fetches a stream's ring (a memfd, passed with
-/// SCM_RIGHTS, which the NIO control socket cannot carry).
+/// The audio (descriptor) socket: where an app fetches a stream's ring (a memfd, passed
+/// with SCM_RIGHTS, which the NIO control socket cannot carry), or a file a person shared
+/// with it.
 ///
-/// The exchange (docs/PROTOCOL.md): the app connects and sends `ATTACH TOKEN\n` with the
+/// The exchanges (docs/PROTOCOL.md): the app connects and sends `ATTACH TOKEN\n` with the
 /// token from `AUDIO_STREAM`; the daemon checks that the process is one of the app's that opened the stream and
 /// answers `OK\n` with the ring attached, or `ERR reason\n`. The connection then stays open
-/// as the stream's notification channel.
+/// as the stream's notification channel. Or it sends `OPEN PATH\n` and is answered
+/// `OK file\n` or `OK directory\n` with the descriptor attached (``SharedFiles``), or `ERR
+/// reason\n`, and the connection is closed.
 ///
 /// One thread serves the socket, and no client can hold another up: connections wait for
 /// their line side by side (each given a second), and a process holds at most
@@ -33,19 +36,23 @@ final class AudioSocketServer: Sendable {
     private let logger: Logger
     private let wakeup: WakeupPipe
     private let identify: @Sendable (PeerProcess) -> ProcessOwner
+    private let sharedFiles: SharedFiles
+    /// The longest line: `OPEN ` and a path of `PATH_MAX` bytes.
+    static let maximumLine = 5 + Int(PATH_MAX)
 
     /// The audio socket beside the control socket: `DIR/NAME-audio.sock`.
     static func path(forControlSocket control: String) -> String {
-        let base = control.hasSuffix(".sock") ? String(control.dropLast(5)) : control
-        return base + "-audio.sock"
+        DefaultPaths.descriptorSocket(forControlSocket: control)
     }
 
     /// Listens on `path` (replacing a stale socket file there).
     /// - Parameter identify: Which app a connecting process belongs to.
     init(
-        path: String, engine: AudioEngine, identify: @escaping @Sendable (PeerProcess) -> ProcessOwner, logger: Logger
+        path: String, engine: AudioEngine, identify: @escaping @Sendable (PeerProcess) -> ProcessOwner,
+        sharedFiles: SharedFiles, logger: Logger
     ) throws {
         self.path = path
+        self.sharedFiles = sharedFiles
         self.identify = identify
         self.engine = engine
         self.logger = logger
@@ -159,11 +166,11 @@ final class AudioSocketServer: Sendable {
                 deadline: .now + Self.lineDeadline))
     }
 
-    /// Answers a connection's line: the ring, or why not.
+    /// Answers a connection's line: the ring or the shared file, or why not.
     private func answer(_ connection: Waiting, line: String) {
         let descriptor = connection.descriptor
-        guard line.hasPrefix("ATTACH ") else {
-            refuse(descriptor, "expected ATTACH TOKEN")
+        guard line.hasPrefix("ATTACH ") || line.hasPrefix("OPEN ") else {
+            refuse(descriptor, "expected ATTACH TOKEN or OPEN PATH")
             return
         }
         let owner: String
@@ -175,6 +182,9 @@ final class AudioSocketServer: Sendable {
         case .unverifiable(let why):
             refuse(descriptor, why)
             return
+        }
+        if line.hasPrefix("OPEN ") {
+            return openShared(String(line.dropFirst("OPEN ".count)), for: owner, connection)
         }
         let token = String(line.dropFirst("ATTACH ".count))
         do {
@@ -189,10 +199,34 @@ final class AudioSocketServer: Sendable {
         }
     }
 
+    /// Sends an app the descriptor of a file a person shared with it, and closes the
+    /// connection.
+    private func openShared(_ path: String, for owner: String, _ connection: Waiting) {
+        let opened: (descriptor: Int32, directory: Bool)
+        do throws(SharedFileRefusal) {
+            opened = try sharedFiles.open(path, for: owner)
+        } catch {
+            logger.info("\(owner) (pid \(connection.pid)) may not open \(error)")
+            refuse(connection.descriptor, error.description)
+            return
+        }
+        defer {
+            Glibc.close(opened.descriptor)
+            Glibc.close(connection.descriptor)
+        }
+        do {
+            try DescriptorPassing.send(
+                Array("OK \(opened.directory ? "directory" : "file")\n".utf8), descriptors: [opened.descriptor],
+                over: connection.descriptor)
+        } catch {
+            logger.notice("audio socket: could not send a shared file to pid \(connection.pid): \(error)")
+        }
+    }
+
     private enum LineProgress {
         case waiting
         case line(String)
-        /// End of file, an error, or more than 256 bytes without a newline.
+        /// End of file, an error, or more than ``maximumLine`` bytes without a newline.
         case unusable
     }
 
@@ -200,7 +234,7 @@ final class AudioSocketServer: Sendable {
     /// taken from what follows on the channel.
     private func readLine(_ connection: inout Waiting) -> LineProgress {
         var byte: UInt8 = 0
-        while connection.line.count < 256 {
+        while connection.line.count < Self.maximumLine {
             let count = retryingInterrupted { recv(connection.descriptor, &byte, 1, Int32(MSG_DONTWAIT)) }
             if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return .waiting }
             guard count == 1 else { return .unusable }

@@ -60,7 +60,11 @@ extension AudioCapability {
             .success(
                 Done(
                     detail: "\(awaited.delivery); it answered \(report.status.rawValue)",
-                    state: apps.state(of: identifier), handlerStatus: report.status)))
+                    state: apps.state(of: identifier), handlerStatus: report.status,
+                    handlerReason: report.reason.map {
+                        String($0.prefix(RemoteCommandStatusReport.maximumReasonLength))
+                    }
+                )))
         return Done(detail: "answer to \(command) passed on")
     }
 

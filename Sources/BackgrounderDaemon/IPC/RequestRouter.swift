@@ -64,6 +64,9 @@ struct RequestRouter: Sendable {
         case .adoptBundle(let app):
             let apps = context.apps
             return .later { DaemonMessage(id: id, await Self.reply { .done(try await apps.adoptBundle(app.bundle)) }) }
+        case .share(let request):
+            let context = self.context
+            return .later { DaemonMessage(id: id, await context.share(request)) }
         default:
             return routeToApps(message, from: principal, connection: connection)
         }
@@ -238,7 +241,11 @@ struct RequestRouter: Sendable {
             return later { .notifications(try await apps.notifications { try $0.list(person: query.bundle, in: $1) }) }
         case .activateNotification(let activation):
             return later { .done(try await apps.notifications { try $0.activate(activation, in: $1) }) }
-        case .hello, .status, .bundles, .reload, .dataDirectory, .importFiles, .adoptBundle:
+        case .unshare(let request):
+            return later { .shared(try await apps.sharing { try $0.unshare(request, in: $1) }) }
+        case .shares(let app):
+            return later { .shared(try await apps.sharing { sharing, _ in sharing.list(app.bundle) }) }
+        case .hello, .status, .bundles, .reload, .dataDirectory, .importFiles, .adoptBundle, .share:
             preconditionFailure("answered by route(_:from:connection:logger:)")
         }
     }

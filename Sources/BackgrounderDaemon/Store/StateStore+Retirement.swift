@@ -29,7 +29,7 @@ extension StateStore {
     /// (`appUser` stays: the uid is the identifier's, and owns the data kept aside.)
     static let identityTables = [
         "authorization", "locationSubscription", "monitoredRegion", "locationEvent", "notification",
-        "fetchHistory", "taskRequest", "pushToken", "pushBudget", "transfer", "appProcess",
+        "fetchHistory", "taskRequest", "pushToken", "pushBudget", "transfer", "appProcess", "sharedFile",
     ]
 
     /// Keeps the removed app's identity aside and records the claimant as the app, in one

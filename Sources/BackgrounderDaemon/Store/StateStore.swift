@@ -183,6 +183,7 @@ final class StateStore: Sendable {
         migrator.registerMigration("v6: app processes", migrate: createProcessTable)
         migrator.registerMigration("v7: notifications", migrate: createNotificationTable)
         migrator.registerMigration("v8: retired identities", migrate: createRetirementTables)
+        migrator.registerMigration("v9: shared files", migrate: createSharedFileTable)
         return migrator
     }
 

@@ -1,0 +1,81 @@
+import BackgrounderCore
+import BackgrounderProtocol
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+extension DaemonContext {
+    /// `SHARE`: lets a loaded app read a person's files or folders where they lie. Only a
+    /// person may ask (``RequestAccess``), and each path is opened here first, as for
+    /// imports: with the person's authority (the daemon's uid or root), following no link an
+    /// app may have planted. What is recorded is the path with its links resolved and the
+    /// file's identity, so a file put in its place later is not opened for the app.
+    ///
+    /// The paths are opened on a thread of their own: a person's file system (a network
+    /// share) may be slow, and the app manager's actor must not wait on it.
+    func share(_ request: ShareRequest) async -> DaemonMessage.Body {
+        if let problem = BundleIdentifierRules.problem(with: request.bundle) {
+            return .error(ProtocolError(.badRequest, "SHARE: bundle is not a bundle identifier: \(problem)"))
+        }
+        guard registry.catalog.loaded[request.bundle] != nil else {
+            return .error(ProtocolError(.notFound, "SHARE: no loaded bundle is '\(request.bundle)'"))
+        }
+        guard !request.paths.isEmpty else {
+            return .error(ProtocolError(.badRequest, "SHARE: paths is empty: name at least one file or folder"))
+        }
+        for path in request.paths where !path.hasPrefix("/") {
+            return .error(ProtocolError(.badRequest, "SHARE: paths: '\(path)' is not an absolute path"))
+        }
+        let appDirectories = FileIdentity.of(apps.supervisor.appDirectories)
+        let resolved: Result<[SharedFileGrant], ProtocolError> = await Self.onThread(named: "share") {
+            var grants: [SharedFileGrant] = []
+            for path in request.paths {
+                do throws(ProtocolError) {
+                    grants.append(try Self.grant(for: path, appDirectories: appDirectories))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            return .success(grants)
+        }
+        do {
+            let grants = try resolved.get()
+            return .shared(try await apps.sharing { try $0.share(grants, with: request.bundle, in: $1) })
+        } catch let error as ProtocolError {
+            return .error(error)
+        } catch {
+            return .error(ProtocolError(.failed, "SHARE: \(error)"))
+        }
+    }
+
+    /// Opens a path as a person shares it and describes what it is.
+    private static func grant(for path: String, appDirectories: Set<FileIdentity>) throws(ProtocolError)
+        -> SharedFileGrant
+    {
+        let descriptor: Int32
+        do throws(DaemonError) {
+            descriptor = try FileImport.openSource(path, appDirectories: appDirectories)
+        } catch {
+            throw ProtocolError(.notFound, "SHARE: \(error)")
+        }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, let identity = FileIdentity(descriptor) else {
+            throw ProtocolError(.failed, "SHARE: \(path): cannot stat: \(String(cString: strerror(errno)))")
+        }
+        let kind = info.st_mode & S_IFMT
+        guard kind == S_IFREG || kind == S_IFDIR else {
+            throw ProtocolError(.badRequest, "SHARE: \(path): not a regular file or folder")
+        }
+        // The kernel's name for what was opened: the path with every link resolved.
+        var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/fd/\(descriptor)", &target, target.count - 1)
+        guard length > 0 else {
+            throw ProtocolError(.failed, "SHARE: \(path): cannot resolve: \(String(cString: strerror(errno)))")
+        }
+        let resolved = String(decoding: target[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return SharedFileGrant(path: resolved, identity: identity, directory: kind == S_IFDIR)
+    }
+}

@@ -1,0 +1,78 @@
+import BackgrounderCore
+import BackgrounderProtocol
+import Foundation
+
+/// Files and folders a person shares with an app where they lie (`bgctl share`), as the
+/// desktop's document portal shares them: the app reads exactly those, through descriptors
+/// the daemon opens (``SharedFiles``), and its sandbox never widens. Grants are kept in the
+/// store, so they hold across the app's launches and the daemon's restarts, and go with the
+/// app's identity (a bundle that claims a removed app's identifier gets none).
+final class SharingCapability: AppCapability {
+    /// The table the descriptor socket opens files from.
+    let files: SharedFiles
+    private let store: StateStore
+
+    init(files: SharedFiles, store: StateStore) {
+        self.files = files
+        self.store = store
+    }
+
+    func app(_ identifier: String, changed change: LifecycleChange, in apps: isolated AppManager) {}
+
+    func identityChanged(_ identifier: String, in apps: isolated AppManager) {
+        files.replace(identifier, with: (try? store.sharedFiles()[identifier]) ?? [])
+    }
+
+    /// Records files a person shared, already opened and resolved by the caller.
+    func share(_ grants: [SharedFileGrant], with identifier: String, in apps: isolated AppManager)
+        throws(ProtocolError) -> SharedFileList
+    {
+        do {
+            try store.share(grants, with: identifier, at: Date())
+        } catch {
+            throw ProtocolError(.failed, "SHARE: cannot record it: \(error)")
+        }
+        var current = Dictionary(uniqueKeysWithValues: files.grants(for: identifier).map { ($0.path, $0) })
+        for grant in grants { current[grant.path] = grant }
+        files.replace(identifier, with: Array(current.values))
+        for grant in grants {
+            apps.appLogger(identifier).info(
+                "a person shared \(grant.directory ? "the folder" : "the file") \(grant.path)")
+        }
+        return list(identifier)
+    }
+
+    /// `UNSHARE`: takes back shared paths (all of them when none is named).
+    func unshare(_ request: UnshareRequest, in apps: isolated AppManager) throws(ProtocolError) -> SharedFileList {
+        let shared = Set(files.grants(for: request.bundle).map(\.path))
+        for path in request.paths where !shared.contains(path) {
+            throw ProtocolError(
+                .notFound, "UNSHARE: paths: '\(path)' is not shared with \(request.bundle) (bgctl shared lists what is)"
+            )
+        }
+        do {
+            try store.unshare(request.paths, from: request.bundle)
+        } catch {
+            throw ProtocolError(.failed, "UNSHARE: cannot record it: \(error)")
+        }
+        let taken = Set(request.paths)
+        files.replace(
+            request.bundle,
+            with: request.paths.isEmpty ? [] : files.grants(for: request.bundle).filter { !taken.contains($0.path) })
+        return list(request.bundle)
+    }
+
+    /// `SHARES`: what is shared with an app.
+    func list(_ identifier: String) -> SharedFileList {
+        SharedFileList(bundle: identifier, files: files.grants(for: identifier).map(\.listed))
+    }
+}
+
+extension AppManager {
+    /// Runs `body` with the sharing capability, or throws `unavailable` without one.
+    func sharing<Result: Sendable>(
+        _ body: @Sendable (SharingCapability, isolated AppManager) throws -> Result
+    ) throws -> Result {
+        try with(SharingCapability.self, body)
+    }
+}
