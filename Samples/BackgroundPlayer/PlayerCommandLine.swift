@@ -19,7 +19,8 @@ struct PlayerCommandLine: Equatable {
                BackgroundPlayer status
         Each command goes to the app through backgrounderd (BACKGROUNDER_SOCKET names its socket),
         which launches the app when it is not running and wakes it when it is suspended; what the
-        app answers is the outcome. Files are checked with libsndfile before they are sent.
+        app answers is the outcome. Files are checked with libsndfile before they are sent, and
+        shared with the app (bgctl share): it reads them where they are, and nothing else of yours.
         Without a command it is the app itself, which backgrounderd launches.
         examples:
           BackgroundPlayer play ~/Music/album      every audio file in the directory, in order

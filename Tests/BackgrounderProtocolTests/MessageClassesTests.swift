@@ -82,6 +82,9 @@ struct MessageClassesTests {
         #"{"class":"DATA_DIRECTORY","bundle":"org.example.a"}"#,
         #"{"class":"IMPORT","bundle":"org.example.a","sources":["/home/me/Music/album","/tmp/one.wav"]}"#,
         #"{"class":"ADOPT_BUNDLE","bundle":"org.example.a"}"#,
+        #"{"class":"SHARE","bundle":"org.example.a","paths":["/home/me/Music/album"]}"#,
+        #"{"class":"UNSHARE","bundle":"org.example.a","paths":[]}"#,
+        #"{"class":"SHARES","bundle":"org.example.a"}"#,
         #"{"class":"NOTIFICATION_AUTHORIZATION","options":["alert","sound"]}"#,
         #"{"class":"NOTIFICATION_ADD",\#(notificationRequest.dropFirst())"#,
         #"{"class":"NOTIFICATION_LIST","list":"pending"}"#,
@@ -154,6 +157,7 @@ struct MessageClassesTests {
         #"{"class":"IMPORTED","bundle":"org.example.a","directory":"/var/b/data/org.example.a","#
             + #""destinations":["/var/b/data/org.example.a/album"],"files":2,"bytes":4096,"#
             + #""skipped":[{"path":"/home/me/Music/album/link","reason":"a symbolic link; not followed"}]}"#,
+        #"{"class":"SHARED","bundle":"org.example.a","files":[{"path":"/home/me/Music/album","directory":true}]}"#,
         #"{"class":"NOTIFICATION_AUTHORIZATION","status":"notDetermined"}"#,
         #"{"class":"NOTIFICATIONS","bundle":"org.example.a","authorization":"granted","#
             + #""pending":[{"request":\#(notificationRequest),"nextFire":1744290000}],"delivered":[\#(delivered)]}"#,

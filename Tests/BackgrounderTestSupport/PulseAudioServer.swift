@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A private, headless PulseAudio with one null sink, in its own runtime directory, so
 /// tests never touch a desktop's sound server. `parec -d null.monitor` records what played.
 public final class PulseAudioServer: Sendable {
@@ -20,9 +24,13 @@ public final class PulseAudioServer: Sendable {
     }
 
     /// Starts PulseAudio.
-    /// - Parameter directory: Where its runtime directory, home and log go.
+    /// - Parameters:
+    ///   - directory: Where its runtime directory, home and log go.
+    ///   - uid: The user it runs as (through `setpriv`), as a person's own sound server does;
+    ///     `nil` for the test's. PulseAudio admits clients of its own uid by their socket
+    ///     credentials, and others (the test's `parec`) by the cookie in its home.
     /// - Throws: ``HarnessError`` when it does not come up.
-    public init(directory: TemporaryDirectory) async throws {
+    public init(directory: TemporaryDirectory, runAs uid: UInt32? = nil) async throws {
         runtimePath = directory.appending("pulse")
         home = directory.appending("pulse-home")
         for path in [runtimePath, home] {
@@ -31,15 +39,18 @@ public final class PulseAudioServer: Sendable {
                 withIntermediateDirectories: true,
                 attributes: [.posixPermissions: 0o700]
             )
+            if let uid { chown(path, uid, uid) }
         }
         let environment = ["PULSE_RUNTIME_PATH": runtimePath, "HOME": home, "XDG_RUNTIME_DIR": runtimePath]
+        let launcher = uid.map { ["/usr/bin/setpriv", "--reuid", "\($0)", "--regid", "\($0)", "--clear-groups"] } ?? []
+        let command = [
+            "/usr/bin/env", "pulseaudio", "-n", "--daemonize=no", "--exit-idle-time=-1", "--disallow-exit",
+            "--load=module-null-sink sink_name=\(Self.sinkName)",
+            "--load=module-native-protocol-unix",
+        ]
+        let program = launcher + command
         process = try ChildProcess(
-            "/usr/bin/env",
-            [
-                "pulseaudio", "-n", "--daemonize=no", "--exit-idle-time=-1", "--disallow-exit",
-                "--load=module-null-sink sink_name=\(Self.sinkName)",
-                "--load=module-native-protocol-unix",
-            ],
+            program[0], Array(program.dropFirst()),
             environment: environment,
             logPath: directory.appending("pulseaudio.log")
         )

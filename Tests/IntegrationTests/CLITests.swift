@@ -78,7 +78,8 @@ struct CLITests {
             #expect(!done.detail.isEmpty)
             let raw = try #require(try CLIJSON.raw(key, from: output) as? [String: Any])
             #expect(
-                Set(raw.keys) == ["detail", "state", "backgroundTimeRemaining", "handlerStatus"], "\(command): \(raw)")
+                Set(raw.keys) == ["detail", "state", "backgroundTimeRemaining", "handlerStatus", "handlerReason"],
+                "\(command): \(raw)")
         case "notifications": _ = try CLIJSON.decode(NotificationsList.self, key, from: output)
         case "regions": _ = try CLIJSON.decode([RegionList.Entry].self, key, from: output)
         case "audio": _ = try CLIJSON.decode(AudioStatus.self, key, from: output)
@@ -87,6 +88,10 @@ struct CLITests {
         case "import":
             let result = try CLIJSON.decode(ImportResult.self, key, from: output)
             #expect(result.files > 0 && result.destinations.count == 1, "\(command): \(result)")
+        case "shared":
+            // share, shared and unshare run in the table's order: shared, listed, taken back.
+            let list = try CLIJSON.decode(SharedFileList.self, key, from: output)
+            #expect(list.files.count == (command.hasPrefix("unshare") ? 0 : 1), "\(command): \(list)")
         default: Issue.record("docs/JSON.md names a key the test does not know: \(key) (\(command))")
         }
     }

@@ -13,14 +13,15 @@ import Testing
 enum PersonsDaemon {
     /// Starts the daemon as `uid` (through `setpriv`, after `launcher`, which runs as root).
     static func start(
-        as uid: UInt32, directory: TemporaryDirectory, bundles: String, extraArguments: [String] = [],
-        environment: [String: String] = [:], launcher: [String] = []
+        as uid: UInt32, directory: TemporaryDirectory, bundles: String, pulseServer: String? = nil,
+        extraArguments: [String] = [], environment: [String: String] = [:], launcher: [String] = []
     ) async throws -> DaemonProcess {
         for path in [directory.path, bundles] { chown(path, uid, uid) }
         atTeardown { await UserProcesses.end(of: uid) }
         let setpriv = ["/usr/bin/setpriv", "--reuid", "\(uid)", "--regid", "\(uid)", "--clear-groups"]
         let daemon = try await DaemonProcess(
-            directory: directory, bundleDirectories: [bundles], extraArguments: extraArguments,
+            directory: directory, bundleDirectories: [bundles], pulseServer: pulseServer,
+            extraArguments: extraArguments,
             environment: environment, launcher: launcher + setpriv)
         atTeardown { await daemon.stop() }
         return daemon

@@ -176,15 +176,16 @@ struct AudioFileTests {
         #expect(notAudio?.systemError == nil)
         #expect(error?.systemError == ENOENT)
 
-        // libsndfile says "File does not exist or is not a regular file" for an MP3 its decoder
-        // rejects; the file is there, so the reason given is about its contents.
+        // An ID3 header and no MPEG frame: read through a descriptor, with no name to guess
+        // the format by, libsndfile does not recognise it (by name, it once said "File does
+        // not exist"); either way the reason is about its contents.
         let fakeMP3 = directory.appending("fake.mp3")
         try (Data("ID3".utf8) + Data([3, 0, 0, 0, 0, 0, 0]) + Data("garbage".utf8)).write(
             to: URL(fileURLWithPath: fakeMP3))
         let damaged = #expect(throws: AudioFileError.self) { try AudioFile(path: fakeMP3) }
         #expect(
             damaged?.description
-                == "\(fakeMP3): not audio libsndfile can decode (the file is damaged or not what its name says)")
+                == "\(fakeMP3): not audio libsndfile can read (Format not recognised.)")
         #expect(damaged?.systemError == nil)
 
         let folder = #expect(throws: AudioFileError.self) { try AudioFile(path: directory.path) }

@@ -102,8 +102,7 @@ struct SampleCommandLinesTests {
             ),
             (
                 ["play", "garbage.mp3"], 65,
-                "BackgroundPlayer: cannot play garbage.mp3: not audio libsndfile can decode "
-                    + "(the file is damaged or not what its name says)\n"
+                "BackgroundPlayer: cannot play garbage.mp3: not audio libsndfile can read (Format not recognised.)\n"
             ),
             (["play", "missing.wav"], 66, "BackgroundPlayer: cannot play missing.wav: no such file or directory\n"),
             (["play", "empty"], 65, "BackgroundPlayer: cannot play empty: no audio files\n"),

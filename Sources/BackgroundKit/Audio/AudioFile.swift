@@ -35,7 +35,6 @@ public final class AudioFile {
     public var duration: Double { sampleRate > 0 ? Double(frames) / Double(sampleRate) : 0 }
 
     private let handle: OpaquePointer
-    private let descriptor: Int32
     /// Whether samples are stored as floats. libsndfile's own float-to-short conversion either
     /// truncates them all to 0 or, with `SFC_SET_SCALE_FLOAT_INT_READ`, normalises the file to its
     /// peak (and scans the whole file to find it), so such files are read as floats and scaled here.
@@ -60,21 +59,25 @@ public final class AudioFile {
         } catch {
             throw AudioFileError(code: .cannotOpen, path: path, reason: error.reason, systemError: error.systemError)
         }
+        defer { close(descriptor) }
         var info = SF_INFO()
-        // libsndfile reads through the descriptor; this object closes it after sf_close.
-        guard let handle = sf_open_fd(descriptor, Int32(SFM_READ), &info, 0) else {
-            let failure = Self.openFailure(path, descriptor: descriptor)
-            close(descriptor)
-            throw failure
+        // libsndfile gets a descriptor of its own, which it closes (sf_close, or on a failed
+        // open, where libsndfile 1.2 closes it even when told not to); this one stays for
+        // saying why an open failed.
+        let decoderDescriptor = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
+        guard decoderDescriptor >= 0 else {
+            throw AudioFileError(
+                code: .cannotOpen, path: path, reason: String(cString: strerror(errno)), systemError: errno)
+        }
+        guard let handle = sf_open_fd(decoderDescriptor, Int32(SFM_READ), &info, 1) else {
+            throw Self.openFailure(path, descriptor: descriptor)
         }
         guard info.channels > 0, info.samplerate > 0 else {
             sf_close(handle)
-            close(descriptor)
             throw AudioFileError(
                 code: .cannotOpen, path: path,
                 reason: "\(info.channels) channels at \(info.samplerate) Hz is not playable audio")
         }
-        self.descriptor = descriptor
         self.handle = handle
         self.path = path
         sampleRate = Int(info.samplerate)
@@ -89,7 +92,6 @@ public final class AudioFile {
 
     deinit {
         sf_close(handle)
-        close(descriptor)
     }
 
     /// Decodes the next frames.
@@ -199,10 +201,10 @@ public final class AudioFile {
         }
     }
 
-    /// Why `sf_open` failed, in words that fit the file. libsndfile's global reason is right for
-    /// a missing file and for text, but a file its MPEG decoder rejects (a damaged or fake
-    /// `.mp3`) is reported as "File does not exist or is not a regular file", so a file that
-    /// is there and readable is described here instead.
+    /// Why `sf_open_fd` failed on the file open as `descriptor`, in words that fit the file:
+    /// libsndfile's global reason is right for text and unknown formats, but a file its
+    /// decoders reject may be reported as "File does not exist or is not a regular file", so
+    /// a file that is there and readable is described here instead.
     static func openFailure(_ path: String, descriptor: Int32) -> AudioFileError {
         // Read first: the calls below must not replace libsndfile's reason.
         let libsndfileCode = sf_error(nil)
