@@ -195,22 +195,36 @@ claim "the recorder kept every fix gpsd gave ($RECORDED of $GPSD_FIXES), suspend
 claim "the GPX is well-formed XML (xmllint)" xmllint --noout "$RUN/walk.gpx"
 GPSBABEL_POINTS=$(gpsbabel -t -i gpx -f "$RUN/walk.gpx" -o unicsv -F - | tail -n +2 | wc -l)
 claim "gpsbabel reads the GPX back: $GPSBABEL_POINTS track points" test "$GPSBABEL_POINTS" -eq "$RECORDED"
+echo "\$ HikeRecorder show --output $RUN/walk.svg     # the route to scale and the climb, as a picture"
+SHOWN=$("$BIN/HikeRecorder" show --output "$RUN/walk.svg" --state-dir "$RUN/state")
+echo "$SHOWN"
+CLIMB=$(echo "$SHOWN" | sed -nE '1s/.*, \+([0-9]+) m.*/\1/p')
+# The walk's true climb, from the generator's noise-free table: every rise summed.
+TRUE_CLIMB=$(python3 - "$ROOT/Tests/Fixtures/gps/walk-bled.truth.csv" <<'PY'
+import csv, sys
+altitudes = [float(row["alt_m"]) for row in csv.DictReader(open(sys.argv[1]))]
+print(round(sum(max(0.0, b - a) for a, b in zip(altitudes, altitudes[1:]))))
+PY
+)
+claim "the recorded climb, +${CLIMB:-?} m, is within 10% of the walk's true $TRUE_CLIMB m (GPS altitude noise averaged out)" \
+    python3 -c "import sys; sys.exit(0 if abs(${CLIMB:-0} - $TRUE_CLIMB) <= 0.1 * $TRUE_CLIMB else 1)"
+claim "show drew the walk: $RUN/walk.svg is well-formed SVG with the route and the profile" \
+    test "$(xmllint --xpath 'count(//*[local-name()="polyline"])' "$RUN/walk.svg")" -ge 2
 
 PLAYER=org.backgrounder.samples.backgroundplayer
 step "audio: BackgroundPlayer plays a short generated tune on with the screen locked"
-# A little tune, generated here: eight bars of plucked notes, 44.1 kHz stereo. A person gives it
-# to the player, whose sandbox reads only its own bundle and data: the daemon copies it into the
-# player's data directory, as the player's user.
+# A little tune, generated here: eight bars of plucked notes, 44.1 kHz stereo. The player's
+# sandbox reads only its own bundle and data; naming the tune on its command line shares that
+# file with it (bgctl share), and the daemon opens it for the player where it lies.
 make_tune "$RUN/tune.wav"
-echo "\$ bgctl import $PLAYER tune.wav"
-TUNE=$(json_query "j['import']['destinations'][0]" import "$PLAYER" "$RUN/tune.wav")
-claim "bgctl import copied the tune into the player's data directory, the player's own" \
-    test "$(stat -c %u "$TUNE")" = "$(stat -c %u "$RUN/state/data/$PLAYER")"
 export BACKGROUNDER_SOCKET=$SOCKET
 echo "\$ bgctl open $PLAYER; BackgroundPlayer play tune.wav; bgctl lock"
 "$BIN/bgctl" open "$PLAYER" --socket "$SOCKET"
 wait_state "$PLAYER" active
-"$BIN/BackgroundPlayer" play "$TUNE"
+"$BIN/BackgroundPlayer" play "$RUN/tune.wav"
+SHARED=$(json_query "[f['path'] for f in j['shared']['files']]" shared "$PLAYER")
+claim "the tune is shared with the player where it lies, not copied: $SHARED" \
+    test "$SHARED" = "['$(readlink -f "$RUN/tune.wav")']"
 "$BIN/bgctl" lock --socket "$SOCKET"
 if [ ${#PRIVATE_PULSE[@]} -gt 0 ]; then
     # No speakers here: parec on the null sink's monitor hears what played, from the lock on.
@@ -367,8 +381,7 @@ echo "\$ Podcasts list"
 "$BIN/Podcasts" list --state-dir "$RUN/state"
 claim "the daemon downloaded all 3 episodes and relaunched the app to file them" \
     test "$(lines_matching "$PODCASTSLOG" "^episode ")" -eq 3
-echo "# to hear them: bgctl import $PLAYER $RUN/state/data/$PODCASTS/Episodes &&"
-echo "#   BackgroundPlayer play $RUN/state/data/$PLAYER/Episodes"
+echo "# to hear them: BackgroundPlayer play $RUN/state/data/$PODCASTS/Episodes"
 
 step "the daemon after it all"
 claim "backgrounderd is still running" kill -0 "$DAEMON_PID"

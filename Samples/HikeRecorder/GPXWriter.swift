@@ -29,16 +29,21 @@ enum GPXWriter {
         xml += "  </metadata>\n"
         xml += "  <trk>\n"
         xml += "    <name>\(name.xmlEscaped)</name>\n"
-        xml += "    <trkseg>\n"
-        for fix in fixes {
-            xml +=
-                "      <trkpt lat=\"\(degrees(fix.coordinate.latitude))\" lon=\"\(degrees(fix.coordinate.longitude))\">"
-            if let altitude = fix.altitude, altitude.isFinite {
-                xml += "<ele>\(String(format: "%.2f", altitude))</ele>"
+        // A segment per stretch the receiver had fixes for (TrackPolicy): a map draws no line
+        // across a gap, and GPX readers count no distance there.
+        let segments = TrackPolicy.segments(fixes)
+        for segment in segments.isEmpty ? [[]] : segments {
+            xml += "    <trkseg>\n"
+            for fix in segment {
+                xml +=
+                    "      <trkpt lat=\"\(degrees(fix.coordinate.latitude))\" lon=\"\(degrees(fix.coordinate.longitude))\">"
+                if let altitude = fix.altitude, altitude.isFinite {
+                    xml += "<ele>\(String(format: "%.2f", altitude))</ele>"
+                }
+                xml += "<time>\(UTCTime.iso8601(fix.timestamp))</time></trkpt>\n"
             }
-            xml += "<time>\(UTCTime.iso8601(fix.timestamp))</time></trkpt>\n"
+            xml += "    </trkseg>\n"
         }
-        xml += "    </trkseg>\n"
         xml += "  </trk>\n"
         xml += "</gpx>\n"
         return xml

@@ -41,12 +41,19 @@ final class TrackLog {
     let recovered: Contents
     private let file: AppendOnlyFile
 
+    /// Fixes taken at or before this time are taken for ones recorded already: in a track
+    /// archived just before this one started, and delivered again after a crash.
+    private let floor: Double
+
     /// Opens a log for appending, reading back what it holds and cutting off a torn last line;
     /// creates it with its header when it does not exist.
-    /// - Parameter path: The log.
+    /// - Parameters:
+    ///   - path: The log.
+    ///   - floor: The last fix time of the track before this one, if any.
     /// - Throws: ``FileError`` when it cannot be read, repaired or opened.
-    init(path: String) throws {
+    init(path: String, after floor: Double = -Double.infinity) throws {
         self.path = path
+        self.floor = floor
         let contents = try TrackLog.read(path) ?? Contents()
         file = try AppendOnlyFile(path: path)
         if contents.tornBytes > 0 {
@@ -65,7 +72,7 @@ final class TrackLog {
     /// - Returns: What was recorded and what was left out.
     /// - Throws: ``FileError`` when writing or syncing fails; then nothing counts as recorded.
     func append(_ batch: [Location]) throws -> Append {
-        var latest = fixes.last?.timestamp ?? -Double.infinity
+        var latest = max(fixes.last?.timestamp ?? -Double.infinity, floor)
         var result = Append(recorded: [], alreadyRecorded: 0, invalid: 0)
         var text = ""
         for fix in batch {

@@ -75,7 +75,7 @@ extension RealTimeSuites {
                 #expect(try await fixture.waitUntilPlaying())
                 let audioSocket = fixture.daemon.socketPath.replacingOccurrences(of: ".sock", with: "-audio.sock")
 
-                #expect(try Self.exchange(audioSocket, "HELLO\n") == "ERR expected ATTACH TOKEN\n")
+                #expect(try Self.exchange(audioSocket, "HELLO\n") == "ERR expected ATTACH TOKEN or OPEN PATH\n")
                 // Only an app's processes may attach at all; this test process is no app's.
                 #expect(
                     try Self.exchange(audioSocket, "ATTACH 0123-4567\n")

@@ -13,7 +13,16 @@ struct HikeCommandTests {
         #expect(
             try HikeCommandLine(["export", "out.gpx", "--state-dir", "/s", "--name", "Niesen"])
                 == HikeCommandLine(action: .export(path: "out.gpx", name: "Niesen"), stateDirectory: "/s"))
-        #expect(try HikeCommandLine(["--state-dir=/s", "new"]) == HikeCommandLine(action: .new, stateDirectory: "/s"))
+        #expect(
+            try HikeCommandLine(["--state-dir=/s", "new"]) == HikeCommandLine(action: .start, stateDirectory: "/s"))
+        #expect(try HikeCommandLine(["start"]).action == .start)
+        #expect(
+            try HikeCommandLine(["show", "--track", "2", "--output=a.svg"])
+                == HikeCommandLine(action: .show(output: "a.svg"), track: "2"))
+        #expect(try HikeCommandLine(["list"]).action == .list)
+        #expect(throws: HikeCommandLine.UsageError(description: "--track is for export, stats, show")) {
+            try HikeCommandLine(["list", "--track", "1"])
+        }
         #expect(try HikeCommandLine(["export", "-"]).action == .export(path: "-", name: nil))
         #expect(throws: HikeCommandLine.UsageError(description: "unknown command walk")) {
             try HikeCommandLine(["walk"])
@@ -64,6 +73,27 @@ struct HikeCommandTests {
         #expect(!FileManager.default.fileExists(atPath: files.log))
         let empty = try await runProgram(program, ["stats", "--state-dir", directory.path], in: directory)
         #expect(empty.output == "no fixes yet in \(files.log)\n")
+
+        // The archived walk is track 1; a second one, recorded now, is the current track 2.
+        let second = Fix.walk(count: 12, from: 86_400)
+        _ = try TrackRecorder(files: files).record(second)
+        let list = try await runProgram(program, ["list", "--state-dir", directory.path], in: directory)
+        #expect(
+            list.output == """
+                1  2024-06-10T07:13:20Z  30 fixes  \(summary)
+                2  2024-06-11T07:13:20Z  12 fixes  \(TrackStatistics(second).summary)  (current)
+
+                """)
+        let picture = directory.appending("first.svg")
+        let show = try await runProgram(
+            program, ["show", "--track", "1", "--output", picture, "--state-dir", directory.path], in: directory)
+        #expect(show.status == 0, "\(show.output)")
+        #expect(show.output.hasPrefix("wrote \(picture): \(summary)\n"), "\(show.output)")
+        #expect(try GPXOutline(Data(contentsOf: URL(fileURLWithPath: picture))).elements(at: "svg/polyline").count == 2)
+        let missing = try await runProgram(
+            program, ["stats", "--track", "3", "--state-dir", directory.path], in: directory)
+        #expect(missing.status == 74)
+        #expect(missing.output.contains("no track 3: HikeRecorder list shows 2 tracks"), "\(missing.output)")
     }
 
     @Test("an unknown command prints the usage and exits 64")

@@ -5,13 +5,32 @@ import Testing
 
 @Suite("HikeRecorder's statistics", .timeLimit(.minutes(5)))
 struct TrackStatisticsTests {
-    @Test("distance sums great-circle segments: one degree of a meridian is 111.195 km")
+    @Test("distance sums great-circle steps: one degree of a meridian is 111.195 km")
     func distance() {
-        let meridian = TrackStatistics([Fix.at(0, 0, time: 0), Fix.at(0.5, 0, time: 1), Fix.at(1, 0, time: 2)])
+        // A thousandth of a degree (111 m) a minute, a fast walk.
+        let meridian = TrackStatistics((0...1000).map { Fix.at(Double($0) / 1000, 0, time: Double($0) * 60) })
         #expect(abs(meridian.distance - 111_195.08) < 0.01)
-        // Out and back along the equator: twice 0.01 degrees of longitude.
-        let outAndBack = TrackStatistics([Fix.at(0, 10, time: 0), Fix.at(0, 10.01, time: 1), Fix.at(0, 10, time: 2)])
-        #expect(abs(outAndBack.distance - 2 * 1_111.9508) < 0.001)
+        #expect(meridian.segments == 1)
+        // Out and back along the equator: twice 0.001 degrees of longitude.
+        let outAndBack = TrackStatistics([
+            Fix.at(0, 10, time: 0), Fix.at(0, 10.001, time: 60), Fix.at(0, 10, time: 120),
+        ])
+        #expect(abs(outAndBack.distance - 2 * 111.19508) < 0.001)
+    }
+
+    @Test("a gap without fixes breaks the line: no distance is counted across it")
+    func segments() {
+        let before = (0...10).map { Fix.at(46, 7 + Double($0) / 10_000, time: Double($0) * 5) }
+        // Ten minutes without a fix, 600 m further on: a new segment, the jump not walked.
+        let after = (0...10).map { Fix.at(46, 7.01 + Double($0) / 10_000, time: 650 + Double($0) * 5) }
+        let statistics = TrackStatistics(before + after)
+        #expect(statistics.segments == 2)
+        let walked = TrackStatistics(before).distance + TrackStatistics(after).distance
+        #expect(abs(statistics.distance - walked) < 0.001)
+        #expect(statistics.summary.hasSuffix(", 2 segments"))
+        // Standing still for ten minutes with fixes all along is one segment.
+        let resting = (0...120).map { Fix.at(46, 7, time: Double($0) * 5) }
+        #expect(TrackStatistics(resting).segments == 1)
     }
 
     @Test("duration runs from the first fix to the last")
@@ -54,15 +73,28 @@ struct TrackStatisticsTests {
     @Test("fixes without altitude are skipped for the gain, not treated as sea level")
     func missingAltitude() {
         let fixes = [
-            Fix.at(46, 7, altitude: 500, time: 0), Fix.at(46, 7, time: 1), Fix.at(46, 7, altitude: 530, time: 2),
+            Fix.at(46, 7, altitude: 500, time: 0), Fix.at(46, 7, time: 300), Fix.at(46, 7, altitude: 530, time: 600),
         ]
         #expect(TrackStatistics(fixes).elevationGain == 30)
+    }
+
+    @Test("altitudes are averaged over three minutes of fixes before climbs are counted")
+    func smoothing() {
+        // A fix every 5 s: ±6 m swings a minute long average out; a 40 m climb over ten minutes stays.
+        let swings = (0..<240).map { Fix.at(46, 7, altitude: 500 + ($0 / 12 % 2 == 0 ? 6 : -6), time: Double($0) * 5) }
+        #expect(TrackStatistics(swings).elevationGain == 0)
+        // Three minutes level first and last, so the average is whole at both ends.
+        let climb = (0..<240).map {
+            Fix.at(46, 7, altitude: 500 + min(40, max(0, Double($0 - 36) / 3)), time: Double($0) * 5)
+        }
+        #expect(abs(TrackStatistics(climb).elevationGain - 40) < 1)
     }
 
     @Test("the summary line: kilometres, minutes (hours past 60), metres climbed")
     func summary() {
         var statistics = TrackStatistics([])
         (statistics.distance, statistics.duration, statistics.elevationGain) = (2_412, 31 * 60 + 10, 57.4)
+        statistics.segments = 1
         #expect(statistics.summary == "2.41 km, 31 min, +57 m")
         statistics.duration = 2 * 3_600 + 5 * 60
         #expect(statistics.summary == "2.41 km, 2 h 05 min, +57 m")

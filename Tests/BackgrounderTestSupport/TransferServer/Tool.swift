@@ -62,7 +62,8 @@ public enum Tool {
     }
 
     private static func finish(_ status: Int32, _ log: String) -> Result {
-        let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        // Decoded leniently: output that is not valid UTF-8 is shown, not taken for none.
+        let output = FileManager.default.contents(atPath: log).map { String(decoding: $0, as: UTF8.self) } ?? ""
         unlink(log)
         let signal = status & 0x7f
         return Result(status: signal == 0 ? (status >> 8) & 0xff : 128 + signal, output: output)
