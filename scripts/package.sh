@@ -153,6 +153,16 @@ if [ "$configuration" = release ]; then
         esac
     done
 fi
+# MARK: the samples' command lines on PATH, in lower case as Debian names commands: links to
+# the executables in their bundles (the same program is the app when the daemon launches it,
+# and its command line when a person runs it with arguments).
+for name in BackgroundPlayer HikeRecorder RegionAlerts FeedReader Podcasts; do
+    [ -x "$bundles/$name.bundle/$name" ] || {
+        echo "package: $bundles/$name.bundle/$name is missing; its command line cannot go on PATH" >&2
+        exit 1
+    }
+    ln -s "../share/backgrounder/bundles/$name.bundle/$name" "$root/usr/bin/${name,,}"
+done
 "$root/usr/bin/bgctl" validate "$bundles"/*.bundle >/dev/null || {
     "$root/usr/bin/bgctl" validate "$bundles"/*.bundle >&2
     exit 1

@@ -75,6 +75,11 @@ struct PackageTests {
         for file in Self.expectedFiles {
             #expect(lines.contains { $0.hasSuffix(" ." + file) }, "\(file) is missing from the package")
         }
+        // The samples' command lines are on PATH, in lower case: links into their bundles.
+        for name in ["BackgroundPlayer", "HikeRecorder", "RegionAlerts", "FeedReader", "Podcasts"] {
+            let link = " ./usr/bin/\(name.lowercased()) -> ../share/backgrounder/bundles/\(name).bundle/\(name)"
+            #expect(lines.contains { $0.hasSuffix(link) }, "\(link) is missing from the package")
+        }
         #expect(!lines.isEmpty && lines.allSatisfy { $0.contains(" root/root ") }, "not all root's: \(contents.output)")
         #expect(!lines.contains { $0.hasPrefix("-rwxrwx") || $0.hasPrefix("drwxrwx") }, "group-writable files")
 
@@ -145,6 +150,11 @@ struct PackageTests {
         let help = try await Tool.run("/usr/bin/bgctl", ["--help"])
         #expect(help.status == 0, "\(help.output)")
         #expect(help.output.contains("open"), "\(help.output)")
+        // A sample's command line, as a Debian user types it.
+        let recorder = try await Tool.run("/usr/bin/hikerecorder", ["--help"])
+        #expect(recorder.status == 0 && recorder.output.hasPrefix("usage: HikeRecorder"), "\(recorder.output)")
+        let player = try await Tool.run("/usr/bin/backgroundplayer", ["--help"])
+        #expect(player.status == 0 && player.output.contains("BackgroundPlayer play PATH"), "\(player.output)")
         let daemonHelp = try await Tool.run("/usr/bin/backgrounderd", ["--help"])
         #expect(daemonHelp.output.contains("/usr/share"), "\(daemonHelp.output)")
 
