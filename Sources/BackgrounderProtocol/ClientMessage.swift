@@ -131,6 +131,8 @@ public struct ClientMessage: Sendable, Hashable {
         case unshare(UnshareRequest)
         /// `SHARES`: a person lists what they shared with an app.
         case shares(AppReference)
+        /// `SIMULATE_LOCATION`: a person gives the device positions, as from the receiver.
+        case simulateLocation(SimulatedLocation)
     }
 
     /// The request's identifier, echoed in the reply.
@@ -233,6 +235,7 @@ extension ClientMessage: Codable {
         MessageClass("SHARE", Body.share),
         MessageClass("UNSHARE", Body.unshare),
         MessageClass("SHARES", Body.shares),
+        MessageClass("SIMULATE_LOCATION", Body.simulateLocation),
     ])
 
     public init(from decoder: any Decoder) throws {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BackgrounderCore
 import BackgrounderProtocol
+import Foundation
 
 /// Prints the outcome of a request that changes something.
 func report(_ body: DaemonMessage.Body, options: CommonOptions) throws {
@@ -105,16 +106,27 @@ struct Simulate: ParsableCommand {
             expires a running one (Xcode's _simulateLaunchForTaskWithIdentifier and \
             _simulateExpirationForTaskWithIdentifier).
 
+            Positions without a receiver, as Xcode's simulated locations: location --at \
+            LAT,LON[,ALT] gives the device one fix now, and route FILE replays a recorded walk \
+            (a GPX track, or an NMEA log) from now on, paced by its own times (--speed 60: a \
+            minute a second). Each fix goes where gpsd's would: the standard, significant-change \
+            and region filters, and every app's queue; a position is the device's, so it names \
+            no app.
+
             Examples:
               bgctl simulate fetch feedreader
               bgctl simulate memory-pressure --critical
               bgctl simulate task compactor org.backgrounder.samples.compactor.compact
+              bgctl simulate location --at 46.3633,14.0814,596
+              bgctl simulate route walk.gpx --speed 60
             """
     )
     @OptionGroup var options: CommonOptions
     @Argument(
-        help: "fetch, location, region, download, audio, memory-pressure, task or expire.",
-        completion: .list(["fetch", "location", "region", "download", "audio", "memory-pressure", "task", "expire"]))
+        help: "fetch, location, region, download, audio, memory-pressure, task, expire or route.",
+        completion: .list([
+            "fetch", "location", "region", "download", "audio", "memory-pressure", "task", "expire", "route",
+        ]))
     var event: String
     @Argument(
         help: ArgumentHelp(appArgumentHelp + " Not for memory-pressure.", valueName: "id"),
@@ -123,8 +135,18 @@ struct Simulate: ParsableCommand {
     @Argument(help: "With task or expire: the task identifier.") var task: String?
     @Flag(help: "With memory-pressure: critical, so running apps may be ended too, the foreground app last.")
     var critical = false
+    @Option(
+        help: ArgumentHelp(
+            "With location: the device's position now, in degrees (and metres).", valueName: "lat,lon[,alt]"))
+    var at: String?
+    @Option(help: "With route: how many times faster than recorded (60: a minute a second).")
+    var speed = 1.0
 
     func validate() throws {
+        if at != nil && event != "location" { throw ValidationError("--at goes with location") }
+        if at != nil, let id { throw ValidationError("a position is the device's, not one app's: leave out '\(id)'") }
+        if speed != 1 && event != "route" { throw ValidationError("--speed goes with route") }
+        guard speed.isFinite, speed > 0 else { throw ValidationError("--speed must be more than 0, got \(speed)") }
         if event == "memory-pressure", let id {
             throw ValidationError("memory-pressure is the system's, not one app's: leave out '\(id)'")
         }
@@ -135,6 +157,14 @@ struct Simulate: ParsableCommand {
     }
 
     func run() throws {
+        if let at {
+            try report(options.request(.simulateLocation(SimulatedLocation(fixes: [Self.fix(at)]))), options: options)
+            return
+        }
+        if event == "route" {
+            guard let path = id else { throw Failure.usage("name the file: bgctl simulate route FILE") }
+            return try replay(path)
+        }
         if event == "memory-pressure" {
             try report(options.request(.memoryPressure(MemoryPressure(critical: critical))), options: options)
             return
@@ -143,7 +173,7 @@ struct Simulate: ParsableCommand {
         let isTask = event == "task" || event == "expire"
         let reason = LaunchReason(rawValue: event).flatMap { events.contains($0) ? $0 : nil }
         guard isTask || reason != nil else {
-            let known = events.map(\.rawValue) + ["memory-pressure", "task", "expire"]
+            let known = events.map(\.rawValue) + ["memory-pressure", "task", "expire", "route"]
             let hint =
                 NearMiss.nearest(event, among: known).map { "did you mean \($0)?" }
                 ?? "known: \(known.joined(separator: ", "))"
@@ -158,5 +188,61 @@ struct Simulate: ParsableCommand {
         guard let task else { throw Failure.usage("name the task: bgctl simulate \(event) ID IDENTIFIER") }
         let request = TaskDebugRequest(bundle: bundle, identifier: task)
         try report(options.request(event == "task" ? .simulateTask(request) : .expireTask(request)), options: options)
+    }
+
+    /// `46.3633,14.0814[,596]` as a fix taken now.
+    static func fix(_ text: String) throws -> Location {
+        let numbers = text.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard (2...3).contains(numbers.count), numbers.allSatisfy({ $0?.isFinite == true }) else {
+            throw Failure.usage("--at takes LAT,LON or LAT,LON,ALT in degrees and metres, got '\(text)'")
+        }
+        let coordinate = Coordinate(latitude: numbers[0]!, longitude: numbers[1]!)
+        guard coordinate.isValid else {
+            throw Failure.usage("--at \(text) is no place on Earth: latitude -90...90, longitude -180...180")
+        }
+        let altitude = numbers.count == 3 ? numbers[2] : nil
+        return Location(
+            coordinate: coordinate, altitude: altitude, horizontalAccuracy: 5, timestamp: Date().timeIntervalSince1970,
+            fixMode: altitude == nil ? .twoDimensional : .threeDimensional)
+    }
+
+    /// Replays a route from now on: each fix at its own time after the first, divided by
+    /// ``speed``; fixes due within a few milliseconds of each other go in one request.
+    private func replay(_ path: String) throws {
+        let fixes: [Location]
+        do {
+            fixes = try RouteFile.read(path)
+        } catch {
+            throw Failure(code: "badRoute", message: "\(error)", exitStatus: 65)
+        }
+        let clock = ContinuousClock()
+        let started = clock.now
+        let now = Date().timeIntervalSince1970
+        let first = fixes[0].timestamp
+        var pending: [Location] = []
+        func send() throws {
+            guard !pending.isEmpty else { return }
+            _ = try options.request(.simulateLocation(SimulatedLocation(fixes: pending)))
+            pending = []
+        }
+        for fix in fixes {
+            let offset = (fix.timestamp - first) / speed
+            let due = started + .seconds(offset)
+            if due - clock.now > .milliseconds(5) {
+                try send()
+                Thread.sleep(forTimeInterval: max(0, (due - clock.now).seconds))
+            }
+            var shifted = fix
+            shifted.timestamp = now + offset
+            pending.append(shifted)
+            if pending.count == SimulatedLocation.maximumFixes { try send() }
+        }
+        try send()
+        let recorded = fixes[fixes.count - 1].timestamp - first
+        let done = Done(
+            detail: String(
+                format: "replayed %d fixes of %@ (%.0f s recorded, at x%g: %.1f s)", fixes.count,
+                (path as NSString).lastPathComponent, recorded, speed, (clock.now - started).seconds))
+        if options.json { try options.printJSON("result", done) } else { print(done.detail.escapedForTerminal) }
     }
 }

@@ -85,6 +85,8 @@ struct MessageClassesTests {
         #"{"class":"SHARE","bundle":"org.example.a","paths":["/home/me/Music/album"]}"#,
         #"{"class":"UNSHARE","bundle":"org.example.a","paths":[]}"#,
         #"{"class":"SHARES","bundle":"org.example.a"}"#,
+        #"{"class":"SIMULATE_LOCATION","fixes":[{"coordinate":{"latitude":46.3633,"longitude":14.0814},"altitude":596,"#
+            + #""timestamp":1744290000,"fixMode":"3d"}]}"#,
         #"{"class":"NOTIFICATION_AUTHORIZATION","options":["alert","sound"]}"#,
         #"{"class":"NOTIFICATION_ADD",\#(notificationRequest.dropFirst())"#,
         #"{"class":"NOTIFICATION_LIST","list":"pending"}"#,

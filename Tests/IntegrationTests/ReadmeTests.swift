@@ -31,6 +31,9 @@ struct ReadmeTests {
         .init(prefix: "sudo ", reason: "installs or removes a system package (PackageTests installs the .deb as root)"),
         .init(prefix: "systemctl ", reason: "needs a user service manager (SystemdServiceTests checks the units)"),
         .init(prefix: "journalctl ", reason: "needs systemd's journal"),
+        .init(
+            prefix: "backgroundplayer ",
+            reason: "the installed command line, on PATH only once the .deb is (PackageTests runs it installed)"),
     ]
 
     @Test("every command in README's shell blocks runs as written against a private daemon and exits as documented")
@@ -85,6 +88,7 @@ struct ReadmeTests {
                 .init(text: "https://example.org/feed.xml", replacement: server.baseURL + "/feed.xml"),
                 .init(text: "https://example.org/podcast.xml", replacement: server.baseURL + "/podcast.xml"),
                 .init(text: "sleep 40", replacement: "sleep 7"),
+                .init(text: "Tests/Fixtures/gps/", replacement: Locations.gpsFixture("")),
             ],
             waits: [
                 // Opened once, the worker has submitted its processing task (TASK_ID).

@@ -1,4 +1,5 @@
 import BackgroundKit
+import BackgrounderCore
 import BackgrounderTestSupport
 import Foundation
 import Testing
@@ -25,7 +26,7 @@ struct HikeTracksTests {
 
     @Test("the climb of each generated walk is within 10% of the truth, and a walk along a level shore climbs nothing")
     func climbs() throws {
-        let bled = try NMEAFixes.read("walk-bled.nmea")
+        let bled = try NMEAFixes.fixture("walk-bled.nmea")
         let truth = try Self.trueClimb("walk-bled")
         let gain = TrackStatistics(bled).elevationGain
         #expect(abs(gain - truth) <= 0.1 * truth, "measured \(gain) m, truth \(truth) m")
@@ -34,7 +35,7 @@ struct HikeTracksTests {
         let naive = zip(altitudes, altitudes.dropFirst()).map { max(0, $1 - $0) }.reduce(0, +)
         #expect(naive > 2 * truth)
         for fixture in ["short-walk", "stationary-jitter", "corrupt-lines"] {
-            let measured = TrackStatistics(try NMEAFixes.read(fixture + ".nmea")).elevationGain
+            let measured = TrackStatistics(try NMEAFixes.fixture(fixture + ".nmea")).elevationGain
             let real = try Self.trueClimb(fixture)
             #expect(measured <= real + 5, "\(fixture): \(measured) m for a true \(real) m")
         }
@@ -47,8 +48,8 @@ struct HikeTracksTests {
         let directory = try TemporaryDirectory(prefix: "hike-two")
         defer { directory.remove() }
         let files = TrackFiles(directory: directory.appending("data"))
-        let first = try NMEAFixes.read("short-walk.nmea")
-        let second = try NMEAFixes.read("walk-bled.nmea")
+        let first = try NMEAFixes.fixture("short-walk.nmea")
+        let second = try NMEAFixes.fixture("walk-bled.nmea")
         let recorder = try TrackRecorder(files: files)
         try Self.record(first, into: recorder)
         // One batch holding the first walk's last fixes and the second's first: cut between them.
@@ -86,7 +87,7 @@ struct HikeTracksTests {
 
     @Test("a gap without fixes inside a walk breaks the GPX line into segments; the distance skips the gap")
     func segmentsInGPX() throws {
-        let bled = try NMEAFixes.read("walk-bled.nmea")
+        let bled = try NMEAFixes.fixture("walk-bled.nmea")
         // Five minutes without a fix halfway (a tunnel): the fixes after it come later.
         let half = bled.count / 2
         let shifted =
@@ -112,7 +113,7 @@ struct HikeTracksTests {
         "show's picture: an SVG with the route and the profile, read back; the sparkline climbs to the viewpoint and down"
     )
     func picture() throws {
-        let bled = try NMEAFixes.read("walk-bled.nmea")
+        let bled = try NMEAFixes.fixture("walk-bled.nmea")
         let svg = TrackPicture.svg(bled, title: "Bled & Ojstrica")
         #expect(svg.utf8.count > 10_000)
         let outline = try GPXOutline(Data(svg.utf8))

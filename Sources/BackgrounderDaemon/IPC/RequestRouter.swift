@@ -67,6 +67,16 @@ struct RequestRouter: Sendable {
         case .share(let request):
             let context = self.context
             return .later { DaemonMessage(id: id, await context.share(request)) }
+        case .simulateLocation(let request):
+            if let problem = request.problem {
+                return .now(DaemonMessage(id: id, .error(ProtocolError(.badRequest, "SIMULATE_LOCATION: \(problem)"))))
+            }
+            context.location.simulate(request.fixes)
+            let count = request.fixes.count
+            return .now(
+                DaemonMessage(
+                    id: id,
+                    .done(Done(detail: "\(count) fix\(count == 1 ? "" : "es") given to the apps as the receiver's"))))
         default:
             return routeToApps(message, from: principal, connection: connection)
         }
@@ -245,7 +255,7 @@ struct RequestRouter: Sendable {
             return later { .shared(try await apps.sharing { try $0.unshare(request, in: $1) }) }
         case .shares(let app):
             return later { .shared(try await apps.sharing { sharing, _ in sharing.list(app.bundle) }) }
-        case .hello, .status, .bundles, .reload, .dataDirectory, .importFiles, .adoptBundle, .share:
+        case .hello, .status, .bundles, .reload, .dataDirectory, .importFiles, .adoptBundle, .share, .simulateLocation:
             preconditionFailure("answered by route(_:from:connection:logger:)")
         }
     }

@@ -83,6 +83,17 @@ final class LocationService: Service, Sendable {
         }
     }
 
+    /// `SIMULATE_LOCATION`: fixes a person gives, handed to the apps as gpsd's are (the same
+    /// filters, queue and order), and kept as the last fix for `bgctl status`.
+    func simulate(_ fixes: [Location]) {
+        guard let last = fixes.last else { return }
+        update {
+            $0.lastFix = last
+            $0.lastFixReceived = .now
+        }
+        for fix in fixes { events.continuation.yield(.fix(fix)) }
+    }
+
     private var shouldStop: Bool { wakeup.isWoken }
 
     private func update(_ change: (inout Snapshot) -> Void) {
