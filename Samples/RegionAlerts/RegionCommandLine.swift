@@ -37,7 +37,7 @@ struct RegionCommandLine: Equatable {
         Without arguments it is the app, which backgrounderd launches (bgctl open \(RegionFiles.bundleIdentifier));
         monitoring needs `bgctl authorize \(RegionFiles.bundleIdentifier) location always`.
         examples:
-          RegionAlerts add home 46.0569 14.5058 150
+          RegionAlerts add corner 46.0517 14.5028 30
           RegionAlerts import ~/places.geojson && bgctl open \(RegionFiles.bundleIdentifier)
         exit status: 0 done, 64 usage, 65 not a valid regions file or region, 66 no such file,
         69 no daemon to say where the files are, 74 a file cannot be read or written

@@ -180,6 +180,7 @@ public struct Daemon: Sendable {
             bus: desktop, fallback: LogNotificationPresenter(logger: logger, logPath: { supervisor.logPath(for: $0) }),
             logger: logger)
         notificationPresenter.start()
+        let notificationFeed = NotificationFeed(logger: logger)
         // Per app and power state, from the policy (a plug-in may vary them).
         let schedulingNumbers: @Sendable (AppManifest, Bool) -> SchedulingPolicy = { app, onExternalPower in
             policy.scheduling(for: app, onExternalPower: onExternalPower)
@@ -207,7 +208,8 @@ public struct Daemon: Sendable {
                 SchedulingCapability(store: store, logger: logger, pushConnector: pushConnector),
                 transfers,
                 ResourceCapability(controllers: controllers, limits: configuration.limits),
-                NotificationCapability(store: store, presenter: notificationPresenter, logger: logger),
+                NotificationCapability(
+                    store: store, presenter: notificationPresenter, feed: notificationFeed, logger: logger),
                 SharingCapability(files: sharedFiles, store: store),
             ],
             retirement: retirement,
@@ -238,7 +240,8 @@ public struct Daemon: Sendable {
             conditions: conditions,
             resources: resources,
             desktop: desktop,
-            players: players
+            players: players,
+            notificationFeed: notificationFeed
         )
         let (listening, listeningContinuation) = AsyncStream<Void>.makeStream()
         let server = ControlServer(

@@ -14,6 +14,8 @@ final class DaemonContext: Sendable {
     /// The session and system buses.
     let desktop: DesktopBus?
     let players: MediaPlayers?
+    /// People following notifications as they are delivered.
+    let notificationFeed: NotificationFeed?
     /// What the kernel is told of apps' shares (cgroup controllers, oom_score_adj).
     let resources: String
     let started = ContinuousClock.now
@@ -29,8 +31,10 @@ final class DaemonContext: Sendable {
         conditions: ConditionMonitor,
         resources: String = "oom_score_adj by state",
         desktop: DesktopBus? = nil,
-        players: MediaPlayers? = nil
+        players: MediaPlayers? = nil,
+        notificationFeed: NotificationFeed? = nil
     ) {
+        self.notificationFeed = notificationFeed
         self.desktop = desktop
         self.players = players
         self.resources = resources

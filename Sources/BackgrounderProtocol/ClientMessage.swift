@@ -133,6 +133,8 @@ public struct ClientMessage: Sendable, Hashable {
         case shares(AppReference)
         /// `SIMULATE_LOCATION`: a person gives the device positions, as from the receiver.
         case simulateLocation(SimulatedLocation)
+        /// `NOTIFICATIONS_FOLLOW`: a person follows notifications as they are delivered.
+        case followNotifications(NotificationsFollow)
     }
 
     /// The request's identifier, echoed in the reply.
@@ -236,6 +238,7 @@ extension ClientMessage: Codable {
         MessageClass("UNSHARE", Body.unshare),
         MessageClass("SHARES", Body.shares),
         MessageClass("SIMULATE_LOCATION", Body.simulateLocation),
+        MessageClass("NOTIFICATIONS_FOLLOW", Body.followNotifications),
     ])
 
     public init(from decoder: any Decoder) throws {

@@ -79,6 +79,12 @@ public final class ControlClient {
         }
     }
 
+    /// Waits for messages without a time limit from now on: for a connection that follows
+    /// what the daemon sends unasked (`NOTIFICATIONS_FOLLOW`).
+    public func waitWithoutTimeout() throws(ControlClientError) {
+        try Self.setTimeout(descriptor, .zero)
+    }
+
     /// Reads the next message from the daemon.
     /// - Returns: The message.
     /// - Throws: ``ControlClientError`` on end of stream, timeout or an unreadable line.

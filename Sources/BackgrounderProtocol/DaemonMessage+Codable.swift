@@ -40,6 +40,7 @@ extension DaemonMessage: Codable {
         MessageClass("NOTIFICATION_RESPONSE", Body.notificationResponse),
         MessageClass("IMPORTED", Body.imported),
         MessageClass("SHARED", Body.shared),
+        MessageClass("NOTIFICATION_DELIVERED", Body.notificationDelivered),
     ])
 
     public init(from decoder: any Decoder) throws {

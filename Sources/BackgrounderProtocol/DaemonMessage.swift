@@ -80,6 +80,8 @@ public struct DaemonMessage: Sendable, Hashable {
         case imported(ImportResult)
         /// `SHARED`: the reply to `SHARE`, `UNSHARE` and `SHARES`.
         case shared(SharedFileList)
+        /// `NOTIFICATION_DELIVERED`: to a person following notifications, one was delivered.
+        case notificationDelivered(DeliveredNotice)
     }
 
     /// The identifier of the request this answers.

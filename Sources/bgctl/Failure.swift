@@ -69,6 +69,16 @@ enum JSONOutput {
         Swift.print(text(.object(["version": .number(Double(version)), key: encoded])))
     }
 
+    /// `{"version": 1, key: value}` on one line: one object a line, for a stream a script
+    /// reads as it comes (`--follow`).
+    static func line(_ key: String, _ value: some Encodable) throws -> String {
+        let encoded = try JSONValueEncoder().encode(value)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let line = try encoder.encode(JSONValue.object(["version": .number(Double(version)), key: encoded]))
+        return String(decoding: line, as: UTF8.self)
+    }
+
     /// Pretty, sorted JSON.
     static func text(_ value: JSONValue) -> String {
         let encoder = JSONEncoder()

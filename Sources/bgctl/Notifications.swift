@@ -7,6 +7,9 @@ struct Notifications: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "An app's local notifications, pending and delivered; `activate` acts on one as the person would.",
         discussion: """
+            --follow prints each notification as it is delivered, every app's or one app's, \
+            until interrupted: the terminal's notification centre, with or without a desktop \
+            (with --json, one object a line, key notification). \
             Without a verb: the app's pending requests and delivered notifications. activate \
             REQUEST_ID opens the app with the response, as clicking the notification does; \
             --action dismiss dismisses it instead, and --action KEY chooses one of its actions. \
@@ -16,18 +19,28 @@ struct Notifications: ParsableCommand {
 
             Examples:
               bgctl notifications regionalerts
+              bgctl notifications --follow
               bgctl notifications regionalerts activate arrival-home
               bgctl notifications regionalerts activate arrival-home --action dismiss
             """
     )
     @OptionGroup var options: CommonOptions
-    @Argument(help: ArgumentHelp(appArgumentHelp, valueName: "id"), completion: .bundleIdentifier) var id: String
+    @Argument(
+        help: ArgumentHelp(appArgumentHelp + " Optional with --follow.", valueName: "id"), completion: .bundleIdentifier
+    )
+    var id: String?
     @Argument(help: "activate, to act on a delivered notification.", completion: .list(["activate"]))
     var verb: String?
     @Argument(help: "The delivered notification's request identifier.") var request: String?
     @Option(help: "The action: default (open it, the default), dismiss, or an action's key.") var action: String?
+    @Flag(help: "Print notifications as they are delivered, until interrupted.") var follow = false
 
     func validate() throws {
+        if follow {
+            guard verb == nil else { throw ValidationError("--follow lists deliveries; it takes no verb") }
+            return
+        }
+        guard id != nil else { throw ValidationError("name the app (or follow every app's with --follow)") }
         switch verb {
         case nil:
             guard request == nil, action == nil else {
@@ -41,6 +54,8 @@ struct Notifications: ParsableCommand {
     }
 
     func run() throws {
+        if follow { return try followDeliveries() }
+        guard let id else { throw Failure.usage("name the app") }
         if verb == "activate", let request {
             let action: String? =
                 switch action {
@@ -78,5 +93,44 @@ struct Notifications: ParsableCommand {
             return
         }
         print(table(rows))
+    }
+
+    /// `NOTIFICATIONS_FOLLOW`, then a line per delivery until the daemon goes away.
+    private func followDeliveries() throws {
+        let bundle = try id.map { try options.resolveBundle($0, unloaded: true) }
+        let client = try options.daemon.connect()
+        // Written at once, line by line (print buffers when standard output is a pipe).
+        let emit = { (line: String) in FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+        let reply = try client.request(.followNotifications(NotificationsFollow(bundle: bundle)))
+        let done: Done
+        switch reply.body {
+        case .done(let followed): done = followed
+        case .error(let error): throw Failure.failed(error.message)
+        default: throw Failure.unexpectedReply
+        }
+        try client.waitWithoutTimeout()
+        // First the daemon's OK, so a script knows it follows from here on.
+        emit(options.json ? try JSONOutput.line("result", done) : "\(done.detail) (Ctrl-C ends it)")
+        while true {
+            let received: Result<DaemonMessage, ControlClientError>
+            do {
+                received = .success(try client.receive())
+            } catch {
+                received = .failure(error)
+            }
+            guard case .success(let message) = received else {
+                throw Failure.failed("the connection to the daemon ended (it stopped)")
+            }
+            guard case .notificationDelivered(let notice) = message.body else { continue }
+            if options.json {
+                emit(try JSONOutput.line("notification", notice))
+                continue
+            }
+            let content = notice.notification.request.content
+            var text = content.heading
+            if !content.body.isEmpty { text += (text.isEmpty ? "" : ": ") + content.body }
+            let time = Date(timeIntervalSince1970: notice.notification.date).formatted(.iso8601)
+            emit("\(time) \(notice.app): \(text) (\(notice.notification.request.identifier))".escapedForTerminal)
+        }
     }
 }

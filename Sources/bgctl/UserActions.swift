@@ -109,7 +109,8 @@ struct Simulate: ParsableCommand {
             Positions without a receiver, as Xcode's simulated locations: location --at \
             LAT,LON[,ALT] gives the device one fix now, and route FILE replays a recorded walk \
             (a GPX track, or an NMEA log) from now on, paced by its own times (--speed 60: a \
-            minute a second). Each fix goes where gpsd's would: the standard, significant-change \
+            minute a second; the fixes keep the walk's own times from now, so a region's dwell \
+            and a significant change's interval hold). Each fix goes where gpsd's would: the standard, significant-change \
             and region filters, and every app's queue; a position is the device's, so it names \
             no app.
 
@@ -206,8 +207,11 @@ struct Simulate: ParsableCommand {
             fixMode: altitude == nil ? .twoDimensional : .threeDimensional)
     }
 
-    /// Replays a route from now on: each fix at its own time after the first, divided by
-    /// ``speed``; fixes due within a few milliseconds of each other go in one request.
+    /// Replays a route from now on: each fix sent at its own time after the first, divided by
+    /// ``speed``, and dated with the walk's own spacing from now, so the filters see it as
+    /// walked (a region's 20 s dwell, a significant change's 5 minutes); with a speed above 1
+    /// the fixes' times run ahead of the clock. Fixes due within a few milliseconds of each
+    /// other go in one request.
     private func replay(_ path: String) throws {
         let fixes: [Location]
         do {
@@ -233,7 +237,7 @@ struct Simulate: ParsableCommand {
                 Thread.sleep(forTimeInterval: max(0, (due - clock.now).seconds))
             }
             var shifted = fix
-            shifted.timestamp = now + offset
+            shifted.timestamp = now + (fix.timestamp - first)
             pending.append(shifted)
             if pending.count == SimulatedLocation.maximumFixes { try send() }
         }

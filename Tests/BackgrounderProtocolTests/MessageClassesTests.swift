@@ -85,6 +85,7 @@ struct MessageClassesTests {
         #"{"class":"SHARE","bundle":"org.example.a","paths":["/home/me/Music/album"]}"#,
         #"{"class":"UNSHARE","bundle":"org.example.a","paths":[]}"#,
         #"{"class":"SHARES","bundle":"org.example.a"}"#,
+        #"{"class":"NOTIFICATIONS_FOLLOW","bundle":"org.example.a"}"#,
         #"{"class":"SIMULATE_LOCATION","fixes":[{"coordinate":{"latitude":46.3633,"longitude":14.0814},"altitude":596,"#
             + #""timestamp":1744290000,"fixMode":"3d"}]}"#,
         #"{"class":"NOTIFICATION_AUTHORIZATION","options":["alert","sound"]}"#,
@@ -160,6 +161,7 @@ struct MessageClassesTests {
             + #""destinations":["/var/b/data/org.example.a/album"],"files":2,"bytes":4096,"#
             + #""skipped":[{"path":"/home/me/Music/album/link","reason":"a symbolic link; not followed"}]}"#,
         #"{"class":"SHARED","bundle":"org.example.a","files":[{"path":"/home/me/Music/album","directory":true}]}"#,
+        #"{"class":"NOTIFICATION_DELIVERED","bundle":"org.example.a","app":"A","notification":\#(delivered)}"#,
         #"{"class":"NOTIFICATION_AUTHORIZATION","status":"notDetermined"}"#,
         #"{"class":"NOTIFICATIONS","bundle":"org.example.a","authorization":"granted","#
             + #""pending":[{"request":\#(notificationRequest),"nextFire":1744290000}],"delivered":[\#(delivered)]}"#,

@@ -57,6 +57,13 @@ struct NotificationTests {
         _ = try running.request(.open(AppReference(bundle: id)))
         #expect(await waitUntil { running.appLog(id).contains("added reminder") }, "\(running.appLog(id))")
         #expect(running.appLog(id).contains("notifications granted true"))
+        // A person at a terminal follows deliveries, as a script would: one JSON object a line.
+        let follower = try ChildProcess(
+            Locations.product("bgctl"), ["notifications", "--follow", "--json", "--socket", running.daemon.socketPath],
+            logPath: running.directory.appending("follow.log"))
+        atTeardown { _ = await follower.stop(grace: .seconds(1)) }
+        #expect(
+            await waitUntil { follower.output.contains("following every app's notifications") }, "\(follower.output)")
         _ = try running.request(.quit(AppReference(bundle: id)))
         #expect(try await waitUntil { try running.app(id).state == .notRunning })
 
@@ -73,6 +80,21 @@ struct NotificationTests {
         #expect(running.appLog(id).contains("Reminder: Tea is ready"))
         #expect(try running.app(id).state == .notRunning, "firing a notification never launches the app")
         let firstDelivery = try #require(try Self.list(running, id).delivered.first?.date)
+        // The follower printed it as it was delivered.
+        #expect(await waitUntil { follower.output.contains("\"notification\":{") }, "\(follower.output)")
+        let notice = try #require(
+            follower.output.split(separator: "\n").compactMap { line in
+                try? CLIJSON.decode(DeliveredNotice.self, "notification", from: String(line))
+            }.first, "\(follower.output)")
+        #expect(notice.bundle == id && notice.notification.request.identifier == "reminder")
+        #expect(notice.notification.request.content.title == "Reminder" && notice.notification.date == firstDelivery)
+
+        // Refused while the screen is locked, the action leaves the notification delivered.
+        _ = try running.request(.lock)
+        let refused = try await Self.bgctl(running, ["notifications", id, "activate", "reminder"])
+        #expect(refused.status != 0 && refused.output.contains("locked"), "\(refused.output)")
+        #expect(try Self.list(running, id).delivered.map(\.request.identifier) == ["reminder"])
+        _ = try running.request(.unlock)
 
         // A person acts on it: the app is launched in front and hears the response.
         let activated = try await Self.bgctl(running, ["notifications", id, "activate", "reminder"])

@@ -46,9 +46,9 @@ struct SimulatedLocationTests {
         let track = recorded()
         #expect(zip(track, track.dropFirst()).allSatisfy { $0.timestamp < $1.timestamp })
         #expect(track.dropFirst().map(\.altitude) == walk.map(\.altitude))
-        // Paced by the file's own times: 120 s at x100 spans about 1.2 s of fix times.
+        // Sent a hundred times faster, dated as walked: the fixes keep the walk's own spacing.
         let span = try #require(track.last).timestamp - track[1].timestamp
-        #expect(abs(span - (walk.last!.timestamp - walk[0].timestamp) / 100) < 0.01, "\(span)")
+        #expect(abs(span - (walk.last!.timestamp - walk[0].timestamp)) < 0.001, "\(span)")
         let status = try running.daemon.status()
         #expect(status.lastFix?.timestamp == track.last?.timestamp)
 
@@ -89,6 +89,52 @@ struct SimulatedLocationTests {
         #expect(older.message.contains("fixes[1]: timestamp") && older.message.contains("older"), "\(older)")
         try await Task.sleep(for: .milliseconds(300))
         #expect(recorded().count == 1 + walk.count)
+    }
+
+    @Test(
+        "a walk replayed without a receiver crosses RegionAlerts' region: its alert is delivered, and bgctl notifications --follow prints it"
+    )
+    func regionAlertReachesAFollower() async throws {
+        let alerts = "org.backgrounder.samples.regionalerts"
+        let running = try await LifecycleTests.Running(prefix: "simregion") { bundles in
+            try SampleBundles.assemble("RegionAlerts", into: bundles)
+        }
+        atTeardown { await running.tearDown() }
+        let socket = running.daemon.socketPath
+        let bgctl = Locations.product("bgctl")
+        func run(_ program: String, _ arguments: String...) async throws -> CLIRun {
+            try await CLIRun.run(program, arguments, environment: ["BACKGROUNDER_SOCKET": socket])
+        }
+        #expect(try await run(bgctl, "authorize", alerts, "location", "always").status == 0)
+        #expect(try await run(bgctl, "authorize", alerts, "notifications").status == 0)
+        // The README's region, on the short walk along Slovenska cesta.
+        let add = try await run(Locations.product("RegionAlerts"), "add", "corner", "46.0517", "14.5028", "30")
+        #expect(add.status == 0, "\(add)")
+        _ = try running.request(.open(AppReference(bundle: alerts)))
+        #expect(
+            await waitUntil {
+                guard case .regions(let list)? = try? running.request(.regions(RegionQuery(bundle: alerts))) else {
+                    return false
+                }
+                return !list.regions.isEmpty
+            }, "\(running.appLog(alerts))")
+        _ = try running.request(.home)
+
+        let follower = try ChildProcess(
+            bgctl, ["notifications", "--follow", "--json", "--socket", socket],
+            logPath: running.directory.appending("follow.log"))
+        atTeardown { _ = await follower.stop(grace: .seconds(1)) }
+        #expect(
+            await waitUntil { follower.output.contains("following every app's notifications") }, "\(follower.output)")
+        let route = try await run(bgctl, "simulate", "route", Locations.gpsFixture("short-walk.nmea"), "--speed", "20")
+        #expect(route.status == 0, "\(route)")
+        #expect(
+            await waitUntil { follower.output.contains("Arrived at corner") },
+            "\(follower.output) \(running.appLog(alerts))")
+        let notices = follower.output.split(separator: "\n").compactMap { line in
+            try? CLIJSON.decode(DeliveredNotice.self, "notification", from: String(line))
+        }
+        #expect(notices.contains { $0.bundle == alerts && $0.notification.request.identifier == "enter corner" })
     }
 
     /// The fixes in HikeRecorder's log (`time,latitude,longitude,altitude,...` after a `#`

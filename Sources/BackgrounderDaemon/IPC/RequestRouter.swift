@@ -67,6 +67,20 @@ struct RequestRouter: Sendable {
         case .share(let request):
             let context = self.context
             return .later { DaemonMessage(id: id, await context.share(request)) }
+        case .followNotifications(let request):
+            if let bundle = request.bundle, let problem = BundleIdentifierRules.problem(with: bundle) {
+                return .now(
+                    DaemonMessage(
+                        id: id, .error(ProtocolError(.badRequest, "NOTIFICATIONS_FOLLOW: bundle: \(problem)"))))
+            }
+            guard let feed = context.notificationFeed else {
+                return .now(
+                    DaemonMessage(id: id, .error(ProtocolError(.unavailable, "this daemon has no notification feed"))))
+            }
+            feed.follow(connection.channel, bundle: request.bundle)
+            let whose = request.bundle ?? "every app"
+            return .now(
+                DaemonMessage(id: id, .done(Done(detail: "following \(whose)'s notifications as they are delivered"))))
         case .simulateLocation(let request):
             if let problem = request.problem {
                 return .now(DaemonMessage(id: id, .error(ProtocolError(.badRequest, "SIMULATE_LOCATION: \(problem)"))))
@@ -255,7 +269,8 @@ struct RequestRouter: Sendable {
             return later { .shared(try await apps.sharing { try $0.unshare(request, in: $1) }) }
         case .shares(let app):
             return later { .shared(try await apps.sharing { sharing, _ in sharing.list(app.bundle) }) }
-        case .hello, .status, .bundles, .reload, .dataDirectory, .importFiles, .adoptBundle, .share, .simulateLocation:
+        case .hello, .status, .bundles, .reload, .dataDirectory, .importFiles, .adoptBundle, .share, .simulateLocation,
+            .followNotifications:
             preconditionFailure("answered by route(_:from:connection:logger:)")
         }
     }

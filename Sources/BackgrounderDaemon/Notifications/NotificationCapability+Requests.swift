@@ -207,12 +207,10 @@ extension NotificationCapability {
         }
         let action = activation.action ?? NotificationAction.default
         let response = NotificationResponse(notification: notification, actionIdentifier: action)
-        delivered[identifier]?[activation.request] = nil
-        try? store.removeNotifications(.delivered, identifiers: [activation.request], for: identifier)
-        if let handle = notification.presenter { withdraw([handle]) }
-        apps.appLogger(identifier).notice("notification \(activation.request): a person chose \(action)")
         guard action != NotificationAction.dismiss else {
             // Dismissing opens nothing; a running app hears it.
+            useUp(notification, of: identifier)
+            apps.appLogger(identifier).notice("notification \(activation.request): a person chose \(action)")
             if apps.canHear(identifier) { apps.notify(identifier, .notificationResponse(response)) }
             return Done(detail: "dismissed \(activation.request)", state: apps.state(of: identifier))
         }
@@ -226,15 +224,27 @@ extension NotificationCapability {
         do {
             done = try apps.open(identifier)
         } catch {
+            // Refused (the screen is locked): the notification stays delivered, to be acted on later.
             responses[identifier]?.removeLast()
             throw error
         }
+        useUp(notification, of: identifier)
+        apps.appLogger(identifier).notice("notification \(activation.request): a person chose \(action)")
         if apps.canHear(identifier) {
             for waiting in responses.removeValue(forKey: identifier) ?? [] {
                 apps.notify(identifier, .notificationResponse(waiting))
             }
         }
         return Done(detail: "\(done.detail); it hears the response to \(activation.request)", state: done.state)
+    }
+}
+
+extension NotificationCapability {
+    /// A delivered notification a person acted on: off the list, the desktop and the store.
+    private func useUp(_ notification: DeliveredNotification, of identifier: String) {
+        delivered[identifier]?[notification.request.identifier] = nil
+        try? store.removeNotifications(.delivered, identifiers: [notification.request.identifier], for: identifier)
+        if let handle = notification.presenter { withdraw([handle]) }
     }
 }
 

@@ -19,6 +19,8 @@ final class NotificationCapability: AppCapability {
     let clock: @Sendable () -> Date
     let timeZone: @Sendable () -> TimeZone
 
+    /// People following deliveries (`bgctl notifications --follow`).
+    let feed: NotificationFeed?
     var grants: [String: NotificationAuthorization]
     var pending: [String: [String: PendingNotification]]
     var delivered: [String: [String: DeliveredNotification]]
@@ -32,12 +34,13 @@ final class NotificationCapability: AppCapability {
 
     /// Loads grants and notifications stored by an earlier run.
     init(
-        store: StateStore, presenter: any NotificationPresenter, logger: Logger,
+        store: StateStore, presenter: any NotificationPresenter, feed: NotificationFeed? = nil, logger: Logger,
         clock: @escaping @Sendable () -> Date = { Date() },
         timeZone: @escaping @Sendable () -> TimeZone = { TimeZone.current }
     ) {
         self.store = store
         self.presenter = presenter
+        self.feed = feed
         self.logger = logger
         self.clock = clock
         self.timeZone = timeZone
@@ -215,6 +218,7 @@ final class NotificationCapability: AppCapability {
             logger.error("cannot store \(bundle)'s delivered notification \(identifier): \(error)")
         }
         let appName = apps.manifest(of: bundle)?.name ?? bundle
+        feed?.publish(DeliveredNotice(bundle: bundle, app: appName, notification: notification))
         let presenter = self.presenter
         let logger = apps.appLogger(bundle)
         Task { [weak apps] in
