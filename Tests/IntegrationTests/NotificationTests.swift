@@ -54,9 +54,7 @@ struct NotificationTests {
         atTeardown { await running.tearDown() }
         let id = ids[0]
         try Self.grant(running, id)
-        _ = try running.request(.open(AppReference(bundle: id)))
-        #expect(await waitUntil { running.appLog(id).contains("added reminder") }, "\(running.appLog(id))")
-        #expect(running.appLog(id).contains("notifications granted true"))
+        // Following from before the app adds its reminder, which is due 3 s later.
         // A person at a terminal follows deliveries, as a script would: one JSON object a line.
         let follower = try ChildProcess(
             Locations.product("bgctl"), ["notifications", "--follow", "--json", "--socket", running.daemon.socketPath],
@@ -64,6 +62,9 @@ struct NotificationTests {
         atTeardown { _ = await follower.stop(grace: .seconds(1)) }
         #expect(
             await waitUntil { follower.output.contains("following every app's notifications") }, "\(follower.output)")
+        _ = try running.request(.open(AppReference(bundle: id)))
+        #expect(await waitUntil { running.appLog(id).contains("added reminder") }, "\(running.appLog(id))")
+        #expect(running.appLog(id).contains("notifications granted true"))
         _ = try running.request(.quit(AppReference(bundle: id)))
         #expect(try await waitUntil { try running.app(id).state == .notRunning })
 
