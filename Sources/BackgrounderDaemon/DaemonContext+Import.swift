@@ -17,19 +17,10 @@ extension DaemonContext {
     /// - Parameter request: The app and the sources.
     /// - Returns: `IMPORTED`, or the `ERROR` naming the field or file and why.
     func importFiles(_ request: ImportRequest) async -> DaemonMessage.Body {
-        if let problem = BundleIdentifierRules.problem(with: request.bundle) {
-            return .error(ProtocolError(.badRequest, "IMPORT: bundle is not a bundle identifier: \(problem)"))
-        }
-        guard registry.catalog.loaded[request.bundle] != nil else {
-            return .error(ProtocolError(.notFound, "IMPORT: no loaded bundle is '\(request.bundle)'"))
-        }
-        guard !request.sources.isEmpty else {
-            return .error(ProtocolError(.badRequest, "IMPORT: sources is empty: name at least one file or directory"))
-        }
-        for source in request.sources where !source.hasPrefix("/") || FileImport.name(of: source) == nil {
-            return .error(
-                ProtocolError(
-                    .badRequest, "IMPORT: sources: '\(source)' is not an absolute path naming a file or directory"))
+        if let refusal = refusal(
+            of: "IMPORT", for: request.bundle, paths: request.sources, field: "sources", what: "file or directory")
+        {
+            return .error(refusal)
         }
         let supervisor = apps.supervisor
         let directory: String

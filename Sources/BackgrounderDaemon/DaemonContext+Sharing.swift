@@ -16,17 +16,10 @@ extension DaemonContext {
     /// The paths are opened on a thread of their own: a person's file system (a network
     /// share) may be slow, and the app manager's actor must not wait on it.
     func share(_ request: ShareRequest) async -> DaemonMessage.Body {
-        if let problem = BundleIdentifierRules.problem(with: request.bundle) {
-            return .error(ProtocolError(.badRequest, "SHARE: bundle is not a bundle identifier: \(problem)"))
-        }
-        guard registry.catalog.loaded[request.bundle] != nil else {
-            return .error(ProtocolError(.notFound, "SHARE: no loaded bundle is '\(request.bundle)'"))
-        }
-        guard !request.paths.isEmpty else {
-            return .error(ProtocolError(.badRequest, "SHARE: paths is empty: name at least one file or folder"))
-        }
-        for path in request.paths where !path.hasPrefix("/") {
-            return .error(ProtocolError(.badRequest, "SHARE: paths: '\(path)' is not an absolute path"))
+        if let refusal = refusal(
+            of: "SHARE", for: request.bundle, paths: request.paths, field: "paths", what: "file or folder")
+        {
+            return .error(refusal)
         }
         let appDirectories = FileIdentity.of(apps.supervisor.appDirectories)
         let resolved: Result<[SharedFileGrant], ProtocolError> = await Self.onThread(named: "share") {
@@ -77,5 +70,27 @@ extension DaemonContext {
         }
         let resolved = String(decoding: target[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
         return SharedFileGrant(path: resolved, identity: identity, directory: kind == S_IFDIR)
+    }
+
+    /// Why a person's request naming a loaded app and their paths (`IMPORT`, `SHARE`) cannot
+    /// be taken, or `nil`: the identifier, the bundle loaded, at least one path, each absolute
+    /// and naming something (not `/`, nor ending in `..`).
+    func refusal(of request: String, for bundle: String, paths: [String], field: String, what: String)
+        -> ProtocolError?
+    {
+        if let problem = BundleIdentifierRules.problem(with: bundle) {
+            return ProtocolError(.badRequest, "\(request): bundle is not a bundle identifier: \(problem)")
+        }
+        guard registry.catalog.loaded[bundle] != nil else {
+            return ProtocolError(.notFound, "\(request): no loaded bundle is '\(bundle)'")
+        }
+        guard !paths.isEmpty else {
+            return ProtocolError(.badRequest, "\(request): \(field) is empty: name at least one \(what)")
+        }
+        for path in paths where !path.hasPrefix("/") || FileImport.name(of: path) == nil {
+            return ProtocolError(
+                .badRequest, "\(request): \(field): '\(path)' is not an absolute path naming a \(what)")
+        }
+        return nil
     }
 }

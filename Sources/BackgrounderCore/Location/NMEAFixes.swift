@@ -55,18 +55,7 @@ public enum NMEAFixes {
         guard text.count == 6, let day = Int(text.prefix(2)), let month = Int(text.dropFirst(2).prefix(2)),
             let year = Int(text.suffix(2)), (1...12).contains(month), (1...31).contains(day)
         else { return nil }
-        return Double(daysSince1970(year: 2000 + year, month: month, day: day)) * 86_400
-    }
-
-    /// Days from 1970-01-01 to a date of the proleptic Gregorian calendar (Howard Hinnant's
-    /// `days_from_civil`).
-    static func daysSince1970(year: Int, month: Int, day: Int) -> Int {
-        let shifted = month <= 2 ? year - 1 : year
-        let era = (shifted >= 0 ? shifted : shifted - 399) / 400
-        let yearOfEra = shifted - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
+        return Double(Civil.days(year: 2000 + year, month: month, day: day)) * 86_400
     }
 
     /// `4621.9179`, `N` as decimal degrees.
