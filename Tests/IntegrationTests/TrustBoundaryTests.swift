@@ -61,7 +61,7 @@ struct TrustBoundaryTests {
     }
 
     @Test(
-        "an app cannot quit, wake or open another app, claim memory pressure, read others' grants, regions and data directories, or import files"
+        "an app cannot quit, wake or open another app, claim memory pressure, read others' grants, regions and data directories, import or share files, give the device a position, or follow notifications"
     )
     func actOnOthers() async throws {
         var victim = ""
@@ -89,6 +89,13 @@ struct TrustBoundaryTests {
                         {"class": "IMPORT", "bundle": BUNDLE, "sources": ["/etc/shadow"]},
                         {"class": "IMPORT", "bundle": victim, "sources": [os.path.join(DATA, "payload")]},
                         {"class": "ADOPT_BUNDLE", "bundle": victim},
+                        # The person's files for itself, the victim's shares, the device's position.
+                        {"class": "SHARE", "bundle": BUNDLE, "paths": ["/etc"]},
+                        {"class": "SHARES", "bundle": victim},
+                        {"class": "UNSHARE", "bundle": victim, "paths": []},
+                        {"class": "SIMULATE_LOCATION", "fixes": [{"coordinate": {"latitude": 46.0, "longitude": 14.0},
+                            "timestamp": time.time(), "fixMode": "2d"}]},
+                        {"class": "NOTIFICATIONS_FOLLOW"},
                     ]
                     for attempt in attempts:
                         report("own " + attempt["class"], request(attempt))
@@ -116,10 +123,17 @@ struct TrustBoundaryTests {
         #expect(attackerNow.state == .active, "HOME and LOCK from an app did not move the front app")
         for request in [
             "QUIT", "OPEN", "WAKE", "MEMORY_PRESSURE", "HOME", "LOCK", "PERMISSIONS", "REGIONS", "DATA_DIRECTORY",
-            "IMPORT", "ADOPT_BUNDLE",
+            "IMPORT", "ADOPT_BUNDLE", "SHARE", "SHARES", "UNSHARE", "SIMULATE_LOCATION", "NOTIFICATIONS_FOLLOW",
         ] {
-            #expect(running.daemon.log.contains("refused \(request) from the app \(attacker)"))
+            #expect(running.daemon.log.contains("refused \(request) from the app \(attacker)"), "\(request)")
         }
+        // Nothing was shared with it, and the device has no position (it gave none).
+        guard case .shared(let shared) = try running.request(.shares(AppReference(bundle: attacker))) else {
+            Issue.record("no SHARED")
+            return
+        }
+        #expect(shared.files.isEmpty, "\(shared)")
+        #expect(try running.daemon.status().lastFix == nil)
         // No file was imported: neither root's into the attacker's directory nor the attacker's
         // into the victim's.
         #expect(!FileManager.default.fileExists(atPath: running.dataDirectory(attacker) + "/shadow"))
