@@ -82,7 +82,15 @@ public final class LocationManager {
 
     private func setAuthorization(_ status: LocationAuthorization) {
         let changed = status != authorizationStatus
+        let wasUsable = authorizationStatus == .whenInUse || authorizationStatus == .always
         authorizationStatus = status
+        // As CLLocationManager: updates asked for before the person answered start once they
+        // allow it (the daemon refused the subscription while nothing was decided).
+        if changed, !wasUsable, status == .whenInUse || status == .always,
+            isUpdating || isMonitoringSignificantChanges
+        {
+            sendSubscription()
+        }
         if changed { delegate?.locationManagerDidChangeAuthorization(self) }
     }
 

@@ -135,6 +135,10 @@ public struct ClientMessage: Sendable, Hashable {
         case simulateLocation(SimulatedLocation)
         /// `NOTIFICATIONS_FOLLOW`: a person follows notifications as they are delivered.
         case followNotifications(NotificationsFollow)
+        /// `PROMPTS`: a person lists the requests waiting for an answer.
+        case prompts
+        /// `ANSWER`: a person answers one.
+        case answer(ConsentAnswer)
     }
 
     /// The request's identifier, echoed in the reply.
@@ -239,6 +243,8 @@ extension ClientMessage: Codable {
         MessageClass("SHARES", Body.shares),
         MessageClass("SIMULATE_LOCATION", Body.simulateLocation),
         MessageClass("NOTIFICATIONS_FOLLOW", Body.followNotifications),
+        MessageClass("PROMPTS", Body.prompts),
+        MessageClass("ANSWER", Body.answer),
     ])
 
     public init(from decoder: any Decoder) throws {

@@ -41,6 +41,7 @@ extension DaemonMessage: Codable {
         MessageClass("IMPORTED", Body.imported),
         MessageClass("SHARED", Body.shared),
         MessageClass("NOTIFICATION_DELIVERED", Body.notificationDelivered),
+        MessageClass("PROMPTS", Body.prompts),
     ])
 
     public init(from decoder: any Decoder) throws {

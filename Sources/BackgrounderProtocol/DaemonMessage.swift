@@ -82,6 +82,8 @@ public struct DaemonMessage: Sendable, Hashable {
         case shared(SharedFileList)
         /// `NOTIFICATION_DELIVERED`: to a person following notifications, one was delivered.
         case notificationDelivered(DeliveredNotice)
+        /// `PROMPTS`: the reply to `PROMPTS`.
+        case prompts(ConsentPromptList)
     }
 
     /// The identifier of the request this answers.

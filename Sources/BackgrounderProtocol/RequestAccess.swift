@@ -23,7 +23,7 @@ extension ClientMessage.Body {
         case .status, .bundles, .reload, .open, .home, .lock, .unlock, .quit, .ps, .wake, .memoryPressure,
             .authorize, .permissions, .remoteCommand, .audio, .push, .tasks, .simulateTask, .expireTask, .transfers,
             .dataDirectory, .notifications, .activateNotification, .importFiles, .adoptBundle, .share, .unshare,
-            .shares, .simulateLocation, .followNotifications:
+            .shares, .simulateLocation, .followNotifications, .prompts, .answer:
             .person
         // `REGIONS` naming an app is a person asking about it; without one, an app about itself.
         case .regions(let query):

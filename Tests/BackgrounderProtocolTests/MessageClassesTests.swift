@@ -86,6 +86,8 @@ struct MessageClassesTests {
         #"{"class":"UNSHARE","bundle":"org.example.a","paths":[]}"#,
         #"{"class":"SHARES","bundle":"org.example.a"}"#,
         #"{"class":"NOTIFICATIONS_FOLLOW","bundle":"org.example.a"}"#,
+        #"{"class":"PROMPTS"}"#,
+        #"{"class":"ANSWER","prompt":1,"choice":"always"}"#,
         #"{"class":"SIMULATE_LOCATION","fixes":[{"coordinate":{"latitude":46.3633,"longitude":14.0814},"altitude":596,"#
             + #""timestamp":1744290000,"fixMode":"3d"}]}"#,
         #"{"class":"NOTIFICATION_AUTHORIZATION","options":["alert","sound"]}"#,
@@ -161,6 +163,9 @@ struct MessageClassesTests {
             + #""destinations":["/var/b/data/org.example.a/album"],"files":2,"bytes":4096,"#
             + #""skipped":[{"path":"/home/me/Music/album/link","reason":"a symbolic link; not followed"}]}"#,
         #"{"class":"SHARED","bundle":"org.example.a","files":[{"path":"/home/me/Music/album","directory":true}]}"#,
+        #"{"class":"PROMPTS","prompts":[{"id":1,"bundle":"org.example.a","app":"A","service":"location","#
+            + #""asks":"always","usage":"To record your hikes.","askedAt":1744290000,"#
+            + #""choices":["while-using","always","deny"]}]}"#,
         #"{"class":"NOTIFICATION_DELIVERED","bundle":"org.example.a","app":"A","notification":\#(delivered)}"#,
         #"{"class":"NOTIFICATION_AUTHORIZATION","status":"notDetermined"}"#,
         #"{"class":"NOTIFICATIONS","bundle":"org.example.a","authorization":"granted","#

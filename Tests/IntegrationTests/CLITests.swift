@@ -88,6 +88,7 @@ struct CLITests {
         case "import":
             let result = try CLIJSON.decode(ImportResult.self, key, from: output)
             #expect(result.files > 0 && result.destinations.count == 1, "\(command): \(result)")
+        case "prompts": _ = try CLIJSON.decode([ConsentPrompt].self, key, from: output)
         case "shared":
             // share, shared and unshare run in the table's order: shared, listed, taken back.
             let list = try CLIJSON.decode(SharedFileList.self, key, from: output)

@@ -277,7 +277,15 @@ struct NotificationTests {
         let refused = Self.reported(running, ungranted)
         #expect(refused["asked"]?["status"] == .string("notDetermined"), "\(refused)")
         #expect(refused["add"]?["code"] == .string("notAuthorized"), "\(refused)")
-        #expect(running.daemon.log.contains("asks to post notifications (alert)"), "\(running.daemon.log)")
+        // The person is asked: a prompt waits, with the app's options as its reason.
+        guard case .prompts(let waiting) = try running.request(.prompts) else {
+            Issue.record("no PROMPTS")
+            return
+        }
+        let prompt = try #require(waiting.prompts.first { $0.bundle == ungranted }, "\(waiting)")
+        #expect(
+            prompt.service == .notifications && prompt.usage == "to show alert" && prompt.choices == ["allow", "deny"])
+        #expect(running.daemon.log.contains("bgctl answer \(prompt.id) allow|deny"), "\(running.daemon.log)")
         #expect(try Self.list(running, ungranted).pending.isEmpty)
     }
 }

@@ -24,16 +24,37 @@ struct SimulatedLocationTests {
         func run(_ arguments: String...) async throws -> CLIRun {
             try await CLIRun.run(bgctl, arguments + ["--socket", socket])
         }
-        #expect(try await run("authorize", Self.recorder, "location", "always").status == 0)
+        // Opened, the recorder asks for location always: the person answers its prompt.
         _ = try running.request(.open(AppReference(bundle: Self.recorder)))
+        struct Waiting: Decodable { let prompts: [ConsentPrompt] }
+        var prompt: ConsentPrompt?
+        #expect(
+            await waitUntil {
+                let listed = try? await run("prompts", "--json")
+                prompt = (try? JSONDecoder().decode(Waiting.self, from: Data((listed?.standardOutput ?? "").utf8)))?
+                    .prompts.first { $0.bundle == Self.recorder }
+                return prompt != nil
+            }, "\(running.appLog(Self.recorder))")
+        let asked = try #require(prompt)
+        #expect(asked.service == .location && asked.asks == "always" && asked.usage?.isEmpty == false, "\(asked)")
+        #expect(asked.choices == ["while-using", "always", "deny"])
+        #expect(running.appLog(Self.recorder).contains("location authorized: notDetermined"))
+        let wrong = try await run("answer", String(asked.id), "allow")
+        #expect(wrong.status != 0 && wrong.standardError.contains("not one of prompt"), "\(wrong)")
+        let answered = try await run("answer", String(asked.id), "always")
+        #expect(answered.status == 0, "\(answered)")
         #expect(await waitUntil { running.appLog(Self.recorder).contains("location authorized: always") })
+        let after = try await run("prompts", "--json")
+        #expect(try JSONDecoder().decode(Waiting.self, from: Data(after.standardOutput.utf8)).prompts.isEmpty)
 
         // One position: where the short walk starts.
         let at = try await run("simulate", "location", "--at", "46.051,14.50280,294.5")
         #expect(at.status == 0, "\(at)")
         let files = running.dataDirectory(Self.recorder)
         func recorded() -> [Location] { Self.trackLog(files + "/track.log") }
-        #expect(await waitUntil { recorded().count == 1 }, "\(running.appLog(Self.recorder))")
+        #expect(
+            await waitUntil { recorded().count == 1 },
+            "\(running.appLog(Self.recorder)) \(running.daemon.log.split(separator: "\n").filter { $0.contains("hikerecorder") }.suffix(15).joined(separator: "\n"))")
         let first = try #require(recorded().first)
         #expect(first.coordinate == Coordinate(latitude: 46.051, longitude: 14.5028) && first.altitude == 294.5)
 

@@ -56,6 +56,7 @@ extension AppManager {
         apps[identifier] = nil
         forceQuit.remove(identifier)
         launchesAwaitingUnlock[identifier] = nil
+        consent.drop(identifier)
         tellIdentityChanged(identifier)
     }
 }

@@ -75,7 +75,9 @@ extension AppManager {
 
     /// `bgctl authorize ID SERVICE LEVEL`: handed to the capability that grants the service.
     func authorize(_ request: Authorize) throws(ProtocolError) -> Done {
-        try capability(granting: request.service).authorize(request, in: self)
+        let done = try capability(granting: request.service).authorize(request, in: self)
+        consent.decided(request.bundle, request.service)
+        return done
     }
 
     /// Memory is short: ends the first app jetsam's order names, without notice.

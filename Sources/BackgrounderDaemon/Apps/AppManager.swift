@@ -47,6 +47,8 @@ actor AppManager {
     let schedulingNumbers: @Sendable (AppManifest, _ onExternalPower: Bool) -> SchedulingPolicy
     /// Whether the device is on external power, as the condition monitor last saw it.
     var externalPower = true
+    /// What apps asked for that only a person may give, waiting for an answer.
+    var consent = ConsentPrompts()
     var forceQuit: Set<String>
     /// The next event window's identifier: unique within this run.
     var nextWindowID: EventWindowID = 1

@@ -54,7 +54,14 @@ extension AudioCapability {
                 .invalidState,
                 "the \(session.category.rawValue) category does not record; set record or playAndRecord first")
         case .record:
-            if let missing = microphoneRefusal(identifier, manifest) { throw ProtocolError(.notAuthorized, missing) }
+            if let missing = microphoneRefusal(identifier, manifest) {
+                // Nothing decided yet: the person is asked, as iOS asks at the first recording.
+                if manifest.usageDescriptions.microphone != nil, book.microphoneGrants[identifier] == nil {
+                    apps.askPerson(
+                        identifier, for: .microphone, asks: "granted", usage: manifest.usageDescriptions.microphone)
+                }
+                throw ProtocolError(.notAuthorized, missing)
+            }
         default:
             break
         }
@@ -95,7 +102,7 @@ extension AudioCapability {
         }
         guard book.microphoneGrants[identifier] == true else {
             return
-                "microphone access is not granted; a person grants it with `bgctl authorize \(identifier) microphone`"
+                "microphone access is not granted; a person grants it with `bgctl answer` (bgctl prompts lists the question) or `bgctl authorize \(identifier) microphone`"
         }
         return nil
     }

@@ -170,6 +170,8 @@ struct RequestRouter: Sendable {
                 .done(try await apps.scheduling { scheduling, _ in scheduling.unregisterPush(bundle) })
             }
         case .authorize(let grant): return later { .done(try await apps.authorize(grant)) }
+        case .prompts: return later { .prompts(await apps.waitingPrompts()) }
+        case .answer(let answer): return later { .done(try await apps.answer(answer)) }
         case .regions(let query) where query.bundle != nil:
             return later { .regions(try await apps.location { try $0.monitoredRegions(query.bundle!, in: $1) }) }
         case .beginTask(let task): return asApp { .task(try await apps.beginTask($0, named: task.name)) }

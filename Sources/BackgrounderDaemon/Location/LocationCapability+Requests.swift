@@ -39,10 +39,12 @@ extension LocationCapability {
             throw ProtocolError(.notAuthorized, missing)
         }
         let current = book.authorization(identifier)
-        if let level, current == .notDetermined {
-            let word = level == .always ? "always" : "when-in-use"
-            apps.appLogger(identifier).notice(
-                "asks for \(word) location; a person grants it with `bgctl authorize \(identifier) location \(word)`")
+        // Asked when nothing is decided, and again for always over when-in-use (iOS's upgrade).
+        if let level, current == .notDetermined || (level == .always && current == .whenInUse) {
+            let usage =
+                level == .always
+                ? manifest.usageDescriptions.locationAlwaysAndWhenInUse : manifest.usageDescriptions.locationWhenInUse
+            apps.askPerson(identifier, for: .location, asks: level == .always ? "always" : "when-in-use", usage: usage)
         }
         return AuthorizationStatus(location: current)
     }

@@ -31,10 +31,8 @@ extension NotificationCapability {
     ) -> NotificationAuthorizationStatus {
         let status = grants[identifier] ?? .notDetermined
         if status == .notDetermined {
-            let options = request.options.isEmpty ? "" : " (\(request.options.joined(separator: ", ")))"
-            apps.appLogger(identifier).notice(
-                "asks to post notifications\(options); a person decides with `bgctl authorize \(identifier) notifications granted|denied`"
-            )
+            let options = request.options.isEmpty ? nil : "to show \(request.options.joined(separator: ", "))"
+            apps.askPerson(identifier, for: .notifications, asks: "granted", usage: options)
         }
         return NotificationAuthorizationStatus(status: status)
     }
