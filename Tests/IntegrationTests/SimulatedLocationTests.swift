@@ -54,7 +54,8 @@ struct SimulatedLocationTests {
         func recorded() -> [Location] { Self.trackLog(files + "/track.log") }
         #expect(
             await waitUntil { recorded().count == 1 },
-            "\(running.appLog(Self.recorder)) \(running.daemon.log.split(separator: "\n").filter { $0.contains("hikerecorder") }.suffix(15).joined(separator: "\n"))")
+            "\(running.appLog(Self.recorder)) \(running.daemon.log.split(separator: "\n").filter { $0.contains("hikerecorder") }.suffix(15).joined(separator: "\n"))"
+        )
         let first = try #require(recorded().first)
         #expect(first.coordinate == Coordinate(latitude: 46.051, longitude: 14.5028) && first.altitude == 294.5)
 
