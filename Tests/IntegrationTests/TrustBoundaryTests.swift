@@ -96,6 +96,9 @@ struct TrustBoundaryTests {
                         {"class": "SIMULATE_LOCATION", "fixes": [{"coordinate": {"latitude": 46.0, "longitude": 14.0},
                             "timestamp": time.time(), "fixMode": "2d"}]},
                         {"class": "NOTIFICATIONS_FOLLOW"},
+                        # Its own permission question, answered by itself.
+                        {"class": "PROMPTS"},
+                        {"class": "ANSWER", "prompt": 1, "choice": "always"},
                     ]
                     for attempt in attempts:
                         report("own " + attempt["class"], request(attempt))
@@ -124,6 +127,7 @@ struct TrustBoundaryTests {
         for request in [
             "QUIT", "OPEN", "WAKE", "MEMORY_PRESSURE", "HOME", "LOCK", "PERMISSIONS", "REGIONS", "DATA_DIRECTORY",
             "IMPORT", "ADOPT_BUNDLE", "SHARE", "SHARES", "UNSHARE", "SIMULATE_LOCATION", "NOTIFICATIONS_FOLLOW",
+            "PROMPTS", "ANSWER",
         ] {
             #expect(running.daemon.log.contains("refused \(request) from the app \(attacker)"), "\(request)")
         }
@@ -134,6 +138,14 @@ struct TrustBoundaryTests {
         }
         #expect(shared.files.isEmpty, "\(shared)")
         #expect(try running.daemon.status().lastFix == nil)
+        // No answer of its own granted anyone anything.
+        guard case .permissions(let permissions) = try running.request(.permissions(PermissionsQuery())) else {
+            Issue.record("no PERMISSIONS")
+            return
+        }
+        for entry in permissions.apps where [victim, attacker].contains(entry.bundle) {
+            #expect(entry.location == .notDetermined && entry.microphone == .notDetermined, "\(entry)")
+        }
         // No file was imported: neither root's into the attacker's directory nor the attacker's
         // into the victim's.
         #expect(!FileManager.default.fileExists(atPath: running.dataDirectory(attacker) + "/shadow"))
