@@ -257,7 +257,7 @@ let package = Package(
         .target(
             name: "BackgrounderTestSupport",
             dependencies: [
-                "BackgrounderCore", "BackgrounderBundles", "BackgrounderProtocol", "BackgrounderDaemon",
+                "BackgrounderCore", "BackgrounderBundles", "BackgrounderProtocol", "BackgrounderDaemon", "CSndFile",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

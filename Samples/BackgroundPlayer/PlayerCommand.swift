@@ -58,6 +58,17 @@ enum PlayerCommand {
                 return try perform(.changePlaybackPosition, argument: String(seconds), verb: "seek")
             case .status:
                 say(try status(connect()))
+            case .queue:
+                say(try queue(connect()))
+            case .volume(let level?):
+                return try perform(.changeVolume, argument: String(level), verb: "volume")
+            case .volume(nil):
+                let info = try connect().audioStatus(bundle: bundleIdentifier).sessions.first?.nowPlaying
+                say(info?.volume.map { String(format: "volume %.2f", $0) } ?? "volume: not known until something plays")
+            case .shuffle(let mode):
+                return try perform(.changeShuffleMode, argument: mode.rawValue, verb: "shuffle")
+            case .repeatMode(let mode):
+                return try perform(.changeRepeatMode, argument: mode.rawValue, verb: "repeat")
             }
             return 0
         } catch let error as PlaylistError {
@@ -154,7 +165,13 @@ enum PlayerCommand {
             let place = info.index.map { " (\($0 + 1) of \(info.count ?? 0))" } ?? ""
             let length = info.duration.map { String(format: " / %.0f s", $0) } ?? ""
             lines.append("\(info.playing ? "playing" : "paused"): \(info.title)\(place)")
+            if let artist = info.artist { lines.append("by \(artist)") }
+            if let album = info.album { lines.append("from \(album)") }
             lines.append(String(format: "at %.0f s", info.elapsed) + length)
+            let shuffle = info.shuffleMode == .items ? "on" : "off"
+            lines.append(
+                String(format: "volume %.2f, ", info.volume ?? 1)
+                    + "shuffle \(shuffle), repeat \((info.repeatMode ?? .off).rawValue)")
         } else {
             lines.append("nothing playing")
         }
@@ -163,6 +180,28 @@ enum PlayerCommand {
                 "stream \(stream.stream): \(stream.state), \(stream.format), underruns \(stream.underruns), overruns \(stream.overruns)"
             )
         }
+        return lines.joined(separator: "\n")
+    }
+}
+
+extension PlayerCommand {
+    /// The queue in the order it plays, the current item marked with `>`; a long queue shows
+    /// the part the app sent and says how many more there are.
+    static func queue(_ connection: DaemonConnection) throws -> String {
+        guard let info = try connection.audioStatus(bundle: bundleIdentifier).sessions.first?.nowPlaying,
+            let queue = info.queue
+        else { return "the queue is empty: BackgroundPlayer play PATH fills it" }
+        let start = info.queueStart ?? 0
+        let count = info.count ?? queue.count
+        var lines: [String] = []
+        if start > 0 { lines.append("  ... \(start) before") }
+        for (offset, path) in queue.enumerated() {
+            let place = start + offset
+            let marker = place == info.index ? ">" : " "
+            lines.append("\(marker) \(place + 1). \((path as NSString).lastPathComponent)")
+        }
+        let after = count - start - queue.count
+        if after > 0 { lines.append("  ... \(after) more") }
         return lines.joined(separator: "\n")
     }
 }

@@ -3,12 +3,14 @@ import Foundation
 import SampleSupport
 
 /// The app: an ``AudioQueuePlayer`` driven by remote commands, with the playback category so
-/// it plays on in the background; paused, it is suspended like any other app.
+/// it plays on in the background; paused, it is suspended like any other app. The listener's
+/// volume, repeat and shuffle settings are kept across launches.
 @MainActor
 final class PlayerDelegate: ApplicationDelegate {
     private let player = AudioQueuePlayer()
     private var lastReported = ""
-    private var nowPlayingTimer: Timer?
+    private let dataDirectory = Application.dataDirectory(forBundle: PlayerCommand.bundleIdentifier)
+    private var settings = PlayerSettings()
 
     func application(_ application: Application, didFinishLaunchingWith reason: LaunchReason) {
         say("BackgroundPlayer launched (\(reason.rawValue))")
@@ -17,6 +19,10 @@ final class PlayerDelegate: ApplicationDelegate {
         } catch {
             complain("BackgroundPlayer: audio session: \(error)")
         }
+        settings = PlayerSettings.load(from: dataDirectory)
+        player.setVolume(settings.volume)
+        player.setRepeatMode(settings.repeatMode)
+        player.setShuffleMode(settings.shuffleMode)
         player.onError = { complain("BackgroundPlayer: \($0)") }
         player.onChange = { [weak self] in self?.report() }
         AudioSession.shared.addInterruptionObserver { interruption in
@@ -30,13 +36,8 @@ final class PlayerDelegate: ApplicationDelegate {
         RemoteCommandCenter.shared.addTarget(explaining: { [weak self] command, argument in
             self?.handle(command, argument) ?? (.commandFailed, "the player is gone")
         })
-        // Elapsed time moves on while playing; the daemon keeps the last value for `status`.
-        nowPlayingTimer = Timer.scheduledTimer(withTimeInterval: 5, repeats: true) { _ in
-            MainActor.assumeIsolated { [weak self] in
-                guard let self, player.isPlaying else { return }
-                NowPlayingInfoCenter.shared.nowPlayingInfo = player.nowPlaying
-            }
-        }
+        // No timer publishes the position: the daemon moves it on from the last change, so
+        // a playing app is woken only by its audio.
     }
 
     func applicationDidEnterBackground(_ application: Application) {
@@ -77,7 +78,7 @@ final class PlayerDelegate: ApplicationDelegate {
             player.isPlaying ? player.pause() : player.play()
         case .nextTrack:
             guard let index = player.queuedIndex else { return refuse(.noActionableNowPlayingItem, "nothing plays") }
-            guard index + 1 < player.queuedCount else {
+            guard player.hasNext else {
                 return refuse(.noSuchContent, "item \(index + 1) of \(player.queuedCount) is the last")
             }
             player.next()
@@ -90,6 +91,32 @@ final class PlayerDelegate: ApplicationDelegate {
             }
             guard hasItem else { return refuse(.noActionableNowPlayingItem, "nothing to seek in") }
             player.seek(to: seconds)
+        case .changeRepeatMode:
+            guard let mode = argument.flatMap(RepeatMode.init(rawValue:)) else {
+                return refuse(.commandFailed, "repeat takes off, one or all, got \(argument ?? "nothing")")
+            }
+            player.setRepeatMode(mode)
+            settings.repeatMode = mode
+        case .changeShuffleMode:
+            guard let mode = argument.flatMap(ShuffleMode.init(rawValue:)) else {
+                return refuse(.commandFailed, "shuffle takes off or items, got \(argument ?? "nothing")")
+            }
+            player.setShuffleMode(mode)
+            settings.shuffleMode = mode
+        case .changeVolume:
+            guard let level = argument.flatMap(Double.init), level.isFinite, (0...1).contains(level) else {
+                return refuse(.commandFailed, "volume takes a level from 0 to 1, got \(argument ?? "nothing")")
+            }
+            player.setVolume(level)
+            settings.volume = level
+        }
+        if [.changeRepeatMode, .changeShuffleMode, .changeVolume].contains(command) {
+            do {
+                try settings.save(in: dataDirectory)
+            } catch {
+                // Set for now all the same; only the next launch will not remember it.
+                complain("BackgroundPlayer: cannot keep the setting in \(dataDirectory): \(error)")
+            }
         }
         return (.success, nil)
     }

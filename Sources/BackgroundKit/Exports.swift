@@ -29,6 +29,10 @@ public typealias AudioSessionOptions = BackgrounderCore.AudioSessionOptions
 public typealias RemoteCommand = BackgrounderProtocol.RemoteCommand
 /// `MPRemoteCommandHandlerStatus`.
 public typealias RemoteCommandHandlerStatus = BackgrounderProtocol.RemoteCommandHandlerStatus
+/// `MPRepeatType`.
+public typealias RepeatMode = BackgrounderProtocol.RepeatMode
+/// `MPShuffleType`.
+public typealias ShuffleMode = BackgrounderProtocol.ShuffleMode
 /// `MPNowPlayingInfoCenter`'s dictionary, typed.
 public typealias NowPlayingInfo = BackgrounderProtocol.NowPlayingInfo
 /// `UIApplication.backgroundFetchIntervalMinimum` / `…Never`, or seconds.

@@ -1,4 +1,4 @@
-public import BackgrounderProtocol
+import BackgrounderProtocol
 import Foundation
 
 #if canImport(Glibc)

@@ -140,6 +140,59 @@ public enum RemoteCommand: String, Sendable, Hashable, Codable, CaseIterable {
     case previousTrack
     /// Seek; the argument is the position in seconds.
     case changePlaybackPosition
+    /// Repeat nothing, the item or the whole queue; the argument is a ``RepeatMode``.
+    case changeRepeatMode
+    /// Shuffle the queue or play it in order; the argument is a ``ShuffleMode``.
+    case changeShuffleMode
+    /// The player's own volume, as MPRIS's `Volume` (iOS leaves the system volume to the
+    /// person, and so does this: it scales the app's output, like `AVPlayer.volume`); the
+    /// argument is a level from 0 to 1.
+    case changeVolume
+
+    /// Why an argument is not one this command takes, or `nil` when it is. Checked by the
+    /// daemon before a person's command reaches the app, so a typo is answered at once.
+    public func problem(with argument: String?) -> String? {
+        switch self {
+        case .play, .pause, .togglePlayPause, .nextTrack, .previousTrack:
+            return nil
+        case .changePlaybackPosition:
+            guard let seconds = argument.flatMap(Double.init), seconds.isFinite, seconds >= 0 else {
+                return "takes a position in seconds, 0 or more, not \(argument.map { "'\($0)'" } ?? "nothing")"
+            }
+            return nil
+        case .changeRepeatMode:
+            guard argument.flatMap(RepeatMode.init(rawValue:)) == nil else { return nil }
+            let known = RepeatMode.allCases.map(\.rawValue).joined(separator: ", ")
+            return "takes one of \(known), not \(argument.map { "'\($0)'" } ?? "nothing")"
+        case .changeShuffleMode:
+            guard argument.flatMap(ShuffleMode.init(rawValue:)) == nil else { return nil }
+            let known = ShuffleMode.allCases.map(\.rawValue).joined(separator: ", ")
+            return "takes one of \(known), not \(argument.map { "'\($0)'" } ?? "nothing")"
+        case .changeVolume:
+            guard let level = argument.flatMap(Double.init), level.isFinite, (0...1).contains(level) else {
+                return "takes a level from 0 to 1, not \(argument.map { "'\($0)'" } ?? "nothing")"
+            }
+            return nil
+        }
+    }
+}
+
+/// What a player repeats, as `MPRepeatType`.
+public enum RepeatMode: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Plays the queue once.
+    case off
+    /// Plays the current item again and again.
+    case one
+    /// Plays the queue again from the start after its last item.
+    case all
+}
+
+/// Whether a player shuffles, as `MPShuffleType` (albums as units are not offered).
+public enum ShuffleMode: String, Sendable, Hashable, Codable, CaseIterable {
+    /// The queue plays in its order.
+    case off
+    /// The items play in a random order.
+    case items
 }
 
 /// `REMOTE_COMMAND`: from a person to an app with the `audio` mode (the daemon wakes or
@@ -219,20 +272,65 @@ public struct NowPlayingInfo: Sendable, Hashable, Codable {
     /// The item's place in the queue (0-based) and the queue's length.
     public var index: Int?
     public var count: Int?
+    /// Its album, when known.
+    public var album: String?
+    /// The queue's items (their paths) in the order they play, from ``queueStart``: as many
+    /// as fit ``maximumQueueBytes``, so a library of thousands still fits a line. `nil` from
+    /// an app that does not say.
+    public var queue: [String]?
+    /// The place in the queue of ``queue``'s first entry.
+    public var queueStart: Int?
+    /// The player's own volume, 0 to 1.
+    public var volume: Double?
+    /// What it repeats.
+    public var repeatMode: RepeatMode?
+    /// Whether it shuffles.
+    public var shuffleMode: ShuffleMode?
+
+    /// The most bytes of paths ``queue`` carries: a quarter of a line.
+    public static let maximumQueueBytes = WireLimits.maximumLineLength / 4
 
     /// Creates the information.
     public init(
-        title: String, artist: String? = nil, path: String? = nil, elapsed: Double, duration: Double? = nil,
-        playing: Bool, index: Int? = nil, count: Int? = nil
+        title: String, artist: String? = nil, album: String? = nil, path: String? = nil, elapsed: Double,
+        duration: Double? = nil, playing: Bool, index: Int? = nil, count: Int? = nil
     ) {
         self.title = title
         self.artist = artist
+        self.album = album
         self.path = path
         self.elapsed = elapsed
         self.duration = duration
         self.playing = playing
         self.index = index
         self.count = count
+    }
+
+    /// Sets ``queue`` to the part of `items` a line carries: from a few items before the
+    /// current one on, as many as fit ``maximumQueueBytes``.
+    public mutating func describeQueue(_ items: [String]) {
+        let first = max(0, (index ?? 0) - 2)
+        var bytes = 0
+        var window: [String] = []
+        for item in items.dropFirst(first) {
+            // Each path costs its bytes and JSON's quotes and comma (escapes are rare).
+            bytes += item.utf8.count + 3
+            guard bytes <= Self.maximumQueueBytes else { break }
+            window.append(item)
+        }
+        queue = window
+        queueStart = first
+    }
+
+    /// The information as it stands `seconds` after it was published: the position moves on
+    /// while it plays, never past the item's end. The app says so only when something
+    /// changes, so a playing app is not woken just to count seconds.
+    public func advanced(by seconds: Double) -> NowPlayingInfo {
+        var info = self
+        if playing { info.elapsed += max(0, seconds) }
+        if let duration { info.elapsed = min(info.elapsed, duration) }
+        info.elapsed = max(0, info.elapsed)
+        return info
     }
 }
 

@@ -22,10 +22,13 @@ struct Audio: ParsableCommand {
     var id: String?
     @Argument(
         help:
-            "A remote command to send the app: play, pause, togglePlayPause, nextTrack, previousTrack, changePlaybackPosition."
+            "A remote command to send the app: play, pause, togglePlayPause, nextTrack, previousTrack, changePlaybackPosition, changeRepeatMode, changeShuffleMode, changeVolume."
     )
     var command: String?
-    @Argument(help: "The command's argument: a path for play, seconds for changePlaybackPosition.")
+    @Argument(
+        help:
+            "The command's argument: a path for play, seconds for changePlaybackPosition, off|one|all for changeRepeatMode, off|items for changeShuffleMode, 0 to 1 for changeVolume."
+    )
     var argument: String?
     @Flag(help: "Every column, and lines as long as they need.") var wide = false
 
@@ -61,10 +64,7 @@ struct Audio: ParsableCommand {
             : ["APP", "CATEGORY", "ACTIVE", "NOW PLAYING"]
         return [header]
             + sessions.map { session in
-                let playing =
-                    session.nowPlaying.map {
-                        "\($0.playing ? "playing" : "paused") \($0.title) at \(String(format: "%.0f", $0.elapsed)) s"
-                    } ?? "-"
+                let playing = session.nowPlaying.map(Self.describe) ?? "-"
                 let active = session.active ? "yes" : "no"
                 guard wide else { return [shortName(session.bundle), session.category.rawValue, active, playing] }
                 return [
@@ -98,6 +98,14 @@ struct Audio: ParsableCommand {
                     String(stream.stream), stream.bundle, stream.direction.rawValue, stream.format.description, state,
                 ] + counts + [String(format: "%.2f", stream.volume), stream.attributes.map(Self.describe) ?? "-"]
             }
+    }
+
+    /// `playing Morning – Edvard Grieg (Peer Gynt) at 12 s`: the item, who and what it is
+    /// from where the file says.
+    static func describe(_ info: NowPlayingInfo) -> String {
+        let by = info.artist.map { " – \($0)" } ?? ""
+        let from = info.album.map { " (\($0))" } ?? ""
+        return "\(info.playing ? "playing" : "paused") \(info.title)\(by)\(from) at \(String(format: "%.0f", info.elapsed)) s"
     }
 
     /// `352800/88200/88200/-`: each attribute the server granted, `-` for one left to it

@@ -20,6 +20,8 @@ struct AudioMessageTests {
             ClientMessage(.audioStreamControl(AudioStreamControl(stream: 3, action: .drain))),
             ClientMessage(.nowPlaying(NowPlayingInfo(title: "Song", elapsed: 1.5, playing: true, index: 0, count: 2))),
             ClientMessage(.remoteCommand(RemoteCommandRequest(bundle: "a.b", command: .play, argument: "/x.flac"))),
+            ClientMessage(
+                .remoteCommand(RemoteCommandRequest(bundle: "a.b", command: .changeRepeatMode, argument: "all"))),
             ClientMessage(.audio(AudioQuery(bundle: nil))),
         ]
         for request in requests {
@@ -78,5 +80,49 @@ struct AudioMessageTests {
                 try codec.decode(ClientMessage.self, from: Array(line.utf8))
             }
         }
+    }
+
+    @Test("a remote command's argument is checked: what each command takes, and why another is refused")
+    func remoteCommandArguments() {
+        #expect(RemoteCommand.nextTrack.problem(with: nil) == nil)
+        #expect(RemoteCommand.changePlaybackPosition.problem(with: "12.5") == nil)
+        #expect(RemoteCommand.changeRepeatMode.problem(with: "one") == nil)
+        #expect(RemoteCommand.changeShuffleMode.problem(with: "items") == nil)
+        #expect(RemoteCommand.changeVolume.problem(with: "0") == nil)
+        #expect(RemoteCommand.changeVolume.problem(with: "1") == nil)
+        #expect(RemoteCommand.changeVolume.problem(with: "1.5") == "takes a level from 0 to 1, not '1.5'")
+        #expect(RemoteCommand.changeVolume.problem(with: "nan") != nil)
+        #expect(RemoteCommand.changeRepeatMode.problem(with: "track") == "takes one of off, one, all, not 'track'")
+        #expect(RemoteCommand.changeShuffleMode.problem(with: nil) == "takes one of off, items, not nothing")
+        #expect(RemoteCommand.changePlaybackPosition.problem(with: "-3") != nil)
+    }
+
+    @Test("now-playing information moves on while playing, never past the item's end; paused, it stands")
+    func advancing() {
+        let playing = NowPlayingInfo(title: "Song", elapsed: 10, duration: 30, playing: true)
+        #expect(playing.advanced(by: 5).elapsed == 15)
+        #expect(playing.advanced(by: 500).elapsed == 30)
+        #expect(playing.advanced(by: -5).elapsed == 10)
+        var paused = playing
+        paused.playing = false
+        #expect(paused.advanced(by: 5).elapsed == 10)
+    }
+
+    @Test("the queue a line carries: from two items before the current one, as many paths as fit the budget")
+    func queueWindow() throws {
+        var info = NowPlayingInfo(title: "Song", elapsed: 0, playing: true, index: 5, count: 4000)
+        let items = (0..<4000).map { String(format: "/home/me/Music/library/%04d some song title.flac", $0) }
+        info.describeQueue(items)
+        let queue = try #require(info.queue)
+        #expect(info.queueStart == 3)
+        #expect(queue.first == items[3])
+        #expect(queue.count < items.count - 3 && queue.count > 100)
+        #expect(queue.reduce(0) { $0 + $1.utf8.count + 3 } <= NowPlayingInfo.maximumQueueBytes)
+        // The whole message still fits a line.
+        #expect(try codec.encode(ClientMessage(.nowPlaying(info))).count < WireLimits.maximumLineLength)
+
+        var first = NowPlayingInfo(title: "Song", elapsed: 0, playing: true, index: 0, count: 3)
+        first.describeQueue(["/a", "/b", "/c"])
+        #expect(first.queue == ["/a", "/b", "/c"] && first.queueStart == 0)
     }
 }

@@ -102,13 +102,14 @@ struct AudioFileTests {
             [Int16(frame % 2000 - 1000), Int16(-(frame % 300))]
         }
         let path = directory.appending("song.flac")
-        try writeWithLibsndfile(
+        try EncodedAudio.write(
             shorts: values, to: path, format: SF_FORMAT_FLAC | SF_FORMAT_PCM_16, sampleRate: 44100, channels: 2,
-            title: "Morgenstimmung", artist: "Edvard Grieg")
+            tags: .init(title: "Morgenstimmung", artist: "Edvard Grieg", album: "Peer Gynt"))
         let file = try AudioFile(path: path)
         #expect(file.formatName == "FLAC")
         #expect(file.title == "Morgenstimmung")
         #expect(file.artist == "Edvard Grieg")
+        #expect(file.album == "Peer Gynt")
         #expect(file.frames == 4410)
         #expect(try readAll(file, as: Int16.self) == values)
     }
@@ -119,12 +120,13 @@ struct AudioFileTests {
         defer { directory.remove() }
         for (name, format, rate) in [("Vorbis", SF_FORMAT_VORBIS, 44100), ("Opus", SF_FORMAT_OPUS, 48000)] {
             let path = directory.appending("tone-\(name).ogg")
-            try writeWithLibsndfile(
+            try EncodedAudio.write(
                 floats: tone(frequency: 1000, seconds: 1, sampleRate: rate), to: path, format: SF_FORMAT_OGG | format,
-                sampleRate: rate, channels: 1, title: "Tone", artist: nil)
+                sampleRate: rate, channels: 1, tags: .init(title: "Tone", album: "Tones"))
             let file = try AudioFile(path: path)
             #expect(file.formatName == "OGG \(name)")
             #expect(file.title == "Tone")
+            #expect(file.album == "Tones")
             #expect(file.sampleRate == rate)
             try expectTone(file, frequency: 1000, amplitude: 0.5)
         }
@@ -134,20 +136,28 @@ struct AudioFileTests {
         "MP3 decodes to the tone that was encoded",
         // Debian's libsndfile 1.2.0 reads MP3 with mpg123 and writes it with LAME; a build
         // without them cannot be tested here, as there is no other encoder to make the file.
-        .enabled(if: AudioFile.readableExtensions.contains("mp3") && canWriteMP3))
+        .enabled(if: AudioFile.readableExtensions.contains("mp3") && EncodedAudio.canWriteMP3))
     func mp3() throws {
         let directory = try TemporaryDirectory(prefix: "af")
         defer { directory.remove() }
         let path = directory.appending("tone.mp3")
-        try writeWithLibsndfile(
+        try EncodedAudio.write(
             floats: tone(frequency: 1000, seconds: 1, sampleRate: 44100), to: path,
-            format: SF_FORMAT_MPEG | SF_FORMAT_MPEG_LAYER_III, sampleRate: 44100, channels: 1, title: "Tone",
-            artist: "Test")
+            format: SF_FORMAT_MPEG | SF_FORMAT_MPEG_LAYER_III, sampleRate: 44100, channels: 1,
+            tags: .init(title: "Tone", artist: "Test"))
         let file = try AudioFile(path: path)
         #expect(file.formatName == "MPEG Layer III")
         #expect(file.title == "Tone")
         #expect(file.artist == "Test")
         try expectTone(file, frequency: 1000, amplitude: 0.5)
+
+        // As a tagger leaves it: ID3v2 in UTF-16 at the start, beyond Latin-1.
+        try EncodedAudio.retagMP3(path, .init(title: "Åse's Death", artist: "Edvard Grieg", album: "Пер Гюнт"))
+        let retagged = try AudioFile(path: path)
+        #expect(retagged.title == "Åse's Death")
+        #expect(retagged.artist == "Edvard Grieg")
+        #expect(retagged.album == "Пер Гюнт")
+        try expectTone(retagged, frequency: 1000, amplitude: 0.5)
     }
 
     @Test("the extensions a directory is searched for are the formats this libsndfile reads")
@@ -250,38 +260,3 @@ private func expectTone(_ file: AudioFile, frequency: Double, amplitude: Double)
     #expect(abs(ToneAnalysis.rms(shortMiddle) - amplitude / 2.squareRoot()) < 0.05 * amplitude)
 }
 
-private struct WriteFailure: Error, CustomStringConvertible {
-    var description: String
-}
-
-/// Whether this libsndfile can encode MP3 (it needs LAME).
-private let canWriteMP3: Bool = {
-    var info = SF_INFO()
-    info.samplerate = 44100
-    info.channels = 1
-    info.format = Int32(SF_FORMAT_MPEG | SF_FORMAT_MPEG_LAYER_III)
-    return Int(sf_format_check(&info)) == SF_TRUE
-}()
-
-private func writeWithLibsndfile(
-    shorts: [Int16] = [], floats: [Float] = [], to path: String, format: Int, sampleRate: Int, channels: Int,
-    title: String?, artist: String?
-) throws {
-    var info = SF_INFO()
-    info.samplerate = Int32(sampleRate)
-    info.channels = Int32(channels)
-    info.format = Int32(format)
-    guard let handle = sf_open(path, Int32(SFM_WRITE), &info) else {
-        throw WriteFailure(description: "\(path): \(String(cString: sf_strerror(nil)))")
-    }
-    defer { sf_close(handle) }
-    if let title { sf_set_string(handle, Int32(SF_STR_TITLE), title) }
-    if let artist { sf_set_string(handle, Int32(SF_STR_ARTIST), artist) }
-    let written =
-        shorts.isEmpty
-        ? sf_writef_float(handle, floats, Int64(floats.count / channels))
-        : sf_writef_short(handle, shorts, Int64(shorts.count / channels))
-    guard written == Int64(max(shorts.count, floats.count) / channels) else {
-        throw WriteFailure(description: "\(path): \(String(cString: sf_strerror(handle)))")
-    }
-}

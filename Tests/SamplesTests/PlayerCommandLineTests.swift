@@ -14,6 +14,15 @@ struct PlayerCommandLineTests {
         for help in [["help"], ["-h"], ["--help"], ["play", "--help"]] {
             #expect(try PlayerCommandLine(help).action == .help, "\(help)")
         }
+        #expect(try PlayerCommandLine(["queue"]).action == .queue)
+        #expect(try PlayerCommandLine(["volume"]).action == .volume(nil))
+        #expect(try PlayerCommandLine(["volume", "0.25"]).action == .volume(0.25))
+        #expect(try PlayerCommandLine(["shuffle", "on"]).action == .shuffle(.items))
+        #expect(try PlayerCommandLine(["shuffle", "off"]).action == .shuffle(.off))
+        #expect(try PlayerCommandLine(["repeat", "all"]).action == .repeatMode(.all))
+        for wrong in [["volume", "2"], ["volume", "-0.1"], ["volume", "nan"], ["shuffle", "items"], ["repeat", "yes"]] {
+            #expect(throws: PlayerCommandLineError.self, "\(wrong)") { try PlayerCommandLine(wrong) }
+        }
         #expect(throws: PlayerCommandLineError.self) { try PlayerCommandLine(["play", ""]) }
         #expect(throws: PlayerCommandLineError.self) { try PlayerCommandLine(["seek", "-1"]) }
         #expect(throws: PlayerCommandLineError.self) { try PlayerCommandLine(["skip"]) }

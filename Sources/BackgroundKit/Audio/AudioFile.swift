@@ -22,6 +22,9 @@ public final class AudioFile {
     public let title: String?
     /// The artist tag (`SF_STR_ARTIST`), nil when the file has none.
     public let artist: String?
+    /// The album tag (`SF_STR_ALBUM`: a FLAC or Ogg file's Vorbis comment, an MP3's ID3
+    /// `TALB`), nil when the file has none.
+    public let album: String?
     /// The container and, where the container says little, the codec: `WAV`, `FLAC`, `OGG Vorbis`.
     public let formatName: String
     /// The next frame ``read(into:frameCount:as:)`` returns.
@@ -85,6 +88,7 @@ public final class AudioFile {
         frames = info.frames
         title = Self.tag(Int32(SF_STR_TITLE), of: handle)
         artist = Self.tag(Int32(SF_STR_ARTIST), of: handle)
+        album = Self.tag(Int32(SF_STR_ALBUM), of: handle)
         formatName = Self.formatName(of: Int(info.format))
         let subtype = Int(info.format) & SF_FORMAT_SUBMASK
         storesFloats = subtype == SF_FORMAT_FLOAT || subtype == SF_FORMAT_DOUBLE

@@ -4,14 +4,22 @@ import Foundation
 
 /// Plays files one after another, as `AVQueuePlayer`: WAV, FLAC, Ogg and (where the
 /// installed libsndfile reads it) MP3, decoded by libsndfile and written to an
-/// ``AudioOutput``. Files of the same format follow each other without a gap.
+/// ``AudioOutput``. Files of the same format follow each other without a gap. It repeats
+/// and shuffles as a music app does (`MPRepeatType`, `MPShuffleType`), and has a volume of
+/// its own, as `AVPlayer.volume`.
 ///
 /// Every operation is queued behind the previous one, so a skip or a seek never races the
 /// task that feeds the stream (the stream's ring has exactly one writer).
 @MainActor
 public final class AudioQueuePlayer {
-    /// The files, in order.
+    /// The files, in the order they play (shuffled while ``shuffleMode`` is `items`).
     public private(set) var items: [String] = []
+    /// What it repeats: nothing, the item, or the queue.
+    public private(set) var repeatMode = RepeatMode.off
+    /// Whether the items play in a random order.
+    public private(set) var shuffleMode = ShuffleMode.off
+    /// The player's own volume, 0 to 1: samples are scaled by it as they are decoded.
+    public private(set) var volume = 1.0
     /// The item playing or paused, if any.
     public private(set) var currentIndex: Int?
     /// Whether it is playing (rather than paused, stopped or interrupted).
@@ -34,16 +42,22 @@ public final class AudioQueuePlayer {
     /// Operations enqueued and not yet finished; at 0 the queued state is the actual one.
     private var unfinished = 0
     private var interruptedWhilePlaying = false
-    private var current: (title: String, artist: String?, duration: Double, rate: Int)?
+    private var current: (title: String, artist: String?, album: String?, duration: Double, rate: Int)?
+    /// The items in the order they were given, and each played item's place there, so
+    /// shuffling can be undone.
+    private var order: [String] = []
+    private var positions: [Int] = []
     private let progress = Progress()
     private let bufferDuration: Double
     /// Where playback stood when the daemon dropped the stream (it went away), to go on from
     /// once media services are reset.
     private var lost: (index: Int, frame: Int64, playing: Bool)?
 
-    /// Frames handed to the stream since the item started, shared with the feeding task.
+    /// Frames handed to the stream since the item started, and the gain samples are scaled
+    /// by, shared with the feeding task.
     private final class Progress: Sendable {
         let frames = Locked<Int64>(0)
+        let gain = Locked<Double>(1)
     }
 
     /// Creates a player.
@@ -69,20 +83,33 @@ public final class AudioQueuePlayer {
     /// What is playing, as the now-playing center shows it.
     public var nowPlaying: NowPlayingInfo? {
         guard let index = currentIndex, let current else { return nil }
-        return NowPlayingInfo(
-            title: current.title, artist: current.artist, path: items[index], elapsed: elapsed,
-            duration: current.duration, playing: isPlaying, index: index, count: items.count)
+        var info = NowPlayingInfo(
+            title: current.title, artist: current.artist, album: current.album, path: items[index],
+            elapsed: elapsed, duration: current.duration, playing: isPlaying, index: index, count: items.count)
+        info.describeQueue(items)
+        info.volume = volume
+        info.repeatMode = repeatMode
+        info.shuffleMode = shuffleMode
+        return info
     }
 
     // MARK: Commands
 
-    /// Replaces the queue and plays from `index`.
+    /// Replaces the queue and plays from `index` (while shuffling, that item first and the
+    /// rest in a random order).
     public func play(_ items: [String], from index: Int = 0) {
         queuedCount = items.count
-        queuedIndex = items.indices.contains(index) ? index : nil
+        queuedIndex = items.indices.contains(index) ? (shuffleMode == .items ? 0 : index) : nil
         enqueue { player in
+            player.order = items
+            player.positions = Array(items.indices)
             player.items = items
-            await player.start(at: index, flush: true)
+            guard player.shuffleMode == .items, items.indices.contains(index) else {
+                await player.start(at: index, flush: true)
+                return
+            }
+            player.shuffle(keeping: index)
+            await player.start(at: 0, flush: true)
         }
     }
 
@@ -119,11 +146,69 @@ public final class AudioQueuePlayer {
         }
     }
 
-    /// Skips to the next item (or stops after the last).
+    /// Skips to the next item: after the last, the first again while repeating the queue,
+    /// otherwise it stops.
     public func next() {
         let following = (queuedIndex ?? -1) + 1
-        queuedIndex = following < queuedCount ? following : nil
-        enqueue { player in await player.start(at: (player.currentIndex ?? -1) + 1, flush: true) }
+        queuedIndex = following < queuedCount ? following : (repeatMode == .all && queuedCount > 0 ? 0 : nil)
+        enqueue { player in
+            let following = (player.currentIndex ?? -1) + 1
+            let wraps = player.repeatMode == .all && following == player.items.count
+            await player.start(at: wraps ? 0 : following, flush: true)
+        }
+    }
+
+    /// Whether ``next()`` has somewhere to go from what the commands so far lead to.
+    public var hasNext: Bool {
+        guard let index = queuedIndex else { return false }
+        return index + 1 < queuedCount || repeatMode == .all
+    }
+
+    /// Sets what it repeats; it applies when the current item ends.
+    public func setRepeatMode(_ mode: RepeatMode) {
+        repeatMode = mode
+        changed()
+    }
+
+    /// Shuffles the queue, the current item first, or puts it back in its order, the
+    /// current item playing on in either case.
+    public func setShuffleMode(_ mode: ShuffleMode) {
+        guard mode != shuffleMode else { return }
+        shuffleMode = mode
+        if mode == .items, queuedIndex != nil { queuedIndex = 0 }
+        enqueue { player in
+            switch mode {
+            case .items:
+                player.shuffle(keeping: player.currentIndex)
+                if player.currentIndex != nil { player.currentIndex = 0 }
+            case .off:
+                let playing = player.currentIndex.map { player.positions[$0] }
+                player.items = player.order
+                player.positions = Array(player.order.indices)
+                player.currentIndex = playing
+            }
+            player.changed()
+        }
+    }
+
+    /// Puts the item at `index` of the play order first, and the rest in a random order.
+    private func shuffle(keeping index: Int?) {
+        let kept = index.map { positions[$0] }
+        positions = (kept.map { [$0] } ?? []) + order.indices.filter { $0 != kept }.shuffled()
+        items = positions.map { order[$0] }
+    }
+
+    /// Sets the player's volume, 0 to 1. What is already buffered is decoded again at the new
+    /// level, so the change is heard at once rather than seconds later.
+    public func setVolume(_ level: Double) {
+        let level = min(1, max(0, level.isFinite ? level : 1))
+        volume = level
+        progress.gain.withLock { $0 = level }
+        changed()
+        enqueue { player in
+            guard player.isPlaying, let index = player.currentIndex, let rate = player.current?.rate else { return }
+            await player.start(at: index, frame: Int64(player.elapsed * Double(rate)), flush: true)
+        }
     }
 
     /// Goes back to the previous item (or the start of the first).
@@ -199,7 +284,7 @@ public final class AudioQueuePlayer {
         }
         currentIndex = index
         let name = (path as NSString).lastPathComponent
-        current = (file.title ?? name, file.artist, file.duration, file.sampleRate)
+        current = (file.title ?? name, file.artist, file.album, file.duration, file.sampleRate)
         progress.frames.withLock { $0 = frame }
         let remaining = max(0, file.duration - Double(frame) / Double(file.sampleRate))
         feed(file, into: output!, generation: generation)
@@ -249,6 +334,7 @@ public final class AudioQueuePlayer {
                 while !Task.isCancelled {
                     let frames = try file.read(into: buffer, frameCount: chunkFrames, as: .s16le)
                     guard frames > 0 else { break }
+                    Self.scale(buffer, samples: frames * output.format.channels, by: progress.gain.withLock { $0 })
                     try await output.write(UnsafeRawBufferPointer(rebasing: buffer[..<(frames * bytesPerFrame)]))
                     progress.frames.withLock { $0 += Int64(frames) }
                 }
@@ -267,10 +353,24 @@ public final class AudioQueuePlayer {
         }
     }
 
+    /// Scales 16-bit samples by a gain below 1 (a quieter player), in place.
+    private nonisolated static func scale(_ buffer: UnsafeMutableRawBufferPointer, samples: Int, by gain: Double) {
+        guard gain < 1 else { return }
+        let shorts = buffer.bindMemory(to: Int16.self)
+        for index in 0..<samples { shorts[index] = Int16((Double(shorts[index]) * gain).rounded()) }
+    }
+
     private func itemEnded(generation: Int, failure: String?) {
         guard generation == self.generation else { return }
         if let failure { onError?(failure) }
-        let following = (currentIndex ?? -1) + 1
+        // An item that gave no audio is not repeated: it would be opened again at once, forever.
+        let played = progress.frames.withLock { $0 } > 0 && failure == nil
+        var following = (currentIndex ?? -1) + 1
+        if played && repeatMode == .one, let index = currentIndex {
+            following = index
+        } else if played && repeatMode == .all && following == items.count {
+            following = 0
+        }
         enqueue { player in
             guard generation == player.generation else { return }
             if player.items.indices.contains(following) {

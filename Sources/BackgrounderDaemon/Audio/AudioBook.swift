@@ -13,6 +13,8 @@ struct AudioBook: Sendable {
     var verdicts: [String: AudioFocus.Verdict] = [:]
     /// `NOW_PLAYING`, by app.
     var nowPlaying: [String: NowPlayingInfo] = [:]
+    /// When each app published its `NOW_PLAYING`, to move the position on from there.
+    var nowPlayingAt: [String: Duration] = [:]
     /// Apps with at least one stream, so focus is applied to them.
     var streamOwners: [String: Set<Int>] = [:]
     /// Remote commands for apps launched to receive them, sent once they check in.
@@ -37,6 +39,7 @@ struct AudioBook: Sendable {
         activatedAt[identifier] = nil
         verdicts[identifier] = nil
         nowPlaying[identifier] = nil
+        nowPlayingAt[identifier] = nil
         streamOwners[identifier] = nil
     }
 }

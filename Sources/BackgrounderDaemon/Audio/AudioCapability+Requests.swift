@@ -149,6 +149,7 @@ extension AudioCapability {
     /// `NOW_PLAYING` from an app.
     func setNowPlaying(_ identifier: String, _ info: NowPlayingInfo, in apps: isolated AppManager) -> Done {
         book.nowPlaying[identifier] = info
+        book.nowPlayingAt[identifier] = apps.now
         // Media keys and the shell's media panel reach the apps that can play in the background.
         if let manifest = apps.manifest(of: identifier), manifest.backgroundModes.contains(.audio) {
             players.update(identifier, identity: manifest.name, info: info)
@@ -194,6 +195,9 @@ extension AudioCapability {
                 "\(identifier) does not declare the audio background mode; remote commands go to media apps")
         }
         let command = request.command.rawValue
+        if let problem = request.command.problem(with: request.argument) {
+            throw ProtocolError(.badRequest, "REMOTE_COMMAND: argument: \(command) \(problem)")
+        }
         var request = request
         let woken = app.lifecycle.state == .suspended
         switch app.lifecycle.state {
@@ -254,7 +258,7 @@ extension AudioCapability {
     // MARK: Listing
 
     /// `bgctl audio`.
-    func status(_ query: AudioQuery) -> AudioStatus {
+    func status(_ query: AudioQuery, in apps: isolated AppManager) -> AudioStatus {
         let streams = service.engine.snapshot(bundle: query.bundle)
         let concerned = Set(book.sessions.keys).union(book.streamOwners.keys).union(book.nowPlaying.keys)
         let sessions = concerned.filter { query.bundle == nil || $0 == query.bundle }.sorted().map { identifier in
@@ -263,9 +267,19 @@ extension AudioCapability {
             return AudioSessionInfo(
                 bundle: identifier, category: session.category, options: session.options.names,
                 active: session.isActive, interrupted: verdict.interrupted, ducked: verdict.ducked,
-                nowPlaying: book.nowPlaying[identifier])
+                nowPlaying: nowPlaying(identifier, in: apps))
         }
         return AudioStatus(server: service.connection, sessions: sessions, streams: streams)
+    }
+
+    /// What an app plays as of now: the position moves on from what it published while it
+    /// plays and runs (a suspended app's clock stands still).
+    private func nowPlaying(_ identifier: String, in apps: isolated AppManager) -> NowPlayingInfo? {
+        guard let info = book.nowPlaying[identifier], let at = book.nowPlayingAt[identifier] else { return nil }
+        switch apps.state(of: identifier) {
+        case .inactive, .active, .background: return info.advanced(by: (apps.now - at).seconds)
+        case .suspended, .notRunning: return info
+        }
     }
 }
 

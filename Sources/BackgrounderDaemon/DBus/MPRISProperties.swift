@@ -22,10 +22,16 @@ struct MediaPlayerState: Sendable, Equatable {
     /// Seconds into the item now: advanced from the published figure while playing, never
     /// past the item's end.
     func position(at now: ContinuousClock.Instant) -> Double {
-        var elapsed = info.elapsed
-        if running && info.playing { elapsed += (now - publishedAt).seconds }
-        if let duration = info.duration { elapsed = min(elapsed, duration) }
-        return max(0, elapsed)
+        info.advanced(by: running ? (now - publishedAt).seconds : 0).elapsed
+    }
+
+    /// MPRIS's `LoopStatus` for the app's repeat mode.
+    var loopStatus: String {
+        switch info.repeatMode ?? .off {
+        case .off: "None"
+        case .one: "Track"
+        case .all: "Playlist"
+        }
     }
 }
 
@@ -58,9 +64,12 @@ enum MPRIS {
             "Rate": .double(1),
             "MinimumRate": .double(1),
             "MaximumRate": .double(1),
-            "Volume": .double(1),
+            "Volume": .double(info.volume ?? 1),
+            "LoopStatus": .string(state.loopStatus),
+            "Shuffle": .boolean(info.shuffleMode == .items),
             "Metadata": metadata(info),
-            "CanGoNext": .boolean(info.index.map { index in index + 1 < (info.count ?? .max) } ?? true),
+            "CanGoNext": .boolean(
+                info.repeatMode == .all || info.index.map { index in index + 1 < (info.count ?? .max) } ?? true),
             "CanGoPrevious": .boolean(info.index.map { $0 > 0 } ?? true),
             "CanPlay": .boolean(true),
             "CanPause": .boolean(true),
@@ -71,7 +80,39 @@ enum MPRIS {
         return properties
     }
 
-    /// `Metadata`: the track id, length, title, artist and file.
+    /// What a `Set` of a player property asks for.
+    enum Setting: Equatable {
+        /// The remote command it stands for, with its argument.
+        case command(RemoteCommand, String)
+        /// A writable property given a value it does not take; what it takes.
+        case invalid(String)
+        /// Not a property a client may write.
+        case readOnly
+    }
+
+    /// What setting a player property to `value` asks of the app: `Volume`, `Shuffle` and
+    /// `LoopStatus` are the person's to set, as the player's own controls.
+    static func setting(_ name: String, to value: DBusValue) -> Setting {
+        var value = value
+        if case .variant(let inner) = value { value = inner }
+        switch name {
+        case "Volume":
+            // Out of range is clamped, as the specification has it for negative values.
+            guard case .double(let level) = value, level.isFinite else { return .invalid("a double") }
+            return .command(.changeVolume, String(min(1, max(0, level))))
+        case "Shuffle":
+            guard case .boolean(let on) = value else { return .invalid("a boolean") }
+            return .command(.changeShuffleMode, (on ? ShuffleMode.items : .off).rawValue)
+        case "LoopStatus":
+            let modes = ["None": RepeatMode.off, "Track": .one, "Playlist": .all]
+            guard let mode = value.stringValue.flatMap({ modes[$0] }) else { return .invalid("None, Track or Playlist") }
+            return .command(.changeRepeatMode, mode.rawValue)
+        default:
+            return .readOnly
+        }
+    }
+
+    /// `Metadata`: the track id, length, title, artist, album and file.
     static func metadata(_ info: NowPlayingInfo) -> DBusValue {
         var entries: [String: DBusValue] = [
             "mpris:trackid": .objectPath(trackID(info)),
@@ -79,6 +120,7 @@ enum MPRIS {
         ]
         if let duration = info.duration { entries["mpris:length"] = .int64(microseconds(duration)) }
         if let artist = info.artist { entries["xesam:artist"] = .strings([artist]) }
+        if let album = info.album { entries["xesam:album"] = .string(album) }
         if let path = info.path, path.hasPrefix("/") { entries["xesam:url"] = .string(fileURL(path)) }
         return .vardict(entries)
     }
@@ -138,7 +180,9 @@ enum MPRIS {
             <property name="PlaybackStatus" type="s" access="read"/>
             <property name="Rate" type="d" access="read"/>
             <property name="Metadata" type="a{sv}" access="read"/>
-            <property name="Volume" type="d" access="read"/>
+            <property name="Volume" type="d" access="readwrite"/>
+            <property name="LoopStatus" type="s" access="readwrite"/>
+            <property name="Shuffle" type="b" access="readwrite"/>
             <property name="Position" type="x" access="read"/>
             <property name="MinimumRate" type="d" access="read"/>
             <property name="MaximumRate" type="d" access="read"/>

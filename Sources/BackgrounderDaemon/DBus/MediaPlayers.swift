@@ -117,12 +117,12 @@ final class MediaPlayers: Sendable {
         switch message.interface {
         case MPRIS.introspectable where member == "Introspect":
             connection.reply(to: message, [.string(MPRIS.introspection)])
-        case MPRIS.properties:
+        case MPRIS.properties where member != "Set":
             return answerProperties(member, arguments, state: state, to: message, on: connection)
-        case MPRIS.root, MPRIS.player:
-            // A method acts for the person (a media key, the shell's panel): an app's process on
-            // a bus it can reach would otherwise raise itself, or wake itself or another app
-            // out of suspension. Properties stay readable by anyone.
+        case MPRIS.properties, MPRIS.root, MPRIS.player:
+            // A method or a property set acts for the person (a media key, the shell's panel):
+            // an app's process on a bus it can reach would otherwise raise itself, or wake
+            // itself or another app out of suspension. Properties stay readable by anyone.
             bus.owner(of: message.sender, on: connection) { [self] owner in
                 if let refusal = Self.refusal(of: owner) {
                     bus.logger.warning("MPRIS \(member) on \(identifier)'s player refused: \(refusal)")
@@ -156,6 +156,26 @@ final class MediaPlayers: Sendable {
         to message: DBusMessage, on connection: BusConnection
     ) -> Bool {
         switch message.interface {
+        case MPRIS.properties:
+            guard arguments.count == 3, let name = arguments[1].stringValue else { return false }
+            guard arguments[0].stringValue == MPRIS.player else {
+                connection.replyError(
+                    to: message, name: "org.freedesktop.DBus.Error.PropertyReadOnly",
+                    "\(name) on \(arguments[0].stringValue ?? "that interface") is read-only")
+                return true
+            }
+            switch MPRIS.setting(name, to: arguments[2]) {
+            case .command(let command, let argument):
+                requestStream.yield(.command(RemoteCommandRequest(bundle: identifier, command: command, argument: argument)))
+                connection.reply(to: message)
+            case .invalid(let what):
+                connection.replyError(
+                    to: message, name: "org.freedesktop.DBus.Error.InvalidArgs", "\(name) takes \(what)")
+            case .readOnly:
+                connection.replyError(
+                    to: message, name: "org.freedesktop.DBus.Error.PropertyReadOnly",
+                    "\(name) is read-only; Volume, Shuffle and LoopStatus may be set")
+            }
         case MPRIS.root:
             switch member {
             case "Raise": requestStream.yield(.raise(identifier))
@@ -240,10 +260,6 @@ final class MediaPlayers: Sendable {
                 return true
             }
             connection.reply(to: message, [.variant(value)])
-        case "Set":
-            connection.replyError(
-                to: message, name: "org.freedesktop.DBus.Error.PropertyReadOnly",
-                "the daemon's players are read-only; the app sets its own volume")
         default:
             return false
         }

@@ -225,7 +225,7 @@ struct RequestRouter: Sendable {
             return later { .done(try await apps.audio { try $0.remoteCommand(request, in: $1) }.value()) }
         case .remoteCommandStatus(let report):
             return asApp { bundle in .done(try await apps.audio { try $0.answer(bundle, report, in: $1) }) }
-        case .audio(let query): return later { .audioStatus(try await apps.audio { audio, _ in audio.status(query) }) }
+        case .audio(let query): return later { .audioStatus(try await apps.audio { $0.status(query, in: $1) }) }
         case .permissions(let query): return later { .permissions(try apps.permissions(query.bundle)) }
         case .createTransfer(let submission):
             return asApp { bundle in .transfer(try await apps.transfers { try $0.create(bundle, submission, in: $1) }) }
