@@ -18,7 +18,8 @@ struct PlayerSettings: Codable, Equatable {
         let path = directory + "/" + fileName
         guard FileManager.default.fileExists(atPath: path) else { return PlayerSettings() }
         do {
-            var settings = try JSONDecoder().decode(PlayerSettings.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+            var settings = try JSONDecoder().decode(
+                PlayerSettings.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
             guard settings.volume.isFinite, (0...1).contains(settings.volume) else {
                 complain("BackgroundPlayer: \(path): volume: \(settings.volume) is not from 0 to 1; using 1")
                 settings.volume = 1

@@ -160,6 +160,9 @@ public struct AppInfo: Sendable, Hashable, Codable {
     /// Its audio streams' underruns and overruns, summed, while it has streams.
     public var audioUnderruns: Int?
     public var audioOverruns: Int?
+    /// What it asked a person for and waits on (`location`, `microphone`, `notifications`),
+    /// as `bgctl prompts` lists it; absent when nothing waits (protocol 1.9).
+    public var waitsForConsent: [String]?
 
     /// Creates an entry.
     public init(

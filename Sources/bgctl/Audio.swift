@@ -105,7 +105,8 @@ struct Audio: ParsableCommand {
     static func describe(_ info: NowPlayingInfo) -> String {
         let by = info.artist.map { " – \($0)" } ?? ""
         let from = info.album.map { " (\($0))" } ?? ""
-        return "\(info.playing ? "playing" : "paused") \(info.title)\(by)\(from) at \(String(format: "%.0f", info.elapsed)) s"
+        return
+            "\(info.playing ? "playing" : "paused") \(info.title)\(by)\(from) at \(String(format: "%.0f", info.elapsed)) s"
     }
 
     /// `352800/88200/88200/-`: each attribute the server granted, `-` for one left to it

@@ -10,7 +10,8 @@ struct PS: ParsableCommand {
             APP is the last part of the bundle identifier, which every command accepts in place of \
             the whole. BG LEFT is the background time left, counting down only in the background \
             (- when suspended or in front). NOTE says what matters now: a crash-loop throttle, a \
-            force quit, how the last process ended. --wide adds the full identifier, modes, \
+            force quit, how the last process ended, a permission it waits for a person to give \
+            (bgctl prompts). --wide adds the full identifier, modes, \
             assertions and audio underruns and overruns, and does not cut lines to the terminal.
 
             Examples:
@@ -59,6 +60,9 @@ struct PS: ParsableCommand {
     static func note(_ app: AppInfo) -> String {
         var notes: [String] = []
         if let throttled = app.throttled { notes.append(throttled.description) }
+        if let waits = app.waitsForConsent, !waits.isEmpty {
+            notes.append("waits for consent: \(waits.joined(separator: ", ")) (bgctl prompts)")
+        }
         if app.state == .notRunning {
             // "terminated: force quit" already says it.
             if app.forceQuit && app.lastExit?.reason != TerminationReason.forceQuit.rawValue {

@@ -134,7 +134,8 @@ struct PlayerControlsTests {
         #expect(session?["queue"] == .array(tracks.map(JSONValue.string)), "\(json)")
         let queue = try await player("queue")
         #expect(
-            queue.standardOutput == "> 1. 01 morning.flac\n  2. 02 ase.ogg\n  3. \((tracks[2] as NSString).lastPathComponent)\n",
+            queue.standardOutput
+                == "> 1. 01 morning.flac\n  2. 02 ase.ogg\n  3. \((tracks[2] as NSString).lastPathComponent)\n",
             "\(queue)")
         #expect(try await ctl("metadata", "album") == "Peer Gynt Suite No. 1")
         #expect(try await ctl("metadata", "artist") == "Edvard Grieg")

@@ -259,4 +259,3 @@ private func expectTone(_ file: AudioFile, frequency: Double, amplitude: Double)
     let shortMiddle = Array(shorts[(shorts.count / 4)..<(shorts.count * 3 / 4)])
     #expect(abs(ToneAnalysis.rms(shortMiddle) - amplitude / 2.squareRoot()) < 0.05 * amplitude)
 }
-

@@ -20,7 +20,9 @@ struct PlayerCommandLineTests {
         #expect(try PlayerCommandLine(["shuffle", "on"]).action == .shuffle(.items))
         #expect(try PlayerCommandLine(["shuffle", "off"]).action == .shuffle(.off))
         #expect(try PlayerCommandLine(["repeat", "all"]).action == .repeatMode(.all))
-        for wrong in [["volume", "2"], ["volume", "-0.1"], ["volume", "nan"], ["shuffle", "items"], ["repeat", "yes"]] {
+        for wrong in [
+            ["volume", "2"], ["volume", "-0.1"], ["volume", "nan"], ["shuffle", "items"], ["repeat", "yes"],
+        ] {
             #expect(throws: PlayerCommandLineError.self, "\(wrong)") { try PlayerCommandLine(wrong) }
         }
         #expect(throws: PlayerCommandLineError.self) { try PlayerCommandLine(["play", ""]) }

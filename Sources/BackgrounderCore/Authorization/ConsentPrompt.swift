@@ -46,6 +46,27 @@ public struct ConsentPrompt: Sendable, Hashable, Codable {
         }
     }
 
+    /// The question, as iOS's alert asks it: `Allow “HikeRecorder” to use your location?`.
+    public var question: String {
+        switch (service, asks) {
+        case (.location, "always"): "Allow “\(app)” to use your location, even when you are not using it?"
+        case (.location, _): "Allow “\(app)” to use your location?"
+        case (.microphone, _): "“\(app)” would like to access the microphone"
+        case (.notifications, _): "“\(app)” would like to send you notifications"
+        }
+    }
+
+    /// What a button for a choice says, as iOS's alert labels it.
+    public static func label(of choice: String) -> String {
+        switch choice {
+        case "while-using": "Allow While Using App"
+        case "always": "Always Allow"
+        case "allow": "Allow"
+        case "deny": "Don't Allow"
+        default: choice
+        }
+    }
+
     /// The grant a choice makes, or `nil` for a choice this prompt does not offer.
     public func grant(for choice: String) -> AuthorizationGrant? {
         guard choices.contains(choice) else { return nil }
@@ -94,12 +115,22 @@ public struct ConsentPrompts: Sendable {
     public func prompt(_ id: Int) -> ConsentPrompt? { prompts[id] }
 
     /// A person decided the service for the app (an answer, or `bgctl authorize`): its prompt goes.
-    public mutating func decided(_ bundle: String, _ service: AuthorizationService) {
-        prompts = prompts.filter { !($0.value.bundle == bundle && $0.value.service == service) }
+    /// - Returns: The number of the prompt that went, if one waited.
+    @discardableResult
+    public mutating func decided(_ bundle: String, _ service: AuthorizationService) -> [Int] {
+        remove { $0.bundle == bundle && $0.service == service }
     }
 
     /// Drops an app's prompts (its identity changed).
-    public mutating func drop(_ bundle: String) {
-        prompts = prompts.filter { $0.value.bundle != bundle }
+    /// - Returns: The numbers of the prompts that went.
+    @discardableResult
+    public mutating func drop(_ bundle: String) -> [Int] {
+        remove { $0.bundle == bundle }
+    }
+
+    private mutating func remove(where matches: (ConsentPrompt) -> Bool) -> [Int] {
+        let gone = prompts.values.filter(matches).map(\.id).sorted()
+        for id in gone { prompts[id] = nil }
+        return gone
     }
 }

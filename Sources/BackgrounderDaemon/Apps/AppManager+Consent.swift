@@ -2,9 +2,16 @@ import BackgrounderCore
 import BackgrounderProtocol
 import Foundation
 
+/// A prompt was asked (or asks for more), or is no longer waiting: what the desktop shows.
+enum ConsentEvent: Sendable {
+    case asked(ConsentPrompt)
+    case settled(Int)
+}
+
 /// Permission prompts: an app asks (location, the microphone, notifications), the core keeps
-/// the question until a person answers (`bgctl prompts`, `bgctl answer`), and the answer is a
-/// grant through the capability that owns the service, as `bgctl authorize` is.
+/// the question until a person answers (`bgctl prompts`, `bgctl answer`, or the desktop
+/// notification's buttons), and the answer is a grant through the capability that owns the
+/// service, as `bgctl authorize` is.
 extension AppManager {
     /// Asks the person on an app's behalf; the app stays not determined until they answer.
     /// A capability calls this when an app asks for a service it has no decision for.
@@ -18,10 +25,16 @@ extension AppManager {
         let (prompt, isNew) = consent.ask(
             identifier, app: name, service: service, asks: asks, usage: usage, at: Date().timeIntervalSince1970)
         guard isNew || asks == "always" else { return }
+        consentEventSink.yield(.asked(prompt))
         let reason = usage.map { " (\"\($0)\")" } ?? ""
         appLogger(identifier).notice(
             "asks for \(service.rawValue) (\(asks))\(reason); a person answers with `bgctl answer \(prompt.id) \(prompt.choices.joined(separator: "|"))`"
         )
+    }
+
+    /// Prompts that no longer wait: taken off the desktop.
+    func settled(_ prompts: [Int]) {
+        for id in prompts { consentEventSink.yield(.settled(id)) }
     }
 
     /// `PROMPTS`: what waits for an answer.

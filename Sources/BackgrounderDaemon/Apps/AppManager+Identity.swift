@@ -56,7 +56,7 @@ extension AppManager {
         apps[identifier] = nil
         forceQuit.remove(identifier)
         launchesAwaitingUnlock[identifier] = nil
-        consent.drop(identifier)
+        settled(consent.drop(identifier))
         tellIdentityChanged(identifier)
     }
 }

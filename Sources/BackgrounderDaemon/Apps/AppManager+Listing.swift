@@ -31,6 +31,10 @@ extension AppManager {
                 forceQuit: forceQuit.contains(identifier)
             )
         }
+        let waiting = Dictionary(grouping: consent.waiting, by: \.bundle)
+        for index in list.indices {
+            list[index].waitsForConsent = waiting[list[index].id].map { $0.map(\.service.rawValue) }
+        }
         describe(&list)
         return AppList(apps: list)
     }

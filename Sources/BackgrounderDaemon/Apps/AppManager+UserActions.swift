@@ -76,7 +76,7 @@ extension AppManager {
     /// `bgctl authorize ID SERVICE LEVEL`: handed to the capability that grants the service.
     func authorize(_ request: Authorize) throws(ProtocolError) -> Done {
         let done = try capability(granting: request.service).authorize(request, in: self)
-        consent.decided(request.bundle, request.service)
+        settled(consent.decided(request.bundle, request.service))
         return done
     }
 

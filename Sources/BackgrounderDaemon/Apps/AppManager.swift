@@ -49,6 +49,9 @@ actor AppManager {
     var externalPower = true
     /// What apps asked for that only a person may give, waiting for an answer.
     var consent = ConsentPrompts()
+    /// Prompts asked and settled, for the desktop to show as notifications and take back.
+    nonisolated let consentEvents: AsyncStream<ConsentEvent>
+    let consentEventSink: AsyncStream<ConsentEvent>.Continuation
     var forceQuit: Set<String>
     /// The next event window's identifier: unique within this run.
     var nextWindowID: EventWindowID = 1
@@ -85,6 +88,7 @@ actor AppManager {
         self.capabilities = capabilities
         self.retirement = retirement
         self.forceQuit = (try? store.forceQuitBundles()) ?? []
+        (consentEvents, consentEventSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(64))
     }
 
     /// The suspension mechanism's name, for `bgctl status`.

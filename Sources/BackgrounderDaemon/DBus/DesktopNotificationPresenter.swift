@@ -42,6 +42,13 @@ final class DesktopNotificationPresenter: NotificationPresenter {
     private let activationStream: AsyncStream<Activation>.Continuation
     /// Activations, for ``DesktopRequests`` to carry out on the app manager.
     let activations: AsyncStream<Activation>
+    /// Permission prompts shown, by prompt number: the notification's id
+    /// (DesktopNotificationPresenter+Consent.swift).
+    let shownPrompts = Locked<[Int: UInt32]>([:])
+    let answerStream: AsyncStream<ConsentAnswer>.Continuation
+    /// A person's answers to permission prompts, pressed on the notification, for
+    /// ``DesktopRequests`` to carry out as `bgctl answer` does.
+    let answers: AsyncStream<ConsentAnswer>
 
     var name: String { "desktop" }
 
@@ -50,6 +57,7 @@ final class DesktopNotificationPresenter: NotificationPresenter {
         self.fallback = fallback
         self.logger = logger
         (activations, activationStream) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(64))
+        (answers, answerStream) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(64))
     }
 
     /// Starts following the session bus (called once, when the daemon starts).
@@ -103,7 +111,7 @@ final class DesktopNotificationPresenter: NotificationPresenter {
     }
 
     /// Calls the notification server on the bus thread.
-    private func call(_ member: String, _ arguments: [DBusValue]) async -> Result<[DBusValue], DBusError> {
+    func call(_ member: String, _ arguments: [DBusValue]) async -> Result<[DBusValue], DBusError> {
         await withCheckedContinuation { continuation in
             bus.perform { loop in
                 guard let connection = loop.connection(DesktopBus.sessionEndpoint) else {
@@ -125,16 +133,19 @@ final class DesktopNotificationPresenter: NotificationPresenter {
             guard server.sent(message, logger: logger),
                 let arguments = try? message.readAll(), arguments.count == 2,
                 let id = arguments[0].integerValue.flatMap(UInt32.init(exactly:)),
-                let action = arguments[1].stringValue, let owner = shown.withLock({ $0.removeValue(forKey: id) })
+                let action = arguments[1].stringValue
             else { return }
+            if promptAnswered(id, action) { return }
+            guard let owner = shown.withLock({ $0.removeValue(forKey: id) }) else { return }
             activationStream.yield(Activation(bundle: owner.bundle, request: owner.request, action: action))
         }
         try connection.addMatch(signals + ",member='NotificationClosed'") { [self] message, _ in
             guard server.sent(message, logger: logger),
                 let arguments = try? message.readAll(), arguments.count == 2,
-                let id = arguments[0].integerValue.flatMap(UInt32.init(exactly:)),
-                let owner = shown.withLock({ $0.removeValue(forKey: id) })
+                let id = arguments[0].integerValue.flatMap(UInt32.init(exactly:))
             else { return }
+            promptClosed(id)
+            guard let owner = shown.withLock({ $0.removeValue(forKey: id) }) else { return }
             // Reason 2: the person dismissed it, which takes it off the delivered list as on
             // iOS. Expired (1) or closed by a call (3), it stays delivered. A click comes
             // first, with ActionInvoked, and has already taken the id.

@@ -4,8 +4,9 @@ import ServiceLifecycle
 
 /// Carries out on the app manager what arrives from the desktop: a media player command goes
 /// the way of `bgctl audio ID COMMAND` (waking or launching the app), `Raise` the way of
-/// `bgctl open`, a UnifiedPush message the way of `bgctl push`, and a click on a notification
-/// the way of `bgctl notifications ID activate`.
+/// `bgctl open`, a UnifiedPush message the way of `bgctl push`, a click on a notification
+/// the way of `bgctl notifications ID activate`, and a button pressed on a permission prompt
+/// the way of `bgctl answer`; the prompts themselves go to the desktop from here.
 struct DesktopRequests: Service {
     let players: MediaPlayers
     let push: UnifiedPushConnector
@@ -19,6 +20,8 @@ struct DesktopRequests: Service {
                 group.addTask { await carryOutPlayerRequests() }
                 group.addTask { await offerPushes() }
                 group.addTask { await activateNotifications() }
+                group.addTask { await showPrompts() }
+                group.addTask { await answerPrompts() }
             }
         }
     }
@@ -53,6 +56,27 @@ struct DesktopRequests: Service {
                 logger.info("notification \(activation.request) of \(activation.bundle): \(done.detail)")
             } catch {
                 logger.warning("notification \(activation.request) of \(activation.bundle) not opened: \(error)")
+            }
+        }
+    }
+
+    private func showPrompts() async {
+        for await event in apps.consentEvents {
+            switch event {
+            case .asked(let prompt): await notifications.presentPrompt(prompt)
+            case .settled(let prompt): await notifications.withdrawPrompt(prompt)
+            }
+        }
+    }
+
+    private func answerPrompts() async {
+        for await answer in notifications.answers {
+            do {
+                let done = try await apps.answer(answer)
+                logger.info("prompt \(answer.prompt) answered \(answer.choice) on the desktop: \(done.detail)")
+            } catch {
+                logger.warning(
+                    "prompt \(answer.prompt): \(answer.choice) pressed on the desktop, not carried out: \(error)")
             }
         }
     }

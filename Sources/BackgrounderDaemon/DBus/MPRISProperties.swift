@@ -105,7 +105,9 @@ enum MPRIS {
             return .command(.changeShuffleMode, (on ? ShuffleMode.items : .off).rawValue)
         case "LoopStatus":
             let modes = ["None": RepeatMode.off, "Track": .one, "Playlist": .all]
-            guard let mode = value.stringValue.flatMap({ modes[$0] }) else { return .invalid("None, Track or Playlist") }
+            guard let mode = value.stringValue.flatMap({ modes[$0] }) else {
+                return .invalid("None, Track or Playlist")
+            }
             return .command(.changeRepeatMode, mode.rawValue)
         default:
             return .readOnly

@@ -166,7 +166,8 @@ final class MediaPlayers: Sendable {
             }
             switch MPRIS.setting(name, to: arguments[2]) {
             case .command(let command, let argument):
-                requestStream.yield(.command(RemoteCommandRequest(bundle: identifier, command: command, argument: argument)))
+                requestStream.yield(
+                    .command(RemoteCommandRequest(bundle: identifier, command: command, argument: argument)))
                 connection.reply(to: message)
             case .invalid(let what):
                 connection.replyError(
