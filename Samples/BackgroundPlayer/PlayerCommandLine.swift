@@ -31,6 +31,8 @@ struct PlayerCommandLine: Equatable {
         which launches the app when it is not running and wakes it when it is suspended; what the
         app answers is the outcome. Files are checked with libsndfile before they are sent, and
         shared with the app (bgctl share): it reads them where they are, and nothing else of yours.
+        resume with nothing queued plays your music folder, once you allow the player into your
+        music library (it asks the first time: bgctl prompts, or the desktop's notification).
         status, queue and volume without a LEVEL read what the app last told the daemon, so a
         suspended player is not woken to be looked at. Volume, shuffle and repeat are kept
         across launches.

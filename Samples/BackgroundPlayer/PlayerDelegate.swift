@@ -53,23 +53,11 @@ final class PlayerDelegate: ApplicationDelegate {
         switch command {
         case .play:
             guard let argument else {
-                guard player.queuedCount > 0 else { return refuse(.noActionableNowPlayingItem, "nothing to resume") }
+                guard player.queuedCount > 0 else { return playLibrary() }
                 player.play()
                 return (.success, nil)
             }
-            do {
-                let items = try Playlist.resolve(argument, readableExtensions: AudioFile.readableExtensions)
-                // Every item opened once here (the daemon hands over files a person shared),
-                // so one the app may not read is refused now, with why, not skipped later.
-                for item in items {
-                    let descriptor = try SharedFiles.open(item)
-                    close(descriptor)
-                }
-                player.play(items)
-                return (.success, nil)
-            } catch {
-                return refuse(.noSuchContent, "\(error)")
-            }
+            return play(argument)
         case .pause:
             guard hasItem else { return refuse(.noActionableNowPlayingItem, "nothing to pause") }
             player.pause()
@@ -119,6 +107,52 @@ final class PlayerDelegate: ApplicationDelegate {
             }
         }
         return (.success, nil)
+    }
+
+    /// Plays a file, a folder or a playlist the person named.
+    private func play(_ path: String) -> (RemoteCommandHandlerStatus, reason: String?) {
+        do {
+            let items = try Playlist.resolve(path, readableExtensions: AudioFile.readableExtensions)
+            // Every item opened once here (the daemon hands over files a person shared),
+            // so one the app may not read is refused now, with why, not skipped later.
+            for item in items {
+                let descriptor = try SharedFiles.open(item)
+                close(descriptor)
+            }
+            player.play(items)
+            return (.success, nil)
+        } catch {
+            return refuse(.noSuchContent, "\(error)")
+        }
+    }
+
+    /// Nothing to resume: the person's music library, once they allow it (the first time,
+    /// they are asked, and resume again after answering).
+    private func playLibrary() -> (RemoteCommandHandlerStatus, reason: String?) {
+        let library: MediaLibrary.Authorization
+        do {
+            library = try MediaLibrary.requestAuthorization()
+        } catch {
+            return refuse(.commandFailed, "nothing to resume, and the music library cannot be asked for: \(error)")
+        }
+        switch library.status {
+        case .notDetermined:
+            return refuse(
+                .noActionableNowPlayingItem,
+                "nothing to resume; you were asked to allow your music library (bgctl prompts): allow it, then resume again"
+            )
+        case .denied:
+            return refuse(
+                .noActionableNowPlayingItem,
+                "nothing to resume, and your music library is not allowed (bgctl authorize \(PlayerCommand.bundleIdentifier) media-library)"
+            )
+        case .granted:
+            guard let folder = library.folder else {
+                return refuse(
+                    .noSuchContent, "your music library is allowed, but \(library.note ?? "there is no music folder")")
+            }
+            return play(folder)
+        }
     }
 
     /// Logs why a command was not carried out and returns what the person hears.

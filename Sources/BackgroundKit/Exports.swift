@@ -29,6 +29,8 @@ public typealias AudioSessionOptions = BackgrounderCore.AudioSessionOptions
 public typealias RemoteCommand = BackgrounderProtocol.RemoteCommand
 /// `MPRemoteCommandHandlerStatus`.
 public typealias RemoteCommandHandlerStatus = BackgrounderProtocol.RemoteCommandHandlerStatus
+/// `MPMediaLibraryAuthorizationStatus`: not determined, granted or denied.
+public typealias MediaLibraryAuthorization = BackgrounderCore.MediaLibraryAuthorization
 /// `MPRepeatType`.
 public typealias RepeatMode = BackgrounderProtocol.RepeatMode
 /// `MPShuffleType`.

@@ -210,7 +210,8 @@ public struct Daemon: Sendable {
                 ResourceCapability(controllers: controllers, limits: configuration.limits),
                 NotificationCapability(
                     store: store, presenter: notificationPresenter, feed: notificationFeed, logger: logger),
-                SharingCapability(files: sharedFiles, store: store),
+                SharingCapability(
+                    files: sharedFiles, store: store, musicDirectory: configuration.musicDirectory),
             ],
             retirement: retirement,
             limits: configuration.limits,

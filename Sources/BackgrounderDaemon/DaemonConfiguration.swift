@@ -1,5 +1,6 @@
 public import BackgrounderCore
 public import BackgrounderProtocol
+import Foundation
 
 /// Everything the daemon needs to know before it starts, from its command line.
 public struct DaemonConfiguration: Sendable {
@@ -53,6 +54,19 @@ public struct DaemonConfiguration: Sendable {
     /// a root daemon can give it a volume of its own; 0 for no quota, `nil` for a quarter of
     /// the state directory's file system.
     public var appDataQuotaBytes: Int?
+    /// The person's music folder, shared read-only with an app the person allows into their
+    /// music library (`--music-directory`; by default `XDG_MUSIC_DIR`, else `~/Music`);
+    /// `nil` for none.
+    public var musicDirectory: String? = DaemonConfiguration.defaultMusicDirectory
+
+    /// The daemon user's music folder, as xdg-user-dirs records it.
+    public static var defaultMusicDirectory: String? {
+        let environment = ProcessInfo.processInfo.environment
+        let home = environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? NSHomeDirectory()
+        let config = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.config"
+        let userDirs = try? String(contentsOfFile: config + "/user-dirs.dirs", encoding: .utf8)
+        return UserDirectories.music(userDirs: userDirs, home: home)
+    }
 
     /// How apps are suspended.
     public enum SuspensionChoice: String, Sendable, CaseIterable {

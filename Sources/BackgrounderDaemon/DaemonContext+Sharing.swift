@@ -26,7 +26,7 @@ extension DaemonContext {
             var grants: [SharedFileGrant] = []
             for path in request.paths {
                 do throws(ProtocolError) {
-                    grants.append(try Self.grant(for: path, appDirectories: appDirectories))
+                    grants.append(try SharedFileGrant.opening(path, appDirectories: appDirectories))
                 } catch {
                     return .failure(error)
                 }
@@ -41,35 +41,6 @@ extension DaemonContext {
         } catch {
             return .error(ProtocolError(.failed, "SHARE: \(error)"))
         }
-    }
-
-    /// Opens a path as a person shares it and describes what it is.
-    private static func grant(for path: String, appDirectories: Set<FileIdentity>) throws(ProtocolError)
-        -> SharedFileGrant
-    {
-        let descriptor: Int32
-        do throws(DaemonError) {
-            descriptor = try FileImport.openSource(path, appDirectories: appDirectories)
-        } catch {
-            throw ProtocolError(.notFound, "SHARE: \(error)")
-        }
-        defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, let identity = FileIdentity(descriptor) else {
-            throw ProtocolError(.failed, "SHARE: \(path): cannot stat: \(String(cString: strerror(errno)))")
-        }
-        let kind = info.st_mode & S_IFMT
-        guard kind == S_IFREG || kind == S_IFDIR else {
-            throw ProtocolError(.badRequest, "SHARE: \(path): not a regular file or folder")
-        }
-        // The kernel's name for what was opened: the path with every link resolved.
-        var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let length = readlink("/proc/self/fd/\(descriptor)", &target, target.count - 1)
-        guard length > 0 else {
-            throw ProtocolError(.failed, "SHARE: \(path): cannot resolve: \(String(cString: strerror(errno)))")
-        }
-        let resolved = String(decoding: target[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return SharedFileGrant(path: resolved, identity: identity, directory: kind == S_IFDIR)
     }
 
     /// Why a person's request naming a loaded app and their paths (`IMPORT`, `SHARE`) cannot

@@ -139,6 +139,8 @@ public struct ClientMessage: Sendable, Hashable {
         case prompts
         /// `ANSWER`: a person answers one.
         case answer(ConsentAnswer)
+        /// `MEDIA_LIBRARY_AUTHORIZATION`: an app asks whether it may read the person's music.
+        case requestMediaLibraryAuthorization
     }
 
     /// The request's identifier, echoed in the reply.
@@ -244,6 +246,7 @@ extension ClientMessage: Codable {
         MessageClass("SIMULATE_LOCATION", Body.simulateLocation),
         MessageClass("NOTIFICATIONS_FOLLOW", Body.followNotifications),
         MessageClass("PROMPTS", Body.prompts),
+        MessageClass("MEDIA_LIBRARY_AUTHORIZATION", Body.requestMediaLibraryAuthorization),
         MessageClass("ANSWER", Body.answer),
     ])
 

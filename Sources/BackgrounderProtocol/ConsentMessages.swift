@@ -25,3 +25,22 @@ public struct ConsentAnswer: Sendable, Hashable, Codable {
         self.choice = choice
     }
 }
+
+/// `MEDIA_LIBRARY`: the reply to an app's `MEDIA_LIBRARY_AUTHORIZATION`
+/// (`MPMediaLibrary.requestAuthorization`): what a person decided, and where the music is
+/// once they allowed it. Not decided yet, the person is asked (`bgctl prompts`).
+public struct MediaLibraryStatus: Sendable, Hashable, Codable {
+    /// The app's grant.
+    public var status: MediaLibraryAuthorization
+    /// The person's music folder, shared with the app read-only, when granted and present.
+    public var folder: String?
+    /// Why there is no folder although access is granted (the daemon has no music folder).
+    public var note: String?
+
+    /// Creates a status.
+    public init(status: MediaLibraryAuthorization, folder: String? = nil, note: String? = nil) {
+        self.status = status
+        self.folder = folder
+        self.note = note
+    }
+}

@@ -42,6 +42,7 @@ extension DaemonMessage: Codable {
         MessageClass("SHARED", Body.shared),
         MessageClass("NOTIFICATION_DELIVERED", Body.notificationDelivered),
         MessageClass("PROMPTS", Body.prompts),
+        MessageClass("MEDIA_LIBRARY", Body.mediaLibrary),
     ])
 
     public init(from decoder: any Decoder) throws {

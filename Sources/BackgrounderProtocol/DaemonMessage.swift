@@ -84,6 +84,8 @@ public struct DaemonMessage: Sendable, Hashable {
         case notificationDelivered(DeliveredNotice)
         /// `PROMPTS`: the reply to `PROMPTS`.
         case prompts(ConsentPromptList)
+        /// `MEDIA_LIBRARY`: the reply to `MEDIA_LIBRARY_AUTHORIZATION`.
+        case mediaLibrary(MediaLibraryStatus)
     }
 
     /// The identifier of the request this answers.

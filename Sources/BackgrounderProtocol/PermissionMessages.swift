@@ -35,6 +35,10 @@ public struct PermissionList: Sendable, Hashable, Codable {
         public var notifications: NotificationAuthorization?
         /// When a person last changed it, in seconds since 1970; absent if never.
         public var notificationsChangedAt: Double?
+        /// The music library grant (absent from daemons before protocol 1.9).
+        public var mediaLibrary: MediaLibraryAuthorization?
+        /// When a person last changed it, in seconds since 1970; absent if never.
+        public var mediaLibraryChangedAt: Double?
 
         /// Creates an entry.
         public init(

@@ -34,7 +34,7 @@ extension ClientMessage.Body {
             .pendingTasks,
             .registerPush, .unregisterPush, .createTransfer, .cancelTransfer, .transferSession, .acknowledgeTransfer,
             .requestNotificationAuthorization, .addNotification, .listNotifications, .removeNotifications,
-            .notificationPresentation:
+            .notificationPresentation, .requestMediaLibraryAuthorization:
             .app
         }
     }

@@ -175,6 +175,13 @@ struct Backgrounderd: AsyncParsableCommand {
         ))
     var liveRestore = false
 
+    @Option(
+        name: .customLong("music-directory"),
+        help: ArgumentHelp(
+            "The person's music folder, shared read-only with an app the person allows into their music library (default: XDG_MUSIC_DIR from user-dirs.dirs, else ~/Music; '' for none).",
+            valueName: "PATH"))
+    var musicDirectory: String?
+
     @Option(name: .customLong("boot-id-file"), help: .hidden)
     var bootIDFile = "/proc/sys/kernel/random/boot_id"
 
@@ -277,6 +284,7 @@ struct Backgrounderd: AsyncParsableCommand {
         configuration.stateReserveBytes = Self.bytes(stateReserve) ?? 0
         configuration.appDataQuotaBytes = appDataQuota.map { Self.bytes($0) ?? 0 }
         configuration.sharedPidNamespace = sharedPidNamespace
+        if let musicDirectory { configuration.musicDirectory = musicDirectory.isEmpty ? nil : absolute(musicDirectory) }
         do {
             try await Daemon(configuration: configuration, logger: logger).run()
         } catch let error as DaemonError {

@@ -11,11 +11,14 @@ struct Authorize: ParsableCommand {
               location        always, when-in-use or never
               microphone      granted (the default) or denied
               notifications   granted (the default) or denied
+              media-library   granted (the default) or denied: your music folder, read-only
 
             location always also reaches the app in the background, with relaunch for regions \
             and significant changes; its Info.plist needs NSLocationAlwaysAndWhenInUseUsageDescription. \
             when-in-use gives location only while the app is in front. Recording needs \
-            NSMicrophoneUsageDescription. Case does not matter. The grant is stored and the app \
+            NSMicrophoneUsageDescription, the music library NSAppleMusicUsageDescription (granted, \
+            the daemon shares your music folder with the app, read-only; denied, takes it \
+            back). Case does not matter. The grant is stored and the app \
             hears of it at once; bgctl permissions lists them.
 
             Examples:
@@ -27,11 +30,11 @@ struct Authorize: ParsableCommand {
     @OptionGroup var options: CommonOptions
     @Argument(help: ArgumentHelp(appArgumentHelp, valueName: "id"), completion: .bundleIdentifier) var id: String
     @Argument(
-        help: "location, microphone or notifications.",
-        completion: .list(["location", "microphone", "notifications"]))
+        help: "location, microphone, notifications or media-library.",
+        completion: .list(["location", "microphone", "notifications", "media-library"]))
     var service: String
     @Argument(
-        help: "The level (see above); for the microphone and notifications, granted when left out.",
+        help: "The level (see above); for the others than location, granted when left out.",
         completion: .list(["always", "when-in-use", "never", "granted", "denied"]))
     var level: String?
 

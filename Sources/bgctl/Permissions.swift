@@ -5,11 +5,11 @@ import BackgrounderProtocol
 struct Permissions: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract:
-            "Show what each app has been granted (location, microphone, notifications); `bgctl authorize` changes it.",
+            "Show what each app has been granted (location, microphone, notifications, music); `bgctl authorize` changes it.",
         discussion: """
             Lists every loaded app, and apps no longer loaded that still have grants stored. \
-            Location is always, when-in-use, never or not-determined; the microphone and \
-            notifications granted, denied or not-determined (not determined: nobody decided, so \
+            Location is always, when-in-use, never or not-determined; the microphone, \
+            notifications and the music library (MUSIC) granted, denied or not-determined (not determined: nobody decided, so \
             the app gets none).
 
             Examples:
@@ -38,8 +38,9 @@ struct Permissions: ParsableCommand {
             [
                 entry.bundle, entry.loaded ? entry.name ?? "-" : "(not loaded)", entry.location.grantWord,
                 entry.microphone.grantWord, entry.notifications?.grantWord ?? "-",
+                entry.mediaLibrary?.grantWord ?? "-",
             ]
         }
-        print(table([["ID", "NAME", "LOCATION", "MICROPHONE", "NOTIFICATIONS"]] + rows))
+        print(table([["ID", "NAME", "LOCATION", "MICROPHONE", "NOTIFICATIONS", "MUSIC"]] + rows))
     }
 }

@@ -5,7 +5,7 @@ import Foundation
 
 struct Prompts: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "List what apps asked for that waits for your answer (location, microphone, notifications).",
+        abstract: "List what apps asked for that waits for your answer (location, microphone, notifications, music).",
         discussion: """
             As iOS's permission alerts: an app that asks for a service nothing was decided for \
             waits here, with its name and its reason (its Info.plist's usage description), and \

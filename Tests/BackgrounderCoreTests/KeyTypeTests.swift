@@ -35,6 +35,7 @@ struct KeyTypeTests {
         Mistyped(key: "NSLocationAlwaysAndWhenInUseUsageDescription", value: .integer(1), expected: "must be a string"),
         Mistyped(key: "NSLocationWhenInUseUsageDescription", value: .strings(["why"]), expected: "must be a string"),
         Mistyped(key: "NSMicrophoneUsageDescription", value: .raw("<dict/>"), expected: "must be a string"),
+        Mistyped(key: "NSAppleMusicUsageDescription", value: .bool(true), expected: "must be a string"),
     ]
 
     @Test(arguments: cases)

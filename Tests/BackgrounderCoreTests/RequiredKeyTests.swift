@@ -28,7 +28,7 @@ struct RequiredKeyTests {
     @Test(
         arguments: [
             "NSLocationAlwaysAndWhenInUseUsageDescription", "NSLocationWhenInUseUsageDescription",
-            "NSMicrophoneUsageDescription",
+            "NSMicrophoneUsageDescription", "NSAppleMusicUsageDescription",
         ],
         ["", "   "]
     )

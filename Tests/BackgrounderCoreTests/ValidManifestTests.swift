@@ -15,6 +15,7 @@ struct ValidManifestTests {
         .setting("NSLocationAlwaysAndWhenInUseUsageDescription", .string("Tracks your walks."))
         .setting("NSLocationWhenInUseUsageDescription", .string("Shows where you are."))
         .setting("NSMicrophoneUsageDescription", .string("Records <voice> notes & memos."))
+        .setting("NSAppleMusicUsageDescription", .string("Plays your music."))
 
     @Test func everyKeyIsRead() throws {
         let source = InMemoryBundle(path: "/apps/Complete.bundle", plist: Self.complete, executable: "Complete")
@@ -38,7 +39,8 @@ struct ValidManifestTests {
                 == UsageDescriptions(
                     locationAlwaysAndWhenInUse: "Tracks your walks.",
                     locationWhenInUse: "Shows where you are.",
-                    microphone: "Records <voice> notes & memos."
+                    microphone: "Records <voice> notes & memos.",
+                    mediaLibrary: "Plays your music."
                 )
         )
     }

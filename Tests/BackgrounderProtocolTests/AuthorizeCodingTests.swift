@@ -52,7 +52,7 @@ struct AuthorizeCodingTests {
         arguments: [
             (
                 #""service":"camera","level":"granted""#,
-                "field 'service': unknown service 'camera' (known: location, microphone, notifications)"
+                "field 'service': unknown service 'camera' (known: location, microphone, notifications, media-library)"
             ),
             (
                 #""service":"location","level":"sometimes""#,

@@ -88,6 +88,7 @@ struct MessageClassesTests {
         #"{"class":"NOTIFICATIONS_FOLLOW","bundle":"org.example.a"}"#,
         #"{"class":"PROMPTS"}"#,
         #"{"class":"ANSWER","prompt":1,"choice":"always"}"#,
+        #"{"class":"MEDIA_LIBRARY_AUTHORIZATION"}"#,
         #"{"class":"SIMULATE_LOCATION","fixes":[{"coordinate":{"latitude":46.3633,"longitude":14.0814},"altitude":596,"#
             + #""timestamp":1744290000,"fixMode":"3d"}]}"#,
         #"{"class":"NOTIFICATION_AUTHORIZATION","options":["alert","sound"]}"#,
@@ -168,6 +169,7 @@ struct MessageClassesTests {
             + #""choices":["while-using","always","deny"]}]}"#,
         #"{"class":"NOTIFICATION_DELIVERED","bundle":"org.example.a","app":"A","notification":\#(delivered)}"#,
         #"{"class":"NOTIFICATION_AUTHORIZATION","status":"notDetermined"}"#,
+        #"{"class":"MEDIA_LIBRARY","status":"granted","folder":"/home/me/Music"}"#,
         #"{"class":"NOTIFICATIONS","bundle":"org.example.a","authorization":"granted","#
             + #""pending":[{"request":\#(notificationRequest),"nextFire":1744290000}],"delivered":[\#(delivered)]}"#,
         #"{"class":"NOTIFICATION_WILL_PRESENT","notification":\#(delivered)}"#,

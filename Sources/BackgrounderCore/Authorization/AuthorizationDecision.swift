@@ -31,3 +31,6 @@ public typealias MicrophoneAuthorization = AuthorizationDecision
 
 /// Whether an app may post notifications, as `UNAuthorizationStatus`.
 public typealias NotificationAuthorization = AuthorizationDecision
+
+/// Whether an app may read the person's music folder, as `MPMediaLibraryAuthorizationStatus`.
+public typealias MediaLibraryAuthorization = AuthorizationDecision

@@ -8,6 +8,8 @@ public enum AuthorizationGrant: Sendable, Hashable {
     case microphone(MicrophoneAuthorization)
     /// Notifications: `granted` or `denied` (`notDetermined` is refused likewise).
     case notifications(NotificationAuthorization)
+    /// The music library: `granted` or `denied` (`notDetermined` is refused likewise).
+    case mediaLibrary(MediaLibraryAuthorization)
 
     /// The service it is about.
     public var service: AuthorizationService {
@@ -15,6 +17,7 @@ public enum AuthorizationGrant: Sendable, Hashable {
         case .location: .location
         case .microphone: .microphone
         case .notifications: .notifications
+        case .mediaLibrary: .mediaLibrary
         }
     }
 
@@ -24,12 +27,13 @@ public enum AuthorizationGrant: Sendable, Hashable {
         case .location(let level): level.grantWord
         case .microphone(let level): level.grantWord
         case .notifications(let level): level.grantWord
+        case .mediaLibrary(let level): level.grantWord
         }
     }
 
     /// Parses what a person types.
     /// - Parameters:
-    ///   - service: `location`, `microphone` or `notifications`.
+    ///   - service: `location`, `microphone`, `notifications` or `media-library`.
     ///   - level: For location `always`, `when-in-use` or `never`; for the microphone
     ///     and notifications `granted` (or empty) or `denied`. Case does not matter.
     /// - Throws: ``AuthorizationGrantProblem`` naming the word at fault and the words allowed.
@@ -65,6 +69,14 @@ public enum AuthorizationGrant: Sendable, Hashable {
                 )
             }
             self = .notifications(level)
+        case .mediaLibrary:
+            guard let level = MediaLibraryAuthorization(grant: level) else {
+                throw AuthorizationGrantProblem(
+                    .level,
+                    "'\(level)' is not a media-library grant (use \(MediaLibraryAuthorization.grantWords.joined(separator: " or ")))"
+                )
+            }
+            self = .mediaLibrary(level)
         case nil:
             let known = AuthorizationService.allCases.map(\.rawValue).joined(separator: ", ")
             throw AuthorizationGrantProblem(.service, "unknown service '\(service)' (known: \(known))")

@@ -7,4 +7,7 @@ public enum AuthorizationService: String, Sendable, Hashable, Codable, CaseItera
     case microphone
     /// Posting local notifications (``NotificationAuthorization``).
     case notifications
+    /// Reading the person's music folder (``MediaLibraryAuthorization``), as
+    /// `MPMediaLibrary`.
+    case mediaLibrary = "media-library"
 }

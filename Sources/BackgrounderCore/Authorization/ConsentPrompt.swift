@@ -42,7 +42,7 @@ public struct ConsentPrompt: Sendable, Hashable, Codable {
     private static func choices(_ service: AuthorizationService, _ asks: String) -> [String] {
         switch service {
         case .location: asks == "always" ? ["while-using", "always", "deny"] : ["while-using", "deny"]
-        case .microphone, .notifications: ["allow", "deny"]
+        case .microphone, .notifications, .mediaLibrary: ["allow", "deny"]
         }
     }
 
@@ -53,6 +53,7 @@ public struct ConsentPrompt: Sendable, Hashable, Codable {
         case (.location, _): "Allow “\(app)” to use your location?"
         case (.microphone, _): "“\(app)” would like to access the microphone"
         case (.notifications, _): "“\(app)” would like to send you notifications"
+        case (.mediaLibrary, _): "“\(app)” would like to access your music library"
         }
     }
 
@@ -78,6 +79,8 @@ public struct ConsentPrompt: Sendable, Hashable, Codable {
         case (.microphone, _): return .microphone(.denied)
         case (.notifications, "allow"): return .notifications(.granted)
         case (.notifications, _): return .notifications(.denied)
+        case (.mediaLibrary, "allow"): return .mediaLibrary(.granted)
+        case (.mediaLibrary, _): return .mediaLibrary(.denied)
         }
     }
 }

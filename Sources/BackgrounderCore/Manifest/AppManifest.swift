@@ -74,12 +74,17 @@ public struct UsageDescriptions: Sendable, Hashable, Codable {
     public var locationWhenInUse: String?
     /// `NSMicrophoneUsageDescription`.
     public var microphone: String?
+    /// `NSAppleMusicUsageDescription`: the person's music library.
+    public var mediaLibrary: String?
 
     /// Creates a set of usage descriptions.
-    public init(locationAlwaysAndWhenInUse: String? = nil, locationWhenInUse: String? = nil, microphone: String? = nil)
-    {
+    public init(
+        locationAlwaysAndWhenInUse: String? = nil, locationWhenInUse: String? = nil, microphone: String? = nil,
+        mediaLibrary: String? = nil
+    ) {
         self.locationAlwaysAndWhenInUse = locationAlwaysAndWhenInUse
         self.locationWhenInUse = locationWhenInUse
         self.microphone = microphone
+        self.mediaLibrary = mediaLibrary
     }
 }

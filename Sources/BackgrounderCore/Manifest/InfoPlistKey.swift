@@ -15,4 +15,7 @@ public enum InfoPlistKey: String, Sendable, CaseIterable, CodingKey {
     case locationAlwaysAndWhenInUseUsage = "NSLocationAlwaysAndWhenInUseUsageDescription"
     case locationWhenInUseUsage = "NSLocationWhenInUseUsageDescription"
     case microphoneUsage = "NSMicrophoneUsageDescription"
+    /// Why the app asks for the person's music library (iOS's media library key): a person
+    /// who allows it lets the app read their music folder, and nothing else of theirs.
+    case mediaLibraryUsage = "NSAppleMusicUsageDescription"
 }

@@ -81,12 +81,14 @@ enum InfoPlistParser {
         let usage = UsageDescriptions(
             locationAlwaysAndWhenInUse: raw.locationAlwaysAndWhenInUseUsage,
             locationWhenInUse: raw.locationWhenInUseUsage,
-            microphone: raw.microphoneUsage
+            microphone: raw.microphoneUsage,
+            mediaLibrary: raw.mediaLibraryUsage
         )
         let descriptions: [(InfoPlistKey, String?)] = [
             (.locationAlwaysAndWhenInUseUsage, usage.locationAlwaysAndWhenInUse),
             (.locationWhenInUseUsage, usage.locationWhenInUse),
             (.microphoneUsage, usage.microphone),
+            (.mediaLibraryUsage, usage.mediaLibrary),
         ]
         for case (let key, let text?) in descriptions where text.allSatisfy(\.isWhitespace) {
             throw BundleProblem(path: path, key: key.rawValue, reason: "must say why the app asks, not be empty")
@@ -161,6 +163,7 @@ private struct RawInfoPlist: Decodable {
     var locationAlwaysAndWhenInUseUsage: String?
     var locationWhenInUseUsage: String?
     var microphoneUsage: String?
+    var mediaLibraryUsage: String?
     var packageType: String?
     var policyEntryPoint: String?
     var policySchedulingEntryPoint: String?
@@ -184,6 +187,7 @@ private struct RawInfoPlist: Decodable {
         locationAlwaysAndWhenInUseUsage = try field(String.self, .locationAlwaysAndWhenInUseUsage, "a string")
         locationWhenInUseUsage = try field(String.self, .locationWhenInUseUsage, "a string")
         microphoneUsage = try field(String.self, .microphoneUsage, "a string")
+        mediaLibraryUsage = try field(String.self, .mediaLibraryUsage, "a string")
         packageType = try field(String.self, .packageType, "a string")
         policyEntryPoint = try field(String.self, .policyEntryPoint, "a string")
         policySchedulingEntryPoint = try field(String.self, .policySchedulingEntryPoint, "a string")

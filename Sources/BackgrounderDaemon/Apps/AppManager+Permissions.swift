@@ -31,7 +31,8 @@ extension AppManager {
                 let location = grants.first { $0.bundleIdentifier == identifier && $0.service == .location }
                 let microphone = grants.first { $0.bundleIdentifier == identifier && $0.service == .microphone }
                 let notifications = grants.first { $0.bundleIdentifier == identifier && $0.service == .notifications }
-                return PermissionList.Entry(
+                let library = grants.first { $0.bundleIdentifier == identifier && $0.service == .mediaLibrary }
+                var entry = PermissionList.Entry(
                     bundle: identifier,
                     name: loaded[identifier]?.manifest.name,
                     loaded: loaded[identifier] != nil,
@@ -44,6 +45,9 @@ extension AppManager {
                         ?? .notDetermined,
                     notificationsChangedAt: notifications?.changedAt.timeIntervalSince1970
                 )
+                entry.mediaLibrary = library.flatMap { MediaLibraryAuthorization(rawValue: $0.level) } ?? .notDetermined
+                entry.mediaLibraryChangedAt = library?.changedAt.timeIntervalSince1970
+                return entry
             }
         )
     }

@@ -243,6 +243,10 @@ struct RequestRouter: Sendable {
             }
         case .transfers(let query):
             return later { .transferList(try await apps.transfers { try $0.list(query, in: $1) }) }
+        case .requestMediaLibraryAuthorization:
+            return asApp { bundle in
+                .mediaLibrary(try await apps.sharing { try $0.requestLibraryAuthorization(bundle, in: $1) })
+            }
         case .requestNotificationAuthorization(let request):
             return asApp { bundle in
                 .notificationAuthorization(

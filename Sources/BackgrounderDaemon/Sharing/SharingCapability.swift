@@ -6,21 +6,32 @@ import Foundation
 /// desktop's document portal shares them: the app reads exactly those, through descriptors
 /// the daemon opens (``SharedFiles``), and its sandbox never widens. Grants are kept in the
 /// store, so they hold across the app's launches and the daemon's restarts, and go with the
-/// app's identity (a bundle that claims a removed app's identifier gets none).
+/// app's identity (a bundle that claims a removed app's identifier gets none). The person's
+/// music folder is shared the same way with an app the person allows into their music library
+/// (SharingCapability+MediaLibrary.swift).
 final class SharingCapability: AppCapability {
     /// The table the descriptor socket opens files from.
     let files: SharedFiles
-    private let store: StateStore
+    let store: StateStore
+    /// The person's music folder (`--music-directory`, else `XDG_MUSIC_DIR`), if there is one.
+    let musicDirectory: String?
+    /// Media library grants by app, loaded from the store.
+    var libraryGrants: [String: MediaLibraryAuthorization]
 
-    init(files: SharedFiles, store: StateStore) {
+    init(files: SharedFiles, store: StateStore, musicDirectory: String?) {
         self.files = files
         self.store = store
+        self.musicDirectory = musicDirectory
+        libraryGrants = Self.storedLibraryGrants(store)
     }
+
+    var authorizationServices: [AuthorizationService] { [.mediaLibrary] }
 
     func app(_ identifier: String, changed change: LifecycleChange, in apps: isolated AppManager) {}
 
     func identityChanged(_ identifier: String, in apps: isolated AppManager) {
         files.replace(identifier, with: (try? store.sharedFiles()[identifier]) ?? [])
+        libraryGrants[identifier] = Self.storedLibraryGrants(store)[identifier]
     }
 
     /// Records files a person shared, already opened and resolved by the caller.

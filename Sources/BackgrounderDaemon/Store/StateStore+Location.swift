@@ -106,6 +106,7 @@ extension StateStore {
         case .location(let level): level.rawValue
         case .microphone(let level): level.rawValue
         case .notifications(let level): level.rawValue
+        case .mediaLibrary(let level): level.rawValue
         }
     }
 

@@ -1,0 +1,39 @@
+public import BackgrounderCore
+import BackgrounderProtocol
+
+/// The person's music library, as `MPMediaLibrary`: an app that declares
+/// `NSAppleMusicUsageDescription` asks, the person is asked once (`bgctl prompts`, or a
+/// notification on the desktop), and once they allow it the music folder is shared with the
+/// app, read-only: its files open through ``SharedFiles``, and nothing else of the person's does.
+@MainActor
+public enum MediaLibrary {
+    /// What a person decided, and where the music is once they allowed it.
+    public struct Authorization: Sendable, Hashable {
+        /// `notDetermined` until the person answers, then `granted` or `denied`.
+        public var status: MediaLibraryAuthorization
+        /// The music folder, when granted and there is one.
+        public var folder: String?
+        /// Why there is no folder although access is granted.
+        public var note: String?
+    }
+
+    /// Asks for the music library, as `MPMediaLibrary.requestAuthorization`. The first time,
+    /// the person is asked and the answer is `notDetermined`: ask again later (when the
+    /// person next wants the library) to hear their decision.
+    /// - Throws: ``ProtocolError``: `notAuthorized` when the Info.plist has no
+    ///   `NSAppleMusicUsageDescription`, `unavailable` when the app has not checked in.
+    public static func requestAuthorization() throws -> Authorization {
+        guard let connection = Application.shared.daemonConnection else {
+            throw ProtocolError(.unavailable, "the app has not checked in with backgrounderd")
+        }
+        let reply = try connection.request(.requestMediaLibraryAuthorization).body
+        switch reply {
+        case .mediaLibrary(let status):
+            return Authorization(status: status.status, folder: status.folder, note: status.note)
+        case .error(let error):
+            throw error
+        default:
+            throw ProtocolError(.failed, "unexpected reply to MEDIA_LIBRARY_AUTHORIZATION")
+        }
+    }
+}

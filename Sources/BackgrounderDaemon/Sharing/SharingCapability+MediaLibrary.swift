@@ -1,0 +1,100 @@
+import BackgrounderCore
+import BackgrounderProtocol
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The person's music library, as iOS's media library: an app that declares
+/// `NSAppleMusicUsageDescription` asks (`MPMediaLibrary.requestAuthorization`), the person is
+/// asked once, and once they allow it the music folder is shared with the app read-only, as
+/// `bgctl share` would share it: through descriptors the daemon opens, the sandbox unchanged.
+/// Denied later, the folder is taken back.
+extension SharingCapability {
+    static func storedLibraryGrants(_ store: StateStore) -> [String: MediaLibraryAuthorization] {
+        ((try? store.authorizationLevels(service: .mediaLibrary)) ?? [:]).mapValues {
+            MediaLibraryAuthorization(rawValue: $0) ?? .notDetermined
+        }
+    }
+
+    /// `MEDIA_LIBRARY_AUTHORIZATION` from an app: what the person decided, and the folder once
+    /// allowed. Not decided yet, the person is asked.
+    func requestLibraryAuthorization(_ identifier: String, in apps: isolated AppManager) throws(ProtocolError)
+        -> MediaLibraryStatus
+    {
+        let manifest = try apps.app(identifier).bundle.manifest
+        guard let usage = manifest.usageDescriptions.mediaLibrary else {
+            throw ProtocolError(
+                .notAuthorized,
+                "\(identifier)'s Info.plist has no \(InfoPlistKey.mediaLibraryUsage.rawValue), which the music library needs"
+            )
+        }
+        let status = libraryGrants[identifier] ?? .notDetermined
+        switch status {
+        case .notDetermined:
+            apps.askPerson(identifier, for: .mediaLibrary, asks: "granted", usage: usage)
+            return MediaLibraryStatus(status: status)
+        case .denied:
+            return MediaLibraryStatus(status: status)
+        case .granted:
+            guard let musicDirectory else {
+                return MediaLibraryStatus(status: status, note: "the daemon has no music folder (--music-directory)")
+            }
+            guard let shared = sharedLibrary(of: identifier) else {
+                return MediaLibraryStatus(
+                    status: status,
+                    note: "\(musicDirectory) is not shared: it could not be opened (the daemon's log says why)")
+            }
+            return MediaLibraryStatus(status: status, folder: shared.path)
+        }
+    }
+
+    /// The music folder as shared with the app, if it is.
+    private func sharedLibrary(of identifier: String) -> SharedFileGrant? {
+        guard let musicDirectory, let resolved = realpath(musicDirectory, nil) else { return nil }
+        defer { free(resolved) }
+        let path = String(cString: resolved)
+        return files.grants(for: identifier).first { $0.directory && $0.path == path }
+    }
+
+    /// `bgctl authorize ID media-library granted|denied`, or a person's answer to the prompt.
+    func authorize(_ request: Authorize, in apps: isolated AppManager) throws(ProtocolError) -> Done {
+        let identifier = request.bundle
+        let manifest = try apps.app(identifier).bundle.manifest
+        guard case .mediaLibrary(let level) = request.grant, level != .notDetermined else {
+            throw ProtocolError(.badRequest, "the media library is granted or denied")
+        }
+        if level == .granted && manifest.usageDescriptions.mediaLibrary == nil {
+            throw ProtocolError(
+                .notAuthorized,
+                "cannot grant: \(identifier)'s Info.plist has no \(InfoPlistKey.mediaLibraryUsage.rawValue)")
+        }
+        do {
+            try store.setAuthorization(identifier, request.grant)
+        } catch {
+            throw ProtocolError(.failed, "cannot store the grant: \(error)")
+        }
+        libraryGrants[identifier] = level
+        let logger = apps.appLogger(identifier)
+        guard let musicDirectory else {
+            logger.notice("the media library is now \(level.rawValue); the daemon has no music folder to share")
+            return Done(detail: "\(identifier): media-library \(level.rawValue) (no music folder)")
+        }
+        if level == .granted {
+            // The person's own folder, opened as for `bgctl share` (a planted link is not followed).
+            do throws(ProtocolError) {
+                let grant = try SharedFileGrant.opening(
+                    musicDirectory, appDirectories: FileIdentity.of(apps.supervisor.appDirectories))
+                _ = try share([grant], with: identifier, in: apps)
+            } catch {
+                logger.warning("the media library is granted, but \(musicDirectory) is not shared: \(error)")
+                return Done(detail: "\(identifier): media-library granted; \(musicDirectory) not shared: \(error)")
+            }
+        } else if let shared = sharedLibrary(of: identifier) {
+            _ = try unshare(UnshareRequest(bundle: identifier, paths: [shared.path]), in: apps)
+        }
+        logger.notice("the media library is now \(level.rawValue)")
+        return Done(detail: "\(identifier): media-library \(level.rawValue)")
+    }
+}
