@@ -67,7 +67,7 @@ struct CLITests {
             let raw = try #require(try CLIJSON.raw(key, from: output) as? [[String: Any]])
             let fields: Set<String> = [
                 "id", "name", "pid", "state", "modes", "assertions", "backgroundTimeRemaining", "cpuSeconds",
-                "lastExit", "throttled", "forceQuit", "audioUnderruns", "audioOverruns",
+                "lastExit", "throttled", "forceQuit", "audioUnderruns", "audioOverruns", "waitsForConsent",
             ]
             for app in raw { #expect(Set(app.keys) == fields, "\(app.keys.sorted())") }
             #expect(raw.contains { $0["throttled"] is NSNull })

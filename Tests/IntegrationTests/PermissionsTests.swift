@@ -50,13 +50,18 @@ struct PermissionsTests {
             #expect(text.status == 0, "\(round): \(text.output)")
             let rows = text.output.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
             #expect(
-                rows.first == ["ID", "NAME", "LOCATION", "MICROPHONE", "NOTIFICATIONS"], "\(round): \(text.output)")
-            #expect(rows.contains([Self.alpha, "Alpha", "always", "granted", "granted"]), "\(round): \(text.output)")
-            #expect(
-                rows.contains([Self.beta, "Beta", "when-in-use", "denied", "not-determined"]),
+                rows.first == ["ID", "NAME", "LOCATION", "MICROPHONE", "NOTIFICATIONS", "MUSIC"],
                 "\(round): \(text.output)")
             #expect(
-                rows.contains([Self.gamma, "Gamma", "not-determined", "not-determined", "not-determined"]),
+                rows.contains([Self.alpha, "Alpha", "always", "granted", "granted", "not-determined"]),
+                "\(round): \(text.output)")
+            #expect(
+                rows.contains([Self.beta, "Beta", "when-in-use", "denied", "not-determined", "not-determined"]),
+                "\(round): \(text.output)")
+            #expect(
+                rows.contains([
+                    Self.gamma, "Gamma", "not-determined", "not-determined", "not-determined", "not-determined",
+                ]),
                 "\(round): \(text.output)")
 
             let json = try await bgctl(["permissions", "--json"], socket: daemon.socketPath, in: directory)
