@@ -23,26 +23,15 @@ struct BusTrustTests {
 
     @Test("an app on the bus can neither press play on nor raise a suspended player, nor become the push distributor")
     func appCannotActForThePersonOnTheBus() async throws {
-        let directory = try TemporaryDirectory(prefix: "bustrust")
-        let bus = try await SessionBus(directory: directory, admitsAnyone: true)
-        // Reachable on the file system by an app's own uid too.
-        chmod(directory.path, 0o755)
-        chmod(bus.socketPath, 0o777)
-        let pulse = try await PulseAudioServer(directory: directory)
-        let bundles = directory.appending("bundles")
-        try SampleBundles.assemble("BackgroundPlayer", into: bundles)
-        let hostile = try PythonAppBundles.make("BusHostile", script: Self.hostileScript(bus.socketPath), into: bundles)
-        let daemon = try await DaemonProcess(
-            directory: directory, bundleDirectories: [bundles], pulseServer: pulse.server,
-            extraArguments: LifecycleTests.fastPolicy, environment: bus.environment)
-        atTeardown {
-            await daemon.stop()
-            await pulse.stop()
-            // The bus before its directory: dbus-daemon unlinks its socket as it goes.
-            await bus.stop()
-            directory.remove()
+        var hostile = ""
+        let fixture = try await DesktopPlayerFixture.start(prefix: "bustrust", admitsAnyone: true) { bundles, bus in
+            // Reachable on the file system by an app's own uid too.
+            chmod((bundles as NSString).deletingLastPathComponent, 0o755)
+            chmod(bus.socketPath, 0o777)
+            try SampleBundles.assemble("BackgroundPlayer", into: bundles)
+            hostile = try PythonAppBundles.make("BusHostile", script: Self.hostileScript(bus.socketPath), into: bundles)
         }
-        #expect(await waitUntil { (try? daemon.status().pulseAudio.state) == .connected })
+        let (bus, daemon) = (fixture.bus, fixture.daemon)
         let player = AudioFixture.player
         func state(_ id: String) throws -> ApplicationState? {
             guard case .apps(let list) = try daemon.client().request(.ps).body else { return nil }

@@ -16,26 +16,14 @@ import Testing
     .enabled(if: AudioFixture.available && SessionBus.isAvailable && Locations.hasProgram("playerctl")),
     .timeLimit(.minutes(5)), .tearsDown)
 struct MediaKeysTests {
-    static let playerName = "backgrounder.org.backgrounder.samples.backgroundplayer"
+    static let playerName = DesktopPlayerFixture.playerName
 
     @Test("playerctl lists the player, reads its metadata, and play-pause and next wake a suspended player")
     func playerctlReachesSuspendedPlayer() async throws {
-        let directory = try TemporaryDirectory(prefix: "mpris")
-        let bus = try await SessionBus(directory: directory)
-        let pulse = try await PulseAudioServer(directory: directory)
-        let bundles = directory.appending("bundles")
-        try SampleBundles.assemble("BackgroundPlayer", into: bundles)
-        let daemon = try await DaemonProcess(
-            directory: directory, bundleDirectories: [bundles], pulseServer: pulse.server,
-            extraArguments: LifecycleTests.fastPolicy, environment: bus.environment)
-        atTeardown {
-            await daemon.stop()
-            await pulse.stop()
-            await bus.stop()
-            // The bus first: dbus-daemon unlinks its socket as it goes.
-            directory.remove()
+        let fixture = try await DesktopPlayerFixture.start(prefix: "mpris") { bundles, _ in
+            try SampleBundles.assemble("BackgroundPlayer", into: bundles)
         }
-        #expect(await waitUntil { (try? daemon.status().pulseAudio.state) == .connected })
+        let (directory, bus, pulse, daemon) = (fixture.directory, fixture.bus, fixture.pulse, fixture.daemon)
         let id = AudioFixture.player
         func player() throws -> AppInfo {
             guard case .apps(let list) = try daemon.client().request(.ps).body,
@@ -43,15 +31,7 @@ struct MediaKeysTests {
             else { throw HarnessError("no player in ps") }
             return app
         }
-        func ctl(_ arguments: String...) async throws -> String {
-            let result = try await BusTool.run(
-                "/usr/bin/playerctl", ["-p", Self.playerName] + arguments,
-                environment: [
-                    "DBUS_SESSION_BUS_ADDRESS": bus.address,
-                    "DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(bus.socketPath)-no-system-bus",
-                ])
-            return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
-        }
+        let ctl = fixture.ctl
 
         // Two tones of different pitch, so the capture tells which track plays.
         let music = daemon.stateDirectory + "/data/" + id + "/music"

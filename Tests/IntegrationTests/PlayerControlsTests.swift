@@ -19,7 +19,6 @@ import Testing
     .enabled(if: geteuid() == 0, "the album is root's and out of the app's uid's reach"),
     .timeLimit(.minutes(5)), .tearsDown)
 struct PlayerControlsTests {
-    static let playerName = "backgrounder.org.backgrounder.samples.backgroundplayer"
     static let seconds = 20
     static let amplitude: Float = 0.5
     /// Below this a sample (or a stretch's level) is silence.
@@ -56,21 +55,10 @@ struct PlayerControlsTests {
         "tags in status, bgctl audio and MPRIS; the queue; volume heard at a quarter; repeat all wraps; shuffle keeps the current item first; settings set over MPRIS last across launches"
     )
     func controls() async throws {
-        let directory = try TemporaryDirectory(prefix: "player-controls")
-        let bus = try await SessionBus(directory: directory)
-        let pulse = try await PulseAudioServer(directory: directory)
-        let bundles = directory.appending("bundles")
-        try SampleBundles.assemble("BackgroundPlayer", into: bundles)
-        let daemon = try await DaemonProcess(
-            directory: directory, bundleDirectories: [bundles], pulseServer: pulse.server,
-            extraArguments: LifecycleTests.fastPolicy, environment: bus.environment)
-        atTeardown {
-            await daemon.stop()
-            await pulse.stop()
-            await bus.stop()
-            directory.remove()
+        let fixture = try await DesktopPlayerFixture.start(prefix: "player-controls") { bundles, _ in
+            try SampleBundles.assemble("BackgroundPlayer", into: bundles)
         }
-        #expect(await waitUntil { (try? daemon.status().pulseAudio.state) == .connected })
+        let (directory, pulse, daemon) = (fixture.directory, fixture.pulse, fixture.daemon)
         let id = AudioFixture.player
         let album = directory.appending("home/Music/Grieg")
         let tracks = try Self.writeAlbum(into: album)
@@ -83,15 +71,7 @@ struct PlayerControlsTests {
             else { return nil }
             return status.sessions.first?.nowPlaying
         }
-        func ctl(_ arguments: String...) async throws -> String {
-            let result = try await BusTool.run(
-                "/usr/bin/playerctl", ["-p", Self.playerName] + arguments,
-                environment: [
-                    "DBUS_SESSION_BUS_ADDRESS": bus.address,
-                    "DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(bus.socketPath)-no-system-bus",
-                ])
-            return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
-        }
+        let ctl = fixture.ctl
         let log = {
             ((try? String(contentsOfFile: daemon.stateDirectory + "/logs/\(id).log", encoding: .utf8)) ?? "")
                 .suffix(2000)

@@ -197,7 +197,8 @@ struct SchedulingSamplesTests {
             server.serve("/feed.xml", Self.feed(["2", "1"]))
             server.hold("/feed.xml")
             let task = TaskDebugRequest(bundle: Self.reader, identifier: Self.refreshTask)
-            guard case .done = try running.request(.simulateTask(task)) else { throw HarnessError("task refused") }
+            let simulated = try running.request(.simulateTask(task))
+            guard case .done = simulated else { throw HarnessError("task refused: \(simulated)\napp log: \(log())") }
             #expect(await waitUntil { server.waiting == 1 }, "app log: \(log())")
             let expired = try running.request(.expireTask(task))
             guard case .done = expired else { throw HarnessError("expire refused: \(expired)\napp log: \(log())") }
@@ -251,7 +252,8 @@ struct SchedulingSamplesTests {
             let lock = try SQLiteWriteLock(path: file)
             defer { lock.unlock() }
             let task = TaskDebugRequest(bundle: Self.compactor, identifier: Self.compactTask)
-            guard case .done = try running.request(.simulateTask(task)) else { throw HarnessError("task refused") }
+            let simulated = try running.request(.simulateTask(task))
+            guard case .done = simulated else { throw HarnessError("task refused: \(simulated)\napp log: \(log())") }
             #expect(await waitUntil { log().contains("compaction: starting") }, "app log: \(log())")
             let expired = try running.request(.expireTask(task))
             guard case .done = expired else { throw HarnessError("expire refused: \(expired)\napp log: \(log())") }
