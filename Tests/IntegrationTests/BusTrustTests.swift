@@ -63,13 +63,18 @@ struct BusTrustTests {
         )
         let values = reported()
         #expect(values["connected"]?.hasPrefix(":") == true, "the bus let the app in: \(values)")
-        for method in ["Raise", "Play", "PlayPause"] {
+        for method in ["Raise", "Play", "PlayPause", "SetVolume"] {
             #expect(values[method]?.contains("AccessDenied") == true, "\(method): \(values)")
         }
         #expect(
             daemon.log.contains(
                 "MPRIS Raise on \(player)'s player refused: the caller is a process of the app \(hostile)"))
         #expect(try state(player) == .suspended, "an app's call woke the player")
+        guard case .audioStatus(let audio) = try daemon.client().request(.audio(AudioQuery(bundle: player))).body else {
+            Issue.record("no AUDIO")
+            return
+        }
+        #expect(audio.sessions.first?.nowPlaying?.volume == 1, "an app's Set changed the player's volume")
         #expect(try await status() == "Paused")
         // The name is the app's on the bus, but the daemon does not register apps with it.
         #expect(
@@ -201,6 +206,15 @@ struct BusTrustTests {
                                   ("org.mpris.MediaPlayer2.Player", "PlayPause")]:
             answer = bus.call(\(String(reflecting: playerName)), "/org/mpris/MediaPlayer2", interface, member)
             report(member, answer or "accepted")
+        # Setting the player's volume is a remote command too: it would wake the player.
+        def string(value, body):
+            data = value.encode()
+            return pad(body, 4) + struct.pack("<I", len(data)) + data + b"\\0"
+        body = string("Volume", string("org.mpris.MediaPlayer2.Player", b"")) + b"\\x01d\\0"
+        body = pad(body, 8) + struct.pack("<d", 0.1)
+        answer = bus.call(\(String(reflecting: playerName)), "/org/mpris/MediaPlayer2",
+                          "org.freedesktop.DBus.Properties", "Set", "ssv", body)
+        report("SetVolume", answer or "accepted")
         name = \(String(reflecting: distributor)).encode()
         body = pad(struct.pack("<I", len(name)) + name + b"\\0", 4) + struct.pack("<I", 4)
         answer = bus.call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "RequestName",

@@ -95,6 +95,10 @@ struct ConsentDesktopTests {
             "\(running.appLog(Self.recorder)) \(running.daemon.log.suffix(2000))")
         #expect(try await waiting().isEmpty)
         #expect(try await waitsForConsent(Self.recorder) == nil)
+        // Resident, it would stay on screen: the daemon closes it, answered.
+        #expect(
+            await server.peer.waitForRecord("CloseNotification") { $0["id"]?.int == Int(shown.id) } != nil,
+            "the answered prompt stayed: \(server.records())")
         let permissions = try await bgctl("permissions", Self.recorder, "--json")
         #expect(permissions.standardOutput.contains("\"always\""), "\(permissions)")
         // And records: a position reaches its track.

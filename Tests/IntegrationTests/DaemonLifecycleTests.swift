@@ -98,6 +98,7 @@ struct DaemonLifecycleTests {
             try store.appliedMigrations() == [
                 "v1: runs and bundles", "v2: location", "v3: app users", "v4: scheduling", "v5: transfers",
                 "v6: app processes", "v7: notifications", "v8: retired identities", "v9: shared files",
+                "v10: library shares",
             ])
     }
 

@@ -28,6 +28,11 @@ struct StateStoreMigrationTests {
         ("v7: notifications", ["notification"]),
         ("v8: retired identities", ["retiredIdentity", "retiredAuthorization"]),
         ("v9: shared files", ["sharedFile"]),
+        ("v10: library shares", []),
+    ]
+    /// Columns a migration adds to an earlier table, by migration.
+    static let addedColumns: [String: [(table: String, column: String)]] = [
+        "v10: library shares": [("sharedFile", "library")]
     ]
 
     static let tracker = "org.backgrounder.tests.tracker"
@@ -87,7 +92,11 @@ struct StateStoreMigrationTests {
     static func downgrade(_ path: String, to version: Int) throws {
         let database = try DatabaseQueue(path: path)
         try database.write { db in
-            for (identifier, tables) in migrations.dropFirst(version) {
+            // Newest first: a column goes before the table it was added to.
+            for (identifier, tables) in migrations.dropFirst(version).reversed() {
+                for added in addedColumns[identifier] ?? [] {
+                    try db.execute(sql: "ALTER TABLE \(added.table) DROP COLUMN \(added.column)")
+                }
                 for table in tables { try db.execute(sql: "DROP TABLE \(table)") }
                 try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = ?", arguments: [identifier])
             }

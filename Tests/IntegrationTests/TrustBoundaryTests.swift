@@ -75,6 +75,8 @@ struct TrustBoundaryTests {
                     victim = "org.backgrounder.tests.victim"
                     with open(os.path.join(DATA, "payload"), "w") as payload:
                         payload.write("planted")
+                    # Its own question for the person's music: a prompt, and nothing shared.
+                    report("own MEDIA_LIBRARY_AUTHORIZATION", request({"class": "MEDIA_LIBRARY_AUTHORIZATION"}))
                     attempts = [
                         {"class": "QUIT", "bundle": victim},
                         {"class": "OPEN", "bundle": victim},
@@ -99,6 +101,7 @@ struct TrustBoundaryTests {
                         # Its own permission question, answered by itself.
                         {"class": "PROMPTS"},
                         {"class": "ANSWER", "prompt": 1, "choice": "always"},
+                        {"class": "ANSWER", "prompt": 1, "choice": "allow"},
                     ]
                     for attempt in attempts:
                         report("own " + attempt["class"], request(attempt))
@@ -107,6 +110,7 @@ struct TrustBoundaryTests {
                     while True:
                         time.sleep(1)
                     """,
+                extraPlist: "<key>NSAppleMusicUsageDescription</key><string>Plays your music.</string>",
                 into: bundles)
         }
         atTeardown { await running.tearDown() }
@@ -145,7 +149,19 @@ struct TrustBoundaryTests {
         }
         for entry in permissions.apps where [victim, attacker].contains(entry.bundle) {
             #expect(entry.location == .notDetermined && entry.microphone == .notDetermined, "\(entry)")
+            #expect(entry.mediaLibrary == .notDetermined, "\(entry)")
         }
+        // Its music question waits for the person, and its own request said only that.
+        guard case .prompts(let prompts) = try running.request(.prompts) else {
+            Issue.record("no PROMPTS")
+            return
+        }
+        #expect(prompts.prompts.filter { $0.bundle == attacker }.map(\.service) == [.mediaLibrary], "\(prompts)")
+        let asked =
+            Self.report(running, attacker).split(separator: "\n")
+            .first { $0.contains("own MEDIA_LIBRARY_AUTHORIZATION") } ?? ""
+        #expect(asked.contains(#""MEDIA_LIBRARY""#) && asked.contains(#""notDetermined""#), "\(asked)")
+        #expect(!asked.contains("folder"), "\(asked)")
         // No file was imported: neither root's into the attacker's directory nor the attacker's
         // into the victim's.
         #expect(!FileManager.default.fileExists(atPath: running.dataDirectory(attacker) + "/shadow"))
@@ -172,6 +188,7 @@ struct TrustBoundaryTests {
                     grants = [
                         {"class": "AUTHORIZE", "bundle": BUNDLE, "service": "location", "level": "always"},
                         {"class": "AUTHORIZE", "bundle": BUNDLE, "service": "microphone", "level": "granted"},
+                        {"class": "AUTHORIZE", "bundle": BUNDLE, "service": "media-library", "level": "granted"},
                     ]
                     # A child connects and exits; the app speaks on the socket it inherited.
                     # (Under a root daemon the app's own uid cannot even connect.)
@@ -217,6 +234,7 @@ struct TrustBoundaryTests {
         let store = try StateStore(directory: running.daemon.stateDirectory)
         #expect(try store.authorizationLevels(service: .location)[id] == nil, "\(Self.report(running, id))")
         #expect(try store.authorizationLevels(service: .microphone)[id] == nil)
+        #expect(try store.authorizationLevels(service: .mediaLibrary)[id] == nil)
         #expect(!running.daemon.log.contains("granted"), "no AUTHORIZE went through")
         // A person still can.
         _ = try running.request(

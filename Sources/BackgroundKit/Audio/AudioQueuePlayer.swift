@@ -177,16 +177,19 @@ public final class AudioQueuePlayer {
         shuffleMode = mode
         if mode == .items, queuedIndex != nil { queuedIndex = 0 }
         enqueue { player in
+            // The item playing, and the one kept from a lost stream, keep their places in the
+            // new order.
+            let playing = player.currentIndex.map { player.positions[$0] }
+            let lost = player.lost.map { player.positions[$0.index] }
             switch mode {
             case .items:
-                player.shuffle(keeping: player.currentIndex)
-                if player.currentIndex != nil { player.currentIndex = 0 }
+                player.shuffle(keeping: player.currentIndex ?? player.lost?.index)
             case .off:
-                let playing = player.currentIndex.map { player.positions[$0] }
                 player.items = player.order
                 player.positions = Array(player.order.indices)
-                player.currentIndex = playing
             }
+            player.currentIndex = playing.flatMap { player.positions.firstIndex(of: $0) }
+            if let lost, let index = player.positions.firstIndex(of: lost) { player.lost?.index = index }
             player.changed()
         }
     }
@@ -202,11 +205,15 @@ public final class AudioQueuePlayer {
     /// level, so the change is heard at once rather than seconds later.
     public func setVolume(_ level: Double) {
         let level = min(1, max(0, level.isFinite ? level : 1))
+        guard level != volume else { return }
         volume = level
         progress.gain.withLock { $0 = level }
         changed()
         enqueue { player in
-            guard player.isPlaying, let index = player.currentIndex, let rate = player.current?.rate else { return }
+            // A burst of changes (a volume slider) decodes again once, at the last level.
+            guard player.volume == level, player.isPlaying, let index = player.currentIndex,
+                let rate = player.current?.rate
+            else { return }
             await player.start(at: index, frame: Int64(player.elapsed * Double(rate)), flush: true)
         }
     }
@@ -365,14 +372,16 @@ public final class AudioQueuePlayer {
         if let failure { onError?(failure) }
         // An item that gave no audio is not repeated: it would be opened again at once, forever.
         let played = progress.frames.withLock { $0 } > 0 && failure == nil
-        var following = (currentIndex ?? -1) + 1
-        if played && repeatMode == .one, let index = currentIndex {
-            following = index
-        } else if played && repeatMode == .all && following == items.count {
-            following = 0
-        }
         enqueue { player in
             guard generation == player.generation else { return }
+            // Worked out now, not when the item ended: a shuffle queued before this reorders
+            // the items.
+            var following = (player.currentIndex ?? -1) + 1
+            if played && player.repeatMode == .one, let index = player.currentIndex {
+                following = index
+            } else if played && player.repeatMode == .all && following == player.items.count {
+                following = 0
+            }
             if player.items.indices.contains(following) {
                 // Same format: no flush, so the next file follows without a gap.
                 await player.start(at: following, flush: false)

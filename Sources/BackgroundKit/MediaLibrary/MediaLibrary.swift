@@ -1,5 +1,5 @@
-public import BackgrounderCore
-import BackgrounderProtocol
+import BackgrounderCore
+public import BackgrounderProtocol
 
 /// The person's music library, as `MPMediaLibrary`: an app that declares
 /// `NSAppleMusicUsageDescription` asks, the person is asked once (`bgctl prompts`, or a
@@ -7,15 +7,9 @@ import BackgrounderProtocol
 /// app, read-only: its files open through ``SharedFiles``, and nothing else of the person's does.
 @MainActor
 public enum MediaLibrary {
-    /// What a person decided, and where the music is once they allowed it.
-    public struct Authorization: Sendable, Hashable {
-        /// `notDetermined` until the person answers, then `granted` or `denied`.
-        public var status: MediaLibraryAuthorization
-        /// The music folder, when granted and there is one.
-        public var folder: String?
-        /// Why there is no folder although access is granted.
-        public var note: String?
-    }
+    /// What a person decided (`status`), and where the music is once they allowed it
+    /// (`folder`, or a `note` saying why there is none).
+    public typealias Authorization = MediaLibraryStatus
 
     /// Asks for the music library, as `MPMediaLibrary.requestAuthorization`. The first time,
     /// the person is asked and the answer is `notDetermined`: ask again later (when the
@@ -29,7 +23,7 @@ public enum MediaLibrary {
         let reply = try connection.request(.requestMediaLibraryAuthorization).body
         switch reply {
         case .mediaLibrary(let status):
-            return Authorization(status: status.status, folder: status.folder, note: status.note)
+            return status
         case .error(let error):
             throw error
         default:

@@ -118,7 +118,7 @@ public struct ConsentPrompts: Sendable {
     public func prompt(_ id: Int) -> ConsentPrompt? { prompts[id] }
 
     /// A person decided the service for the app (an answer, or `bgctl authorize`): its prompt goes.
-    /// - Returns: The number of the prompt that went, if one waited.
+    /// - Returns: The numbers of the prompts that went (one at most).
     @discardableResult
     public mutating func decided(_ bundle: String, _ service: AuthorizationService) -> [Int] {
         remove { $0.bundle == bundle && $0.service == service }

@@ -32,3 +32,15 @@ extension DesktopBus {
         }
     }
 }
+
+extension ProcessOwner {
+    /// Why a bus peer with this owner may not act for the person (press a media key, answer a
+    /// permission prompt), or `nil` when it may: only a process that is no app's.
+    var refusalToActForPerson: String? {
+        switch self {
+        case .none: nil
+        case .app(let app): "the caller is a process of the app \(app)"
+        case .unverifiable(let why): "the caller could not be verified (\(why))"
+        }
+    }
+}

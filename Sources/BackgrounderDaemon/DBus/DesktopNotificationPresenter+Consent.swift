@@ -3,8 +3,10 @@ import BackgrounderProtocol
 
 /// Permission prompts on the desktop: iOS's alert as a notification whose buttons are the
 /// prompt's choices ("Allow While Using App", "Don't Allow"...). Pressing one is the person's
-/// answer, carried out as `bgctl answer` is; only the notification server's own signal counts,
-/// as for every notification, so an app on the bus cannot answer its own prompt. Dismissed,
+/// answer, carried out as `bgctl answer` is. Only the notification server's own signal counts,
+/// as for every notification, and only from a server that is no app's process: where apps
+/// reach the session bus, one could own the server's name, receive its own prompt and press
+/// "Allow". Dismissed,
 /// the prompt still waits in `bgctl prompts`. Without a server the core has logged the
 /// `bgctl answer` line already.
 extension DesktopNotificationPresenter {
@@ -40,12 +42,24 @@ extension DesktopNotificationPresenter {
         _ = await call("CloseNotification", [.uint32(id)])
     }
 
-    /// On the bus thread: a button pressed on a prompt's notification is the person's answer.
+    /// On the bus thread: a button pressed on a prompt's notification is the person's answer,
+    /// when the server that says so is no app's process.
     /// - Returns: Whether the notification was a prompt.
-    func promptAnswered(_ id: UInt32, _ action: String) -> Bool {
-        guard let prompt = takePrompt(shownAs: id) else { return false }
-        // A click on the body is no answer: the prompt waits on.
-        if action != Self.defaultAction { answerStream.yield(ConsentAnswer(prompt: prompt, choice: action)) }
+    func promptAnswered(_ id: UInt32, _ action: String, from sender: String?, on connection: BusConnection) -> Bool {
+        guard let prompt = shownPrompts.withLock({ $0.first { $0.value == id }?.key }) else { return false }
+        // A click on the body is no answer: the prompt waits on, shown.
+        guard action != Self.defaultAction else { return true }
+        bus.owner(of: sender, on: connection) { [self] owner in
+            if let refusal = owner.refusalToActForPerson {
+                logger.warning("prompt \(prompt): \(action) from the notification server refused: \(refusal)")
+                return
+            }
+            // The server may close it first (as dismissed); the answer stands all the same.
+            _ = takePrompt(shownAs: id)
+            answerStream.yield(ConsentAnswer(prompt: prompt, choice: action))
+            // A resident notification stays after a press: it is answered, so it goes.
+            connection.call(Self.destination, Self.path, Self.interface, "CloseNotification", [.uint32(id)]) { _ in }
+        }
         return true
     }
 

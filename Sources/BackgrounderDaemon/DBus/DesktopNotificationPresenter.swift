@@ -30,8 +30,8 @@ final class DesktopNotificationPresenter: NotificationPresenter {
     /// What a dismissal is passed on as: iOS's dismiss action.
     static let dismissAction = NotificationAction.dismiss
 
-    private let bus: DesktopBus
-    private let logger: Logger
+    let bus: DesktopBus
+    let logger: Logger
     private let fallback: LogNotificationPresenter
     /// Ids the server gave, to tell our notifications from other clients', with the app and
     /// request each stands for.
@@ -129,13 +129,13 @@ final class DesktopNotificationPresenter: NotificationPresenter {
 
     private func setUp(_ connection: BusConnection) throws(DBusError) {
         let signals = "type='signal',path='\(Self.path)',interface='\(Self.interface)'"
-        try connection.addMatch(signals + ",member='ActionInvoked'") { [self] message, _ in
+        try connection.addMatch(signals + ",member='ActionInvoked'") { [self] message, connection in
             guard server.sent(message, logger: logger),
                 let arguments = try? message.readAll(), arguments.count == 2,
                 let id = arguments[0].integerValue.flatMap(UInt32.init(exactly:)),
                 let action = arguments[1].stringValue
             else { return }
-            if promptAnswered(id, action) { return }
+            if promptAnswered(id, action, from: message.sender, on: connection) { return }
             guard let owner = shown.withLock({ $0.removeValue(forKey: id) }) else { return }
             activationStream.yield(Activation(bundle: owner.bundle, request: owner.request, action: action))
         }

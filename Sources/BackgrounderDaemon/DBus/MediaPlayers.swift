@@ -124,7 +124,7 @@ final class MediaPlayers: Sendable {
             // an app's process on a bus it can reach would otherwise raise itself, or wake
             // itself or another app out of suspension. Properties stay readable by anyone.
             bus.owner(of: message.sender, on: connection) { [self] owner in
-                if let refusal = Self.refusal(of: owner) {
+                if let refusal = owner.refusalToActForPerson {
                     bus.logger.warning("MPRIS \(member) on \(identifier)'s player refused: \(refusal)")
                     connection.replyError(
                         to: message, name: "org.freedesktop.DBus.Error.AccessDenied",
@@ -139,15 +139,6 @@ final class MediaPlayers: Sendable {
             return false
         }
         return true
-    }
-
-    /// Why a caller may not act for the person, or `nil` when it may.
-    private static func refusal(of owner: ProcessOwner) -> String? {
-        switch owner {
-        case .none: nil
-        case .app(let app): "the caller is a process of the app \(app)"
-        case .unverifiable(let why): "the caller could not be verified (\(why))"
-        }
     }
 
     /// Carries out a player method for the person; `false` when there is no such method.

@@ -14,6 +14,9 @@ struct SharedFileGrant: Sendable, Hashable {
     let identity: FileIdentity
     /// Whether it is a folder, whose contents at any depth are shared with it.
     let directory: Bool
+    /// Whether it is the person's music folder, shared because they allowed the app into
+    /// their music library (and taken back when they deny it), rather than named by them.
+    var library = false
 
     /// Whether `path` is this grant's, or lies inside its folder; the rest of the path below
     /// the grant (empty for the grant itself).

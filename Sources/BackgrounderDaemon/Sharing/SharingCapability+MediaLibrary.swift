@@ -1,10 +1,5 @@
 import BackgrounderCore
 import BackgrounderProtocol
-import Foundation
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// The person's music library, as iOS's media library: an app that declares
 /// `NSAppleMusicUsageDescription` asks (`MPMediaLibrary.requestAuthorization`), the person is
@@ -38,24 +33,14 @@ extension SharingCapability {
         case .denied:
             return MediaLibraryStatus(status: status)
         case .granted:
-            guard let musicDirectory else {
-                return MediaLibraryStatus(status: status, note: "the daemon has no music folder (--music-directory)")
+            if let shared = files.grants(for: identifier).first(where: \.library) {
+                return MediaLibraryStatus(status: status, folder: shared.path)
             }
-            guard let shared = sharedLibrary(of: identifier) else {
-                return MediaLibraryStatus(
-                    status: status,
-                    note: "\(musicDirectory) is not shared: it could not be opened (the daemon's log says why)")
-            }
-            return MediaLibraryStatus(status: status, folder: shared.path)
+            let note =
+                musicDirectory.map { "\($0) could not be shared when access was allowed (the daemon's log says why)" }
+                ?? "the daemon has no music folder (--music-directory)"
+            return MediaLibraryStatus(status: status, note: note)
         }
-    }
-
-    /// The music folder as shared with the app, if it is.
-    private func sharedLibrary(of identifier: String) -> SharedFileGrant? {
-        guard let musicDirectory, let resolved = realpath(musicDirectory, nil) else { return nil }
-        defer { free(resolved) }
-        let path = String(cString: resolved)
-        return files.grants(for: identifier).first { $0.directory && $0.path == path }
     }
 
     /// `bgctl authorize ID media-library granted|denied`, or a person's answer to the prompt.
@@ -77,24 +62,27 @@ extension SharingCapability {
         }
         libraryGrants[identifier] = level
         let logger = apps.appLogger(identifier)
-        guard let musicDirectory else {
-            logger.notice("the media library is now \(level.rawValue); the daemon has no music folder to share")
-            return Done(detail: "\(identifier): media-library \(level.rawValue) (no music folder)")
-        }
-        if level == .granted {
-            // The person's own folder, opened as for `bgctl share` (a planted link is not followed).
-            do throws(ProtocolError) {
-                let grant = try SharedFileGrant.opening(
-                    musicDirectory, appDirectories: FileIdentity.of(apps.supervisor.appDirectories))
-                _ = try share([grant], with: identifier, in: apps)
-            } catch {
-                logger.warning("the media library is granted, but \(musicDirectory) is not shared: \(error)")
-                return Done(detail: "\(identifier): media-library granted; \(musicDirectory) not shared: \(error)")
-            }
-        } else if let shared = sharedLibrary(of: identifier) {
-            _ = try unshare(UnshareRequest(bundle: identifier, paths: [shared.path]), in: apps)
-        }
         logger.notice("the media library is now \(level.rawValue)")
-        return Done(detail: "\(identifier): media-library \(level.rawValue)")
+        guard level == .granted else {
+            // Exactly what the permission shared, wherever the music folder is now.
+            let shared = files.grants(for: identifier).filter(\.library).map(\.path)
+            if !shared.isEmpty { _ = try unshare(UnshareRequest(bundle: identifier, paths: shared), in: apps) }
+            return Done(detail: "\(identifier): media-library \(level.rawValue)")
+        }
+        guard let musicDirectory else {
+            return Done(detail: "\(identifier): media-library granted (the daemon has no music folder)")
+        }
+        // The person's own folder, opened as for `bgctl share` (a planted link is not
+        // followed), here on the actor: a moment, unless the folder is on a slow network share.
+        do throws(ProtocolError) {
+            var grant = try SharedFileGrant.opening(
+                musicDirectory, appDirectories: FileIdentity.of(apps.supervisor.appDirectories))
+            grant.library = true
+            _ = try share([grant], with: identifier, in: apps)
+        } catch {
+            logger.warning("the media library is granted, but \(musicDirectory) is not shared: \(error)")
+            return Done(detail: "\(identifier): media-library granted; \(musicDirectory) not shared: \(error)")
+        }
+        return Done(detail: "\(identifier): media-library granted")
     }
 }

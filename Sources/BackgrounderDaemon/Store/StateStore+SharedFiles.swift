@@ -17,6 +17,14 @@ extension StateStore {
         }
     }
 
+    /// Marks the rows shared through the music library permission (`media-library`), so a
+    /// denial takes back exactly those, wherever the music folder is by then.
+    static func addLibraryColumn(_ db: Database) throws {
+        try db.alter(table: "sharedFile") { table in
+            table.add(column: "library", .boolean).notNull().defaults(to: false)
+        }
+    }
+
     /// Every app's shared files, by bundle identifier.
     func sharedFiles() throws -> [String: [SharedFileGrant]] {
         try database.read { db in
@@ -25,7 +33,7 @@ extension StateStore {
                 grants[row["bundleIdentifier"] as String, default: []].append(
                     SharedFileGrant(
                         path: row["path"], identity: FileIdentity(stored: row["device"], row["inode"]),
-                        directory: row["directory"]))
+                        directory: row["directory"], library: row["library"]))
             }
             return grants
         }
@@ -38,11 +46,13 @@ extension StateStore {
                 try db.execute(
                     sql: """
                         INSERT OR REPLACE INTO sharedFile
-                        (bundleIdentifier, path, device, inode, directory, sharedAt) VALUES (?, ?, ?, ?, ?, ?)
+                        (bundleIdentifier, path, device, inode, directory, sharedAt, library)
+                        VALUES (?, ?, ?, ?, ?, ?, ?)
                         """,
                     arguments: [
                         identifier, grant.path, Int64(bitPattern: grant.identity.device),
                         Int64(bitPattern: grant.identity.inode), grant.directory, time.timeIntervalSince1970,
+                        grant.library,
                     ])
             }
         }

@@ -184,6 +184,7 @@ final class StateStore: Sendable {
         migrator.registerMigration("v7: notifications", migrate: createNotificationTable)
         migrator.registerMigration("v8: retired identities", migrate: createRetirementTables)
         migrator.registerMigration("v9: shared files", migrate: createSharedFileTable)
+        migrator.registerMigration("v10: library shares", migrate: addLibraryColumn)
         return migrator
     }
 
