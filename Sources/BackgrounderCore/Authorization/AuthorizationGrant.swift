@@ -34,8 +34,8 @@ public enum AuthorizationGrant: Sendable, Hashable {
     /// Parses what a person types.
     /// - Parameters:
     ///   - service: `location`, `microphone`, `notifications` or `media-library`.
-    ///   - level: For location `always`, `when-in-use` or `never`; for the microphone
-    ///     and notifications `granted` (or empty) or `denied`. Case does not matter.
+    ///   - level: For location `always`, `when-in-use` or `never`; for the others
+    ///     `granted` (or empty) or `denied`. Case does not matter.
     /// - Throws: ``AuthorizationGrantProblem`` naming the word at fault and the words allowed.
     public init(service: String, level: String) throws(AuthorizationGrantProblem) {
         switch AuthorizationService(rawValue: service.lowercased()) {
@@ -53,34 +53,28 @@ public enum AuthorizationGrant: Sendable, Hashable {
                 )
             }
             self = .location(level)
-        case .microphone:
-            guard let level = MicrophoneAuthorization(grant: level) else {
-                throw AuthorizationGrantProblem(
-                    .level,
-                    "'\(level)' is not a microphone grant (use \(MicrophoneAuthorization.grantWords.joined(separator: " or ")))"
-                )
-            }
-            self = .microphone(level)
-        case .notifications:
-            guard let level = NotificationAuthorization(grant: level) else {
-                throw AuthorizationGrantProblem(
-                    .level,
-                    "'\(level)' is not a notifications grant (use \(NotificationAuthorization.grantWords.joined(separator: " or ")))"
-                )
-            }
-            self = .notifications(level)
-        case .mediaLibrary:
-            guard let level = MediaLibraryAuthorization(grant: level) else {
-                throw AuthorizationGrantProblem(
-                    .level,
-                    "'\(level)' is not a media-library grant (use \(MediaLibraryAuthorization.grantWords.joined(separator: " or ")))"
-                )
-            }
-            self = .mediaLibrary(level)
+        case .microphone: self = .microphone(try Self.decision(level, for: .microphone))
+        case .notifications: self = .notifications(try Self.decision(level, for: .notifications))
+        case .mediaLibrary: self = .mediaLibrary(try Self.decision(level, for: .mediaLibrary))
         case nil:
             let known = AuthorizationService.allCases.map(\.rawValue).joined(separator: ", ")
             throw AuthorizationGrantProblem(.service, "unknown service '\(service)' (known: \(known))")
         }
+    }
+}
+
+extension AuthorizationGrant {
+    /// A yes or no for one of the services without levels, as a person typed it.
+    private static func decision(_ level: String, for service: AuthorizationService)
+        throws(AuthorizationGrantProblem) -> AuthorizationDecision
+    {
+        guard let decision = AuthorizationDecision(grant: level) else {
+            throw AuthorizationGrantProblem(
+                .level,
+                "'\(level)' is not a \(service.rawValue) grant (use \(AuthorizationDecision.grantWords.joined(separator: " or ")))"
+            )
+        }
+        return decision
     }
 }
 
