@@ -90,9 +90,29 @@ let package = Package(
         ),
 
         // MARK: The daemon
+        // The system layer: processes, sandbox, store, D-Bus transport, conditions, bundles,
+        // policies and system calls. It knows no app core and no capability.
+        .target(
+            name: "BackgrounderSystem",
+            dependencies: [
+                "BackgrounderCore",
+                "BackgrounderBundles",
+                "BackgrounderProtocol",
+                "CBackgrounderPolicy",
+                "CSandbox",
+                "CSDBus",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "BackgrounderDaemon",
             dependencies: [
+                "BackgrounderSystem",
                 "BackgrounderCore",
                 "BackgrounderBundles",
                 "BackgrounderProtocol",
@@ -117,6 +137,7 @@ let package = Package(
         .executableTarget(
             name: "backgrounderd",
             dependencies: [
+                "BackgrounderSystem",
                 "BackgrounderDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -163,6 +184,7 @@ let package = Package(
             name: "bgbench",
             dependencies: [
                 "BackgrounderProtocol",
+                "BackgrounderSystem",
                 "BackgrounderDaemon",
                 "BackgrounderTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -257,7 +279,9 @@ let package = Package(
         .target(
             name: "BackgrounderTestSupport",
             dependencies: [
-                "BackgrounderCore", "BackgrounderBundles", "BackgrounderProtocol", "BackgrounderDaemon", "CSndFile",
+                "BackgrounderCore", "BackgrounderBundles", "BackgrounderProtocol", "BackgrounderSystem",
+                "BackgrounderDaemon",
+                "CSndFile",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -304,6 +328,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
+                "BackgrounderSystem",
                 "BackgrounderDaemon",
                 "BackgrounderTestSupport",
                 "CSandbox",

@@ -68,7 +68,9 @@ mkdir -p -m 755 "$BACKGROUNDER_TEST_SCRATCH"
 
 echo "== swift test${SANITIZER:+ (sanitizer: $SANITIZER)}"
 start=$SECONDS
-swift build --build-tests "${BUILD[@]}"
+# The import check holds the architecture: a target that imports one it does not declare
+# (a capability another capability, the system layer the app core) fails the build.
+swift build --build-tests --explicit-target-dependency-import-check error "${BUILD[@]}"
 echo "== built in $((SECONDS - start)) s"
 LOG=$(mktemp /tmp/backgrounder-test-log.XXXXXX)
 start=$SECONDS

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BackgrounderDaemon
+import BackgrounderSystem
 import Foundation
 
 #if canImport(Glibc)

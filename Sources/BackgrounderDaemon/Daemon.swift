@@ -1,6 +1,7 @@
 import BackgrounderBundles
 import BackgrounderCore
 import BackgrounderProtocol
+import BackgrounderSystem
 import Foundation
 public import Logging
 import ServiceLifecycle
@@ -227,7 +228,10 @@ public struct Daemon: Sendable {
         logger.info("apps are suspended with \(mechanism.name); policy \(policy.name); sandbox \(sandbox.summary)")
         let memoryPressure = try MemoryPressureMonitor(apps: apps, logger: logger)
         let location = try LocationService(address: configuration.gpsdAddress, apps: apps, logger: logger)
-        let conditions = ConditionMonitor(configuration: configuration, logger: logger) { power, network in
+        let conditions = ConditionMonitor(
+            powerSupplyDirectory: configuration.powerSupplyDirectory, interval: configuration.conditionsInterval,
+            logger: logger
+        ) { power, network in
             try? await apps.scheduling { $0.conditionsChanged(externalPower: power, network: network, in: $1) }
             try? await apps.transfers { $0.conditionsChanged(network: network, in: $1) }
         }

@@ -1,5 +1,6 @@
 public import BackgrounderCore
 public import BackgrounderProtocol
+public import BackgrounderSystem
 import Foundation
 
 /// Everything the daemon needs to know before it starts, from its command line.
@@ -78,15 +79,8 @@ public struct DaemonConfiguration: Sendable {
         case signals
     }
 
-    /// Whether apps are sandboxed.
-    public enum SandboxChoice: String, Sendable, CaseIterable {
-        /// The strongest sandbox the system offers (Landlock, a uid per app under root,
-        /// no_new_privs), saying in the log and `bgctl status` what is in force.
-        case auto
-        /// None: apps run as the daemon's uid with its file-system access; for comparison
-        /// benchmarks and debugging.
-        case off
-    }
+    /// Whether apps are sandboxed (`--sandbox`).
+    public typealias SandboxChoice = BackgrounderCore.SandboxChoice
 
     /// Creates a configuration; every parameter defaults to the XDG locations and gpsd's port.
     public init(

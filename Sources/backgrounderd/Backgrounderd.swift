@@ -2,6 +2,7 @@ public import ArgumentParser
 import BackgrounderCore
 import BackgrounderDaemon
 import BackgrounderProtocol
+import BackgrounderSystem
 import Foundation
 import Logging
 

@@ -1,5 +1,6 @@
 import BackgrounderCore
 import BackgrounderDaemon
+import BackgrounderSystem
 import Foundation
 
 #if canImport(Glibc)

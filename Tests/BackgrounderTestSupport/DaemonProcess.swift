@@ -1,5 +1,6 @@
 import BackgrounderDaemon
 public import BackgrounderProtocol
+import BackgrounderSystem
 import Foundation
 
 #if canImport(Glibc)

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import BackgrounderDaemon
+@testable import BackgrounderSystem
 
 /// What bounds an app's cgroup as a whole where controllers are delegated. The machines the
 /// suite runs on mount cgroup v2 beside v1 controllers (none delegated), so the kernel side

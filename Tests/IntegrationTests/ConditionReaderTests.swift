@@ -5,6 +5,7 @@ import Logging
 import Testing
 
 @testable import BackgrounderDaemon
+@testable import BackgrounderSystem
 
 /// External power and network read from trees of the kernel's shape: every rule of
 /// PowerSupplyReader and NetworkReader, and the files they cannot read.

@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 @testable import BackgrounderDaemon
+@testable import BackgrounderSystem
 
 /// The daemon's connection caps: each is reached for real, the daemon says which, and it
 /// goes on serving everyone else.

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import BackgrounderDaemon
+@testable import BackgrounderSystem
 
 /// Which app a cgroup path belongs to: the rule that decides who may act as a person.
 @Suite("Container membership", .timeLimit(.minutes(5)), .tearsDown)

@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 @testable import BackgrounderDaemon
+@testable import BackgrounderSystem
 
 #if canImport(Glibc)
     import Glibc

@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 @testable import BackgrounderDaemon
+@testable import BackgrounderSystem
 
 /// The harness's gpsd is real: fixes read through libgps match what the fixture says.
 @Suite(

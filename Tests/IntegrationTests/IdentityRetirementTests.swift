@@ -6,6 +6,7 @@ import Logging
 import Testing
 
 @testable import BackgrounderDaemon
+@testable import BackgrounderSystem
 
 /// Keeping an identity aside on disk, and a daemon stopped halfway through: a real store and
 /// real directories, with each stop a daemon could meet between two renames laid out by hand.

@@ -6,6 +6,7 @@ import Foundation
 import Testing
 
 @testable import BackgrounderDaemon
+@testable import BackgrounderSystem
 
 /// The plug-in ABI's second entry point: scheduling numbers per app and power state, loaded
 /// from the real LowPowerPolicy library with dlopen as the daemon loads it.

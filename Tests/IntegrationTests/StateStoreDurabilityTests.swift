@@ -5,6 +5,7 @@ import Foundation
 import Testing
 
 @testable import BackgrounderDaemon
+@testable import BackgrounderSystem
 
 /// The state store against a real SQLite file: what it syncs, what an acknowledgement may
 /// forget, and what a full disk does to the location queue.

@@ -6,6 +6,7 @@ import GRDB
 import Testing
 
 @testable import BackgrounderDaemon
+@testable import BackgrounderSystem
 
 /// A state directory from each earlier schema version, started under this daemon: the data
 /// of that version is all there after the migration, read back through the protocol.

@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 @testable import BackgrounderDaemon
+@testable import BackgrounderSystem
 
 /// Hostile apps against the trust boundary: each tries to act as a person or as another app,
 /// and each test judges the outcome (states, pids, CPU, grants), not the reply it got.

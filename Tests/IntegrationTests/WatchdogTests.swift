@@ -6,6 +6,7 @@ import Synchronization
 import Testing
 
 @testable import BackgrounderDaemon
+@testable import BackgrounderSystem
 
 #if canImport(Glibc)
     import Glibc

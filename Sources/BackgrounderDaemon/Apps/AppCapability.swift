@@ -1,5 +1,6 @@
 import BackgrounderCore
 import BackgrounderProtocol
+import BackgrounderSystem
 
 /// A change in an app's life that the core tells every capability of, after carrying it out.
 enum LifecycleChange: Sendable, Hashable {

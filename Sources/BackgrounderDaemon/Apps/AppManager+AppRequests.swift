@@ -1,5 +1,6 @@
 import BackgrounderCore
 import BackgrounderProtocol
+import BackgrounderSystem
 import NIOCore
 
 /// What an app asks of the core on its own connection: checking in, and finite-length

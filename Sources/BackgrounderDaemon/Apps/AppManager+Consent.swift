@@ -1,5 +1,6 @@
 import BackgrounderCore
 import BackgrounderProtocol
+import BackgrounderSystem
 import Foundation
 
 /// A prompt was asked (or asks for more), or is no longer waiting: what the desktop shows.

@@ -1,5 +1,6 @@
 import BackgrounderCore
 import BackgrounderProtocol
+import BackgrounderSystem
 
 /// Events for apps and the windows of background time they open: the core's half of
 /// everything the system does for an app that is not in front.

@@ -1,5 +1,6 @@
 import BackgrounderCore
 import BackgrounderProtocol
+import BackgrounderSystem
 
 /// An app's identity is bound to its bundle: a bundle claiming the identifier of an app
 /// whose bundle is gone starts fresh, and the removed app's identity is kept aside until a

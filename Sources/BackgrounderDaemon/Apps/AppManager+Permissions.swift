@@ -1,5 +1,6 @@
 import BackgrounderCore
 import BackgrounderProtocol
+import BackgrounderSystem
 
 /// `bgctl permissions`: what people granted, read from the store (what survives a restart),
 /// never changed here: `AUTHORIZE` is the only way to change a grant.

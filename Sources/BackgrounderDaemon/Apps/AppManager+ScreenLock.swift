@@ -1,5 +1,6 @@
 import BackgrounderCore
 import BackgrounderProtocol
+import BackgrounderSystem
 
 /// The session's screen lock, as logind reports it, and the first unlock after boot.
 extension AppManager {

@@ -1,5 +1,6 @@
 import BackgrounderCore
 import BackgrounderProtocol
+import BackgrounderSystem
 
 /// What a person does: open, home, lock, unlock, quit; and the events and pressure a person
 /// (or a test) stands in for.

@@ -1,5 +1,6 @@
 import BackgrounderCore
 import BackgrounderProtocol
+import BackgrounderSystem
 import NIOCore
 
 /// What the daemon tracks for one app: its life cycle, its process, its connection.

@@ -1,5 +1,6 @@
 import BackgrounderCore
 import BackgrounderProtocol
+import BackgrounderSystem
 
 /// The audio side of ``AppManager``'s bookkeeping, on its actor: sessions, the focus
 /// verdicts last applied, what each app says it plays, and commands waiting for an app to

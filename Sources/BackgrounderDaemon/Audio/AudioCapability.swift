@@ -1,5 +1,6 @@
 import BackgrounderCore
 import BackgrounderProtocol
+import BackgrounderSystem
 import Logging
 
 /// Audio for apps: sessions and their arbitration, streams, the `audio` assertion,

@@ -1,3 +1,4 @@
+import BackgrounderSystem
 import ServiceLifecycle
 
 /// Carries the audio engine's events (a stream's activity, a hang-up, the server lost or

@@ -1,4 +1,5 @@
 import BackgrounderProtocol
+import BackgrounderSystem
 import CAudioRing
 import Foundation
 import Logging

@@ -1,3 +1,4 @@
+import BackgrounderSystem
 import CPulse
 
 /// Something the PulseAudio context reported from its main-loop thread.

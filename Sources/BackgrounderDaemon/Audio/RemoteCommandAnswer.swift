@@ -1,4 +1,5 @@
 import BackgrounderProtocol
+import BackgrounderSystem
 
 /// A person's `REMOTE_COMMAND` held until the app answers it (`REMOTE_COMMAND_STATUS`), the
 /// wait runs out, or the app exits: the first of these is the reply.

@@ -1,5 +1,6 @@
 import BackgrounderCore
 import BackgrounderProtocol
+import BackgrounderSystem
 
 /// Permission prompts on the desktop: iOS's alert as a notification whose buttons are the
 /// prompt's choices ("Allow While Using App", "Don't Allow"...). Pressing one is the person's

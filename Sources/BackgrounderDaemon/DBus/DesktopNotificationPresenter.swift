@@ -1,5 +1,6 @@
 import BackgrounderCore
 import BackgrounderProtocol
+import BackgrounderSystem
 import Logging
 
 /// Shows apps' notifications through the desktop's notification server

@@ -1,5 +1,6 @@
 import BackgrounderCore
 import BackgrounderProtocol
+import BackgrounderSystem
 import Foundation
 
 /// What the daemon knows of one app's player, from which its MPRIS properties are derived.

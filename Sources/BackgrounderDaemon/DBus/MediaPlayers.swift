@@ -1,5 +1,6 @@
 import BackgrounderCore
 import BackgrounderProtocol
+import BackgrounderSystem
 import Foundation
 
 /// MPRIS2 players for media apps, served by the daemon so the media keys and the shell's

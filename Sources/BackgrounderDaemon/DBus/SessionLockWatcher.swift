@@ -1,4 +1,5 @@
 import BackgrounderCore
+import BackgrounderSystem
 import Foundation
 import Logging
 import ServiceLifecycle

@@ -1,4 +1,5 @@
 import BackgrounderCore
+import BackgrounderSystem
 import Logging
 import NIOCore
 import NIOPosix

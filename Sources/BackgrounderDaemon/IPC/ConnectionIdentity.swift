@@ -1,4 +1,5 @@
 import BackgrounderCore
+import BackgrounderSystem
 import NIOCore
 
 /// Who a connection speaks for: nobody in particular, or the app that checked in on it.

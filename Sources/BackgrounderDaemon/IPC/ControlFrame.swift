@@ -1,3 +1,4 @@
+import BackgrounderSystem
 import NIOCore
 
 /// What the line decoder hands the connection loop: a line, or the news that a line was

@@ -1,3 +1,5 @@
+import BackgrounderSystem
+
 #if canImport(Glibc)
     import Glibc
 #endif

@@ -1,16 +1,5 @@
 import BackgrounderProtocol
-
-/// One launch of an app: the connection the daemon hands it speaks for this launch only.
-struct AppLaunch: Sendable, Hashable, CustomStringConvertible {
-    /// The app's bundle identifier.
-    var bundle: String
-    /// The process the daemon started for it.
-    var pid: Int32
-    /// The user it runs as.
-    var uid: UInt32
-
-    var description: String { "\(bundle) (pid \(pid))" }
-}
+import BackgrounderSystem
 
 /// Who speaks on a connection, as the daemon established it when the connection was made;
 /// never what the client claims.

@@ -1,3 +1,4 @@
+import BackgrounderSystem
 import Logging
 import NIOCore
 

@@ -1,4 +1,5 @@
 import BackgrounderCore
+import BackgrounderSystem
 import CGPS
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import BackgrounderCore
+import BackgrounderSystem
 import Logging
 
 /// The location capability's bookkeeping for every app: grants, listeners with their

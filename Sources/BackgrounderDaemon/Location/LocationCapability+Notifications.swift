@@ -1,5 +1,6 @@
 import BackgrounderCore
 import BackgrounderProtocol
+import BackgrounderSystem
 
 /// Regions of notification requests (`UNLocationNotificationTrigger`), kept by the region
 /// monitor beside apps' own regions under an owner of their own, `notification:BUNDLE`: a

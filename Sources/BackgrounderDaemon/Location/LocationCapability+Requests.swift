@@ -1,5 +1,6 @@
 import BackgrounderCore
 import BackgrounderProtocol
+import BackgrounderSystem
 import Logging
 
 /// What apps and people ask of the location capability: grants, subscriptions, delivery

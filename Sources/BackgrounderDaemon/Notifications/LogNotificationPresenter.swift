@@ -1,4 +1,5 @@
 import BackgrounderProtocol
+import BackgrounderSystem
 import Foundation
 import Logging
 import Synchronization

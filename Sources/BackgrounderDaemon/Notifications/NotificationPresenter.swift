@@ -1,4 +1,5 @@
 import BackgrounderProtocol
+import BackgrounderSystem
 
 /// Shows an app's notifications to the person: a desktop notification server, or the log
 /// where there is no desktop. The ``NotificationCapability`` decides when; a presenter only

@@ -1,4 +1,5 @@
 import BackgrounderCore
+import BackgrounderSystem
 import Foundation
 
 /// Gives each app its state's share of the machine (``ResourceBand``): `oom_score_adj` for

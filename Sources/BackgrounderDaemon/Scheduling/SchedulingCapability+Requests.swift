@@ -1,5 +1,6 @@
 import BackgrounderCore
 import BackgrounderProtocol
+import BackgrounderSystem
 import Foundation
 
 /// What apps and people ask of the scheduling half: fetch intervals, completions, task

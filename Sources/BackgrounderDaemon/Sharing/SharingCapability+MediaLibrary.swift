@@ -1,5 +1,6 @@
 import BackgrounderCore
 import BackgrounderProtocol
+import BackgrounderSystem
 
 /// The person's music library, as iOS's media library: an app that declares
 /// `NSAppleMusicUsageDescription` asks (`MPMediaLibrary.requestAuthorization`), the person is

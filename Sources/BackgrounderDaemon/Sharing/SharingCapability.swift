@@ -1,5 +1,6 @@
 import BackgrounderCore
 import BackgrounderProtocol
+import BackgrounderSystem
 import Foundation
 
 /// Files and folders a person shares with an app where they lie (`bgctl share`), as the

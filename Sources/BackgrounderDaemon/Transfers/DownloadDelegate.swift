@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import BackgrounderCore
 import BackgrounderProtocol
+import BackgrounderSystem
 import Foundation
 import NIOCore
 import NIOHTTP1

@@ -1,5 +1,6 @@
 import BackgrounderCore
 import BackgrounderProtocol
+import BackgrounderSystem
 
 /// What one attempt at a transfer came to. What a failure means (retry when, or fail) is
 /// Core's rule (``TransferFailure/outcome(url:retry:backoff:now:using:)``); the attempt only

@@ -1,3 +1,4 @@
+import BackgrounderSystem
 import Foundation
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import BackgrounderProtocol
+import BackgrounderSystem
 import NIOHTTP1
 
 extension TransferResponse {

@@ -1,3 +1,4 @@
+import BackgrounderSystem
 import Foundation
 import NIOCore
 

@@ -1,4 +1,5 @@
 import BackgrounderDaemon
+import BackgrounderSystem
 import Foundation
 
 #if canImport(Glibc)

@@ -1,0 +1,245 @@
+import BackgrounderCore
+import BackgrounderProtocol
+package import Foundation
+package import Logging
+import ServiceLifecycle
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The daemon's one owner of D-Bus: every connection (the session bus, one more per MPRIS
+/// player, the system bus for logind) lives on this service's thread, which sleeps in
+/// `poll(2)` on all of them, as the gpsd and PulseAudio bindings own theirs
+/// (docs/decisions/0011-d-bus-binding.md).
+///
+/// Others hand it work with ``perform(_:)``; what arrives from the bus is handed to actors
+/// by the endpoints' own callbacks. A bus that is absent or goes away is retried every few
+/// seconds, and each endpoint sets itself up again on the new connection, as a restarted
+/// dbus-daemon needs.
+package final class DesktopBus: Service, Sendable {
+    private let jobs = Locked<[@Sendable (BusLoop) -> Void]>([])
+    /// Woken for each job; drained by the thread.
+    private let jobSignal: WakeupPipe
+    private let shutdown: WakeupPipe
+    private let statusBox = Locked<[String: EndpointStatus]>([:])
+    private let noteBox = Locked<[DesktopPart: String]>([:])
+    private let environment: [String: String]
+    /// Which app, if any, a process belongs to (the supervisor's answer), for peers whose
+    /// calls act for the person.
+    package let identify: @Sendable (PeerProcess) -> ProcessOwner
+    package let logger: Logger
+
+    /// How long to wait before connecting again after a bus was absent or went away.
+    package static let retryInterval: Duration = .seconds(3)
+
+    package init(
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        identify: @escaping @Sendable (PeerProcess) -> ProcessOwner, logger: Logger
+    ) throws {
+        jobSignal = try WakeupPipe()
+        shutdown = try WakeupPipe()
+        self.environment = environment
+        self.identify = identify
+        self.logger = logger
+    }
+
+    /// Runs `job` on the bus thread, soon.
+    package func perform(_ job: @escaping @Sendable (BusLoop) -> Void) {
+        jobs.withLock { $0.append(job) }
+        jobSignal.wake()
+    }
+
+    /// Adds an endpoint: connected now (or when its bus appears), set up on every new
+    /// connection, and told when its connection is lost.
+    package func add(_ endpoint: BusEndpoint) {
+        perform { $0.add(endpoint) }
+    }
+
+    /// Whether a bus is turned off by an empty address variable.
+    package func isDisabled(_ kind: BusKind) -> Bool { BusKind.isDisabled(kind, environment: environment) }
+
+    /// What `bgctl status` shows, by endpoint name.
+    package var statuses: [String: EndpointStatus] { statusBox.withLock { $0 } }
+
+    package func setStatus(_ name: String, _ status: EndpointStatus?) {
+        statusBox.withLock { $0[name] = status }
+    }
+
+    /// What each desktop part last found.
+    package var notes: [DesktopPart: String] { noteBox.withLock { $0 } }
+
+    /// Records what a desktop part found (a server, a session, a distributor, or none).
+    package func setNote(_ part: DesktopPart, _ text: String) {
+        noteBox.withLock { $0[part] = text }
+    }
+
+    /// A variable of the daemon's environment.
+    package func environmentValue(_ name: String) -> String? { environment[name] }
+
+    package func run() async throws {
+        await shutdown.runThreadUntilShutdown(named: "d-bus") { [self] in
+            let loop = BusLoop(owner: self)
+            while !shutdown.isWoken {
+                runJobs(loop)
+                loop.step()
+                wait(loop)
+            }
+            loop.closeAll()
+            // Jobs still queued find no connection and fail, so no caller waits for ever.
+            runJobs(loop)
+        }
+    }
+
+    private func runJobs(_ loop: BusLoop) {
+        var drain = [UInt8](repeating: 0, count: 256)
+        while read(jobSignal.readDescriptor, &drain, drain.count) > 0 {}
+        let pending = jobs.withLock { jobs in
+            defer { jobs = [] }
+            return jobs
+        }
+        for job in pending { job(loop) }
+    }
+
+    private func wait(_ loop: BusLoop) {
+        var descriptors = [
+            pollfd(fd: shutdown.readDescriptor, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: jobSignal.readDescriptor, events: Int16(POLLIN), revents: 0),
+        ]
+        descriptors += loop.pollDescriptors
+        let timeout = loop.nextDeadline.map { deadline -> Int32 in
+            let now = ContinuousClock.now
+            return deadline <= now ? 0 : Int32(min((deadline - now).wholeMicroseconds / 1000 + 1, 60_000))
+        }
+        _ = poll(&descriptors, nfds_t(descriptors.count), timeout ?? -1)
+    }
+}
+
+/// How one endpoint is doing, for `bgctl status`.
+package struct EndpointStatus: Sendable, Hashable {
+    package var bus: BusKind
+    package var connected: Bool
+    package var detail: String
+}
+
+/// Something the daemon serves or uses on a bus, over a connection of its own: the session
+/// endpoint (notifications, UnifiedPush), one MPRIS player, logind's watcher.
+package final class BusEndpoint: Sendable {
+    /// Unique among endpoints; also the sd-bus description.
+    package let name: String
+    package let kind: BusKind
+    /// Called on the bus thread with each new connection: take names, add objects and
+    /// matches. A throw closes the connection and is retried later.
+    package let setUp: @Sendable (BusConnection) throws(DBusError) -> Void
+    /// Called on the bus thread when the connection is lost or closed.
+    package let lost: @Sendable () -> Void
+
+    package init(
+        name: String, kind: BusKind, setUp: @escaping @Sendable (BusConnection) throws(DBusError) -> Void,
+        lost: @escaping @Sendable () -> Void = {}
+    ) {
+        self.name = name
+        self.kind = kind
+        self.setUp = setUp
+        self.lost = lost
+    }
+}
+
+/// The bus thread's own state: the endpoints and their connections. Never leaves the thread.
+package final class BusLoop {
+    private unowned let owner: DesktopBus
+    private var endpoints: [String: BusEndpoint] = [:]
+    private var connections: [String: BusConnection] = [:]
+    private var retryAt: [String: ContinuousClock.Instant] = [:]
+
+    package init(owner: DesktopBus) {
+        self.owner = owner
+    }
+
+    /// The live connection of an endpoint.
+    package func connection(_ name: String) -> BusConnection? { connections[name] }
+
+    package func add(_ endpoint: BusEndpoint) {
+        remove(endpoint.name)
+        endpoints[endpoint.name] = endpoint
+        retryAt[endpoint.name] = .now
+    }
+
+    package func remove(_ name: String) {
+        drop(name, reason: nil)
+        endpoints[name] = nil
+        retryAt[name] = nil
+        owner.setStatus(name, nil)
+    }
+
+    package func closeAll() {
+        for name in Array(connections.keys) { drop(name, reason: nil) }
+    }
+
+    /// Connects what is due, and handles what arrived on every connection.
+    package func step() {
+        let now = ContinuousClock.now
+        for (name, due) in retryAt where due <= now {
+            guard let endpoint = endpoints[name] else { continue }
+            connect(endpoint)
+        }
+        for (name, connection) in connections {
+            do throws(DBusError) {
+                try connection.process()
+            } catch {
+                owner.logger.warning("D-Bus: \(name) lost its \(connection.kind.rawValue) bus: \(error)")
+                drop(name, reason: error.description)
+            }
+        }
+    }
+
+    private func connect(_ endpoint: BusEndpoint) {
+        retryAt[endpoint.name] = nil
+        if owner.isDisabled(endpoint.kind) {
+            owner.setStatus(
+                endpoint.name,
+                EndpointStatus(
+                    bus: endpoint.kind, connected: false, detail: "\(endpoint.kind.addressVariable) is empty"))
+            return
+        }
+        do throws(DBusError) {
+            let connection = try BusConnection(kind: endpoint.kind, description: endpoint.name)
+            try endpoint.setUp(connection)
+            connections[endpoint.name] = connection
+            owner.setStatus(endpoint.name, EndpointStatus(bus: endpoint.kind, connected: true, detail: "connected"))
+            owner.logger.info("D-Bus: \(endpoint.name) is on the \(endpoint.kind.rawValue) bus")
+        } catch {
+            owner.setStatus(
+                endpoint.name, EndpointStatus(bus: endpoint.kind, connected: false, detail: error.description))
+            owner.logger.debug("D-Bus: \(endpoint.name): \(error); trying again in \(DesktopBus.retryInterval)")
+            retryAt[endpoint.name] = .now + DesktopBus.retryInterval
+        }
+    }
+
+    private func drop(_ name: String, reason: String?) {
+        guard let connection = connections.removeValue(forKey: name) else { return }
+        connection.close()
+        endpoints[name]?.lost()
+        if let reason, let endpoint = endpoints[name] {
+            owner.setStatus(name, EndpointStatus(bus: endpoint.kind, connected: false, detail: reason))
+            retryAt[name] = .now + DesktopBus.retryInterval
+        }
+    }
+
+    package var pollDescriptors: [pollfd] { connections.values.map(\.pollDescriptor) }
+
+    /// The earliest of the connections' timeouts and the retries.
+    package var nextDeadline: ContinuousClock.Instant? {
+        var earliest = retryAt.values.min()
+        if !connections.isEmpty {
+            var now = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &now)
+            let nowMicroseconds = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
+            for deadline in connections.values.compactMap(\.deadline) {
+                let instant = ContinuousClock.now + .microseconds(Int64(deadline &- min(deadline, nowMicroseconds)))
+                earliest = min(earliest ?? instant, instant)
+            }
+        }
+        return earliest
+    }
+}
