@@ -188,32 +188,34 @@ public struct Daemon: Sendable {
         }
         let transferDirectory = configuration.stateDirectory + "/transfers"
         try PrivateDirectory.prepareOwn(transferDirectory, purpose: "background transfer", mode: 0o700)
+        let transferClient = try HTTPTransferClient(trustedCertificates: configuration.trustedCertificates)
         let transfers = TransferCapability(
             store: store,
             files: TransferFiles(
                 directory: transferDirectory,
                 dataDirectory: { try supervisor.ownDataDirectory(for: $0) },
                 identity: { try supervisor.appIdentity($0) }),
-            client: try HTTPTransferClient(trustedCertificates: configuration.trustedCertificates),
+            client: transferClient,
             logger: logger)
+        // What the system does for apps: each capability is a target and a line here.
+        let capabilities = Capabilities(
+            location: LocationCapability(store: store, logger: logger),
+            audio: AudioCapability(service: audio, store: store, players: players),
+            scheduling: SchedulingCapability(store: store, logger: logger, pushConnector: pushConnector),
+            transfers: transfers,
+            resources: ResourceCapability(controllers: controllers, limits: configuration.limits),
+            notifications: NotificationCapability(
+                store: store, presenter: notificationPresenter, feed: notificationFeed, logger: logger),
+            sharing: SharingCapability(files: sharedFiles, store: store, musicDirectory: configuration.musicDirectory)
+        )
+        await capabilities.connect()
         let apps = AppManager(
             supervisor: supervisor,
             channels: appChannels,
             registry: registry,
             store: store,
             policy: policy,
-            // What the system does for apps: each capability is a folder and a line here.
-            capabilities: [
-                LocationCapability(store: store, logger: logger),
-                AudioCapability(service: audio, store: store, players: players),
-                SchedulingCapability(store: store, logger: logger, pushConnector: pushConnector),
-                transfers,
-                ResourceCapability(controllers: controllers, limits: configuration.limits),
-                NotificationCapability(
-                    store: store, presenter: notificationPresenter, feed: notificationFeed, logger: logger),
-                SharingCapability(
-                    files: sharedFiles, store: store, musicDirectory: configuration.musicDirectory),
-            ],
+            capabilities: capabilities.all,
             retirement: retirement,
             limits: configuration.limits,
             schedulingNumbers: schedulingNumbers,
@@ -227,13 +229,13 @@ public struct Daemon: Sendable {
         await registry.retireThrough { [weak apps] claim in await apps?.retire(claim) }
         logger.info("apps are suspended with \(mechanism.name); policy \(policy.name); sandbox \(sandbox.summary)")
         let memoryPressure = try MemoryPressureMonitor(apps: apps, logger: logger)
-        let location = try LocationService(address: configuration.gpsdAddress, apps: apps, logger: logger)
+        let location = try LocationService(
+            address: configuration.gpsdAddress, capability: capabilities.location, apps: apps, logger: logger)
         let conditions = ConditionMonitor(
             powerSupplyDirectory: configuration.powerSupplyDirectory, interval: configuration.conditionsInterval,
             logger: logger
         ) { power, network in
-            try? await apps.scheduling { $0.conditionsChanged(externalPower: power, network: network, in: $1) }
-            try? await apps.transfers { $0.conditionsChanged(network: network, in: $1) }
+            await apps.conditionsChanged(externalPower: power, network: network)
         }
         let context = DaemonContext(
             configuration: configuration,
@@ -242,6 +244,7 @@ public struct Daemon: Sendable {
             audio: audio,
             store: store,
             apps: apps,
+            capabilities: capabilities,
             conditions: conditions,
             resources: resources,
             desktop: desktop,
@@ -271,7 +274,7 @@ public struct Daemon: Sendable {
                     .init(service: server),
                     .init(service: location),
                     .init(service: audio),
-                    .init(service: AudioEventFeed(engine: audio.engine, apps: apps)),
+                    .init(service: AudioEventFeed(engine: audio.engine, capability: capabilities.audio, apps: apps)),
                     .init(service: watcher),
                     .init(service: conditions),
                     .init(service: systemd),
@@ -280,7 +283,7 @@ public struct Daemon: Sendable {
                     .init(
                         service: DesktopRequests(
                             players: players, push: pushConnector, notifications: notificationPresenter, apps: apps,
-                            logger: logger)),
+                            capabilities: capabilities, logger: logger)),
                     .init(service: SessionLockWatcher(bus: desktop, apps: apps, logger: logger)),
                 ] + (configuration.watchesMemoryPressure ? [.init(service: memoryPressure)] : []),
                 gracefulShutdownSignals: [.sigterm, .sigint],
@@ -288,12 +291,12 @@ public struct Daemon: Sendable {
             )
         )
         // Transfers stored by an earlier run resume.
-        try? await apps.transfers { $0.reschedule(in: $1) }
+        await capabilities.transfers.reschedule(in: apps)
         // So do notifications; those due while the daemon was stopped fire now.
-        try? await apps.notifications { $0.reschedule(in: $1) }
+        await capabilities.notifications.reschedule(in: apps)
         try await group.run()
-        try? await apps.transfers { transfers, _ in transfers.stop() }
-        await transfers.client.shutdown()
+        await capabilities.transfers.stop()
+        await transferClient.shutdown()
         if configuration.liveRestore {
             let left = await apps.runningCount
             logger.notice("leaving \(left) app(s) running for the next daemon to adopt (--live-restore)")

@@ -23,6 +23,8 @@ extension DaemonContext {
             return .error(refusal)
         }
         let appDirectories = FileIdentity.of(apps.supervisor.appDirectories)
+        let apps = self.apps
+        let sharing = capabilities.sharing
         let resolved: Result<[SharedFileGrant], ProtocolError> = await Self.onThread(named: "share") {
             var grants: [SharedFileGrant] = []
             for path in request.paths {
@@ -34,13 +36,11 @@ extension DaemonContext {
             }
             return .success(grants)
         }
-        do {
+        do throws(ProtocolError) {
             let grants = try resolved.get()
-            return .shared(try await apps.sharing { try $0.share(grants, with: request.bundle, in: $1) })
-        } catch let error as ProtocolError {
-            return .error(error)
+            return .shared(try await sharing.share(grants, with: request.bundle, in: apps))
         } catch {
-            return .error(ProtocolError(.failed, "SHARE: \(error)"))
+            return .error(error)
         }
     }
 

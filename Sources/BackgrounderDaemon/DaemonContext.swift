@@ -11,6 +11,8 @@ final class DaemonContext: Sendable {
     let audio: AudioService
     let store: StateStore
     let apps: AppManager
+    /// What the system does for apps, by type.
+    let capabilities: Capabilities
     let conditions: ConditionMonitor
     /// The session and system buses.
     let desktop: DesktopBus?
@@ -29,6 +31,7 @@ final class DaemonContext: Sendable {
         audio: AudioService,
         store: StateStore,
         apps: AppManager,
+        capabilities: Capabilities,
         conditions: ConditionMonitor,
         resources: String = "oom_score_adj by state",
         desktop: DesktopBus? = nil,
@@ -40,6 +43,7 @@ final class DaemonContext: Sendable {
         self.players = players
         self.resources = resources
         self.apps = apps
+        self.capabilities = capabilities
         self.conditions = conditions
         self.configuration = configuration
         self.registry = registry

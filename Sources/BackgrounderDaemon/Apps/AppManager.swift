@@ -16,7 +16,8 @@ import NIOCore
 ///
 /// Time-based rules run from one timer per app, set to the life cycle's next deadline: no
 /// polling, so an idle daemon with suspended apps does not wake up.
-actor AppManager {
+@AppCoreActor
+final class AppManager {
     let supervisor: Supervisor
     /// Where the connections handed to apps at launch are served.
     let channels: AppChannels
@@ -47,7 +48,7 @@ actor AppManager {
     /// lengths, fetch and push budgets.
     let schedulingNumbers: @Sendable (AppManifest, _ onExternalPower: Bool) -> SchedulingPolicy
     /// Whether the device is on external power, as the condition monitor last saw it.
-    var externalPower = true
+    private(set) var externalPower = true
     /// What apps asked for that only a person may give, waiting for an answer.
     var consent = ConsentPrompts()
     /// Prompts asked and settled, for the desktop to show as notifications and take back.
@@ -63,11 +64,11 @@ actor AppManager {
     let bootID: String?
 
     /// How long an app may take to exit after SIGTERM (or after `willTerminate`) before it is killed.
-    static let terminationGrace: Duration = .seconds(3)
+    nonisolated static let terminationGrace: Duration = .seconds(3)
 
     /// Creates the core with the capabilities it serves.
     /// - Parameter capabilities: Each capability once; they hear life-cycle changes in this order.
-    init(
+    nonisolated init(
         supervisor: Supervisor, channels: AppChannels, registry: BundleRegistry, store: StateStore,
         policy: any BackgroundPolicy, capabilities: [any AppCapability], retirement: IdentityRetirement,
         limits: AppLimits = AppLimits(),
@@ -166,28 +167,6 @@ actor AppManager {
         return app.process != nil && app.channel != nil
     }
 
-    /// The capability of a type, for requests that belong to it.
-    /// - Throws: ``ProtocolError`` `unavailable` when this daemon runs without it.
-    func with<Capability: AppCapability, Result: Sendable>(
-        _ type: Capability.Type, _ body: @Sendable (Capability, isolated AppManager) throws -> Result
-    ) throws -> Result {
-        try body(capability(type), self)
-    }
-
-    /// As ``with(_:_:)``, for work that waits (draining an audio stream).
-    func withAsync<Capability: AppCapability, Result: Sendable>(
-        _ type: Capability.Type, _ body: @Sendable (Capability, isolated AppManager) async throws -> Result
-    ) async throws -> Result {
-        try await body(capability(type), self)
-    }
-
-    private func capability<Capability: AppCapability>(_ type: Capability.Type) throws(ProtocolError) -> Capability {
-        guard let capability = capabilities.lazy.compactMap({ $0 as? Capability }).first else {
-            throw ProtocolError(.unavailable, "this daemon runs without \(type)")
-        }
-        return capability
-    }
-
     /// The capability that grants `service`, for `bgctl authorize`.
     func capability(granting service: AuthorizationService) throws(ProtocolError) -> any AppCapability {
         guard let capability = capabilities.first(where: { $0.authorizationServices.contains(service) }) else {
@@ -248,6 +227,15 @@ actor AppManager {
         guard (idleSince != nil) != idle else { return }
         idleSince = idle ? ContinuousClock.now : nil
         for capability in capabilities { capability.deviceIdleChanged(idle: idle, in: self) }
+    }
+
+    /// The condition monitor saw power or network change: the core keeps the power, and every
+    /// capability hears both.
+    func conditionsChanged(externalPower: Bool, network: Bool) {
+        self.externalPower = externalPower
+        for capability in capabilities {
+            capability.conditionsChanged(externalPower: externalPower, network: network, in: self)
+        }
     }
 
     /// Wakes a suspended app for a reason a capability has (its audio plays again, a fix
@@ -358,11 +346,11 @@ actor AppManager {
             if noticeGiven {
                 // willTerminate was sent: let the app save and exit by itself first.
                 try? await Task.sleep(for: .seconds(1))
-                guard await self?.isRunning(identifier, pid: process.pid) == true else { return }
+                guard self?.isRunning(identifier, pid: process.pid) == true else { return }
             }
             supervisor.requestTermination(process)
             try? await Task.sleep(for: Self.terminationGrace)
-            guard await self?.isRunning(identifier, pid: process.pid) == true else { return }
+            guard self?.isRunning(identifier, pid: process.pid) == true else { return }
             logger.warning("did not exit within \(Self.terminationGrace) of SIGTERM; killing")
             supervisor.kill(process)
         }
@@ -384,7 +372,7 @@ actor AppManager {
         apps[identifier]?.timer = Task { [weak self] in
             try? await Task.sleep(for: delay)
             guard !Task.isCancelled else { return }
-            await self?.deadlineReached(identifier)
+            self?.deadlineReached(identifier)
         }
     }
 

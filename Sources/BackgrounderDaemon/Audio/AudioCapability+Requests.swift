@@ -9,7 +9,7 @@ extension AudioCapability {
     // MARK: Sessions
 
     /// `AUDIO_SESSION` from an app.
-    func setSession(_ identifier: String, _ request: AudioSessionRequest, in apps: isolated AppManager)
+    func setSession(_ identifier: String, _ request: AudioSessionRequest, in apps: any AppCore)
         throws(ProtocolError) -> Done
     {
         let options: AudioSessionOptions
@@ -36,10 +36,10 @@ extension AudioCapability {
     // MARK: Streams
 
     /// `AUDIO_STREAM_OPEN` from an app.
-    func openStream(_ identifier: String, _ request: AudioStreamRequest, in apps: isolated AppManager)
+    func openStream(_ identifier: String, _ request: AudioStreamRequest, in apps: any AppCore)
         throws(ProtocolError) -> AudioStreamGrant
     {
-        let manifest = try apps.app(identifier).bundle.manifest
+        let manifest = try apps.bundle(of: identifier).manifest
         do {
             try request.format.validate()
         } catch {
@@ -109,7 +109,7 @@ extension AudioCapability {
     }
 
     /// `AUDIO_STREAM_CONTROL` from an app.
-    func controlStream(_ identifier: String, _ control: AudioStreamControl, in apps: isolated AppManager) async throws
+    func controlStream(_ identifier: String, _ control: AudioStreamControl, in apps: any AppCore) async throws
         -> Done
     {
         do {
@@ -119,7 +119,7 @@ extension AudioCapability {
         }
     }
 
-    private func carryOut(_ control: AudioStreamControl, for identifier: String, in apps: isolated AppManager)
+    private func carryOut(_ control: AudioStreamControl, for identifier: String, in apps: any AppCore)
         async throws -> Done
     {
         let engine = service.engine
@@ -148,7 +148,7 @@ extension AudioCapability {
     }
 
     /// `NOW_PLAYING` from an app.
-    func setNowPlaying(_ identifier: String, _ info: NowPlayingInfo, in apps: isolated AppManager) -> Done {
+    func setNowPlaying(_ identifier: String, _ info: NowPlayingInfo, in apps: any AppCore) -> Done {
         book.nowPlaying[identifier] = info
         book.nowPlayingAt[identifier] = apps.now
         // Media keys and the shell's media panel reach the apps that can play in the background.
@@ -161,9 +161,9 @@ extension AudioCapability {
     // MARK: Grants
 
     /// `bgctl authorize ID microphone [granted|denied]`.
-    func authorize(_ request: Authorize, in apps: isolated AppManager) throws(ProtocolError) -> Done {
+    func authorize(_ request: Authorize, in apps: any AppCore) throws(ProtocolError) -> Done {
         let identifier = request.bundle
-        let manifest = try apps.app(identifier).bundle.manifest
+        let manifest = try apps.bundle(of: identifier).manifest
         let granted = request.grant == .microphone(.granted)
         if granted && manifest.usageDescriptions.microphone == nil {
             throw ProtocolError(
@@ -185,12 +185,13 @@ extension AudioCapability {
     /// `REMOTE_COMMAND` from a person: delivered to the media app, which is woken, or
     /// launched into the background, to receive it. The reply waits for the app's answer
     /// (``answer(_:_:in:)``), at most ``remoteCommandAnswerSeconds``.
-    func remoteCommand(_ request: RemoteCommandRequest, in apps: isolated AppManager) throws(ProtocolError)
+    func remoteCommand(_ request: RemoteCommandRequest, in apps: any AppCore) throws(ProtocolError)
         -> RemoteCommandAnswer
     {
         let identifier = request.bundle
-        let app = try apps.app(identifier)
-        guard app.bundle.manifest.backgroundModes.contains(.audio) else {
+        let manifest = try apps.bundle(of: identifier).manifest
+        let state = apps.state(of: identifier)
+        guard manifest.backgroundModes.contains(.audio) else {
             throw ProtocolError(
                 .invalidState,
                 "\(identifier) does not declare the audio background mode; remote commands go to media apps")
@@ -200,8 +201,8 @@ extension AudioCapability {
             throw ProtocolError(.badRequest, "REMOTE_COMMAND: argument: \(command) \(problem)")
         }
         var request = request
-        let woken = app.lifecycle.state == .suspended
-        switch app.lifecycle.state {
+        let woken = state == .suspended
+        switch state {
         case .notRunning:
             // A person asked for it, as when opening it: a force quit does not stand in the way.
             apps.clearForceQuit(identifier)
@@ -240,7 +241,7 @@ extension AudioCapability {
     /// Keeps a command for an app that has not checked in, up to
     /// ``AppLimits/maximumPendingRemoteCommands``: an app that never checks in must not make
     /// the daemon hold an endless queue.
-    private func queueRemoteCommand(_ request: RemoteCommandRequest, in apps: isolated AppManager)
+    private func queueRemoteCommand(_ request: RemoteCommandRequest, in apps: any AppCore)
         throws(ProtocolError)
     {
         let identifier = request.bundle
@@ -259,7 +260,7 @@ extension AudioCapability {
     // MARK: Listing
 
     /// `bgctl audio`.
-    func status(_ query: AudioQuery, in apps: isolated AppManager) -> AudioStatus {
+    func status(_ query: AudioQuery, in apps: any AppCore) -> AudioStatus {
         let streams = service.engine.snapshot(bundle: query.bundle)
         let concerned = Set(book.sessions.keys).union(book.streamOwners.keys).union(book.nowPlaying.keys)
         let sessions = concerned.filter { query.bundle == nil || $0 == query.bundle }.sorted().map { identifier in
@@ -275,20 +276,11 @@ extension AudioCapability {
 
     /// What an app plays as of now: the position moves on from what it published while it
     /// plays and runs (a suspended app's clock stands still).
-    private func nowPlaying(_ identifier: String, in apps: isolated AppManager) -> NowPlayingInfo? {
+    private func nowPlaying(_ identifier: String, in apps: any AppCore) -> NowPlayingInfo? {
         guard let info = book.nowPlaying[identifier], let at = book.nowPlayingAt[identifier] else { return nil }
         switch apps.state(of: identifier) {
         case .inactive, .active, .background: return info.advanced(by: (apps.now - at).seconds)
         case .suspended, .notRunning: return info
         }
-    }
-}
-
-extension AppManager {
-    /// Runs an audio request on this actor.
-    func audio<Result: Sendable>(_ body: @Sendable (AudioCapability, isolated AppManager) throws -> Result) throws
-        -> Result
-    {
-        try with(AudioCapability.self, body)
     }
 }

@@ -10,6 +10,7 @@ import Logging
 /// streams plays or records; when it pauses or its stream runs dry it loses the assertion
 /// and is suspended after the grace period like any other app. Requests are in
 /// AudioCapability+Requests.swift.
+@AppCoreActor
 final class AudioCapability: AppCapability {
     /// The engine and its socket.
     let service: AudioService
@@ -23,7 +24,7 @@ final class AudioCapability: AppCapability {
     static let maximumStreamsPerApp = 8
 
     /// Loads microphone grants from the store.
-    init(service: AudioService, store: StateStore, players: MediaPlayers) {
+    nonisolated init(service: AudioService, store: StateStore, players: MediaPlayers) {
         self.service = service
         self.store = store
         self.players = players
@@ -34,7 +35,7 @@ final class AudioCapability: AppCapability {
 
     // MARK: The life cycle
 
-    func app(_ identifier: String, changed change: LifecycleChange, in apps: isolated AppManager) {
+    func app(_ identifier: String, changed change: LifecycleChange, in apps: any AppCore) {
         switch change {
         case .launched, .windowsClosed, .forceQuit, .assertionsChanged:
             break
@@ -58,14 +59,14 @@ final class AudioCapability: AppCapability {
     }
 
     /// Commands waiting for the app were the old identity's; the microphone grant is read again.
-    func identityChanged(_ identifier: String, in apps: isolated AppManager) {
+    func identityChanged(_ identifier: String, in apps: any AppCore) {
         book.pendingCommands[identifier] = nil
         book.forget(identifier)
         book.microphoneGrants[identifier] = (try? store.microphoneAuthorizations())?[identifier] == .granted
     }
 
     /// Underruns and overruns summed per app, from one snapshot of the engine.
-    func describe(_ list: inout [AppInfo], in apps: isolated AppManager) {
+    func describe(_ list: inout [AppInfo], in apps: any AppCore) {
         let streams = Dictionary(grouping: service.engine.snapshot(), by: \.bundle)
         for index in list.indices {
             guard let own = streams[list[index].id] else { continue }
@@ -78,7 +79,7 @@ final class AudioCapability: AppCapability {
 
     /// Decides every app's verdict again and carries out what changed: corks, volumes,
     /// interruption notices and `audio` assertions.
-    func applyFocus(in apps: isolated AppManager) {
+    func applyFocus(in apps: any AppCore) {
         let concerned = Set(book.sessions.keys).union(book.streamOwners.keys)
         guard !concerned.isEmpty else { return }
         let participants = concerned.sorted().compactMap { identifier -> AudioFocus.Participant? in
@@ -120,7 +121,7 @@ final class AudioCapability: AppCapability {
     }
 
     /// Holds the `audio` assertion while the app may play in the background and plays or records.
-    func updateAssertion(_ identifier: String, in apps: isolated AppManager) {
+    func updateAssertion(_ identifier: String, in apps: any AppCore) {
         guard apps.isRunning(identifier), let manifest = apps.manifest(of: identifier) else { return }
         let session = book.session(identifier)
         let verdict = book.verdicts[identifier] ?? AudioFocus.Verdict()
@@ -131,7 +132,7 @@ final class AudioCapability: AppCapability {
     }
 
     /// What the engine reported.
-    func engineEvent(_ event: AudioEngineEvent, in apps: isolated AppManager) {
+    func engineEvent(_ event: AudioEngineEvent, in apps: any AppCore) {
         switch event {
         case .activity(_, let bundle, let active):
             apps.appLogger(bundle).debug(active ? "audio active" : "audio stopped")

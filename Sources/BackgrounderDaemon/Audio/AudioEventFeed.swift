@@ -5,14 +5,16 @@ import ServiceLifecycle
 /// back) to the audio capability, on the app manager's actor, until the daemon shuts down.
 struct AudioEventFeed: Service {
     let engine: AudioEngine
-    let apps: AppManager
+    let capability: AudioCapability
+    let apps: any AppCore
 
     func run() async throws {
         let engine = self.engine
+        let capability = self.capability
         let apps = self.apps
         await cancelWhenGracefulShutdown {
             for await event in engine.events {
-                try? await apps.with(AudioCapability.self) { $0.engineEvent(event, in: $1) }
+                await capability.engineEvent(event, in: apps)
             }
         }
     }

@@ -47,7 +47,7 @@ extension AudioCapability {
     /// `REMOTE_COMMAND_STATUS` from an app: the answer to a command sent to it. Another app's
     /// ticket is `notFound`, like one that does not exist, so no app learns or settles
     /// another's commands.
-    func answer(_ identifier: String, _ report: RemoteCommandStatusReport, in apps: isolated AppManager)
+    func answer(_ identifier: String, _ report: RemoteCommandStatusReport, in apps: any AppCore)
         throws(ProtocolError) -> Done
     {
         guard let awaited = book.awaiting[report.ticket], awaited.bundle == identifier else {
@@ -71,7 +71,7 @@ extension AudioCapability {
 
     /// The app did not answer in time: the person hears so, and a command still queued for
     /// the app's check-in is dropped, since the person was told it was not carried out.
-    func answerTimedOut(_ ticket: Int, in apps: isolated AppManager) {
+    func answerTimedOut(_ ticket: Int, in apps: any AppCore) {
         guard let awaited = book.awaiting.removeValue(forKey: ticket) else { return }
         book.pendingCommands[awaited.bundle]?.removeAll { $0.ticket == ticket }
         let command = awaited.command.rawValue
@@ -86,7 +86,7 @@ extension AudioCapability {
     }
 
     /// The app exited: the commands it did not answer fail now rather than at the timeout.
-    func abandonAnswers(of identifier: String, in apps: isolated AppManager) {
+    func abandonAnswers(of identifier: String, in apps: any AppCore) {
         for (ticket, awaited) in book.awaiting where awaited.bundle == identifier {
             // A command queued for the next launch's check-in still has its chance.
             guard !(book.pendingCommands[identifier] ?? []).contains(where: { $0.ticket == ticket }) else { continue }
@@ -109,7 +109,7 @@ extension AudioCapability {
 
     /// Numbers a command, and holds the person's request until the app answers it or the
     /// wait runs out.
-    func holdForAnswer(_ request: inout RemoteCommandRequest, delivery: String, in apps: isolated AppManager)
+    func holdForAnswer(_ request: inout RemoteCommandRequest, delivery: String, in apps: any AppCore)
         -> RemoteCommandAnswer
     {
         book.lastTicket += 1
@@ -118,16 +118,16 @@ extension AudioCapability {
         let answer = RemoteCommandAnswer()
         book.awaiting[ticket] = AwaitedCommand(
             bundle: request.bundle, command: request.command, delivery: delivery, answer: answer,
-            timeout: Self.timeout(ticket, of: apps))
+            timeout: timeout(ticket, of: apps))
         return answer
     }
 
     /// Ends the wait for a ticket's answer after ``remoteCommandAnswerSeconds``.
-    private static func timeout(_ ticket: Int, of apps: AppManager) -> Task<Void, Never> {
-        Task { [weak apps] in
-            try? await Task.sleep(for: .seconds(remoteCommandAnswerSeconds))
-            guard !Task.isCancelled, let apps else { return }
-            try? await apps.audio { $0.answerTimedOut(ticket, in: $1) }
+    private func timeout(_ ticket: Int, of apps: any AppCore) -> Task<Void, Never> {
+        Task { [weak self, weak apps] in
+            try? await Task.sleep(for: .seconds(Self.remoteCommandAnswerSeconds))
+            guard !Task.isCancelled, let self, let apps else { return }
+            answerTimedOut(ticket, in: apps)
         }
     }
 }

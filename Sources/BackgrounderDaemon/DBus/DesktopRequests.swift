@@ -13,6 +13,7 @@ struct DesktopRequests: Service {
     let push: UnifiedPushConnector
     let notifications: DesktopNotificationPresenter
     let apps: AppManager
+    let capabilities: Capabilities
     let logger: Logger
 
     func run() async throws {
@@ -34,7 +35,7 @@ struct DesktopRequests: Service {
                 case .command(let command):
                     // The method call was answered already (MPRIS methods return nothing), so
                     // the app's answer is not waited for here; the daemon logs it.
-                    _ = try await apps.audio { try $0.remoteCommand(command, in: $1) }
+                    _ = try await capabilities.audio.remoteCommand(command, in: apps)
                     logger.info("MPRIS: \(command.command.rawValue) for \(command.bundle)")
                 case .raise(let identifier):
                     let done = try await apps.open(identifier)
@@ -52,8 +53,9 @@ struct DesktopRequests: Service {
             let action =
                 activation.action == DesktopNotificationPresenter.defaultAction ? nil : activation.action
             do {
-                let done = try await apps.notificationActivated(
-                    bundle: activation.bundle, requestIdentifier: activation.request, action: action)
+                let done = try await capabilities.notifications.activate(
+                    NotificationActivation(bundle: activation.bundle, request: activation.request, action: action),
+                    in: apps)
                 logger.info("notification \(activation.request) of \(activation.bundle): \(done.detail)")
             } catch {
                 logger.warning("notification \(activation.request) of \(activation.bundle) not opened: \(error)")
@@ -88,13 +90,13 @@ struct DesktopRequests: Service {
             case .message(let token, let payload, let distributor):
                 do {
                     let request = PushRequest(token: token, payload: payload)
-                    let result = try await apps.scheduling { try $0.push(request, in: $1) }
+                    let result = try await capabilities.scheduling.push(request, in: apps)
                     logger.info("UnifiedPush message from \(distributor): \(result.detail)")
                 } catch {
                     logger.warning("UnifiedPush message from \(distributor) not delivered: \(error)")
                 }
             case .endpoint(let token, let url):
-                try? await apps.scheduling { $0.pushEndpointChanged(token: token, endpoint: url, in: $1) }
+                await capabilities.scheduling.pushEndpointChanged(token: token, endpoint: url, in: apps)
             }
         }
     }

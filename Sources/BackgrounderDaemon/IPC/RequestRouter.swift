@@ -103,6 +103,12 @@ struct RequestRouter: Sendable {
         -> Route
     {
         let apps = context.apps
+        let (location, audio, scheduling) = (
+            context.capabilities.location, context.capabilities.audio, context.capabilities.scheduling
+        )
+        let (transfers, notifications, sharing) = (
+            context.capabilities.transfers, context.capabilities.notifications, context.capabilities.sharing
+        )
         let id = message.id
         func later(_ work: @escaping @Sendable () async throws -> DaemonMessage.Body) -> Route {
             .later { DaemonMessage(id: id, await Self.reply(work)) }
@@ -135,147 +141,143 @@ struct RequestRouter: Sendable {
             }
         case .memoryPressure(let pressure):
             return later { .done(await apps.relieveMemoryPressure(critical: pressure.critical ?? false)) }
-        case .wake(let wake): return later { .done(try await apps.scheduling { try $0.wake(wake, in: $1) }) }
-        case .push(let push): return later { .pushed(try await apps.scheduling { try $0.push(push, in: $1) }) }
-        case .tasks(let query): return later { .schedule(try await apps.scheduling { $0.schedule(query, in: $1) }) }
+        case .wake(let wake): return later { .done(try await scheduling.wake(wake, in: apps)) }
+        case .push(let push): return later { .pushed(try await scheduling.push(push, in: apps)) }
+        case .tasks(let query): return later { .schedule(await scheduling.schedule(query, in: apps)) }
         case .simulateTask(let request):
-            return later { .done(try await apps.scheduling { try $0.simulateTask(request, in: $1) }) }
+            return later { .done(try await scheduling.simulateTask(request, in: apps)) }
         case .expireTask(let request):
-            return later { .done(try await apps.scheduling { try $0.expireTask(request, in: $1) }) }
+            return later { .done(try await scheduling.expireTask(request, in: apps)) }
         case .setFetchInterval(let request):
             return asApp { bundle in
-                .done(try await apps.scheduling { try $0.setFetchInterval(bundle, request.interval, in: $1) })
+                .done(try await scheduling.setFetchInterval(bundle, request.interval, in: apps))
             }
         case .complete(let completion):
-            return asApp { bundle in .done(try await apps.scheduling { try $0.complete(bundle, completion, in: $1) }) }
+            return asApp { bundle in .done(try await scheduling.complete(bundle, completion, in: apps)) }
         case .registerTask(let registration):
             return asApp { bundle in
-                .done(try await apps.scheduling { try $0.register(bundle, task: registration.identifier, in: $1) })
+                .done(try await scheduling.register(bundle, task: registration.identifier, in: apps))
             }
         case .submitTask(let submission):
-            return asApp { bundle in .done(try await apps.scheduling { try $0.submit(bundle, submission, in: $1) }) }
+            return asApp { bundle in .done(try await scheduling.submit(bundle, submission, in: apps)) }
         case .cancelTasks(let cancellation):
             return asApp { bundle in
-                .done(try await apps.scheduling { $0.cancel(bundle, task: cancellation.identifier, in: $1) })
+                .done(await scheduling.cancel(bundle, task: cancellation.identifier, in: apps))
             }
         case .pendingTasks:
             return asApp { bundle in
-                .taskRequests(try await apps.scheduling { scheduling, _ in scheduling.pending(bundle) })
+                .taskRequests(await scheduling.pending(bundle))
             }
         case .registerPush:
             return asApp { bundle in
-                .pushToken(try await apps.scheduling { scheduling, _ in try scheduling.registerPush(bundle) })
+                .pushToken(try await scheduling.registerPush(bundle))
             }
         case .unregisterPush:
             return asApp { bundle in
-                .done(try await apps.scheduling { scheduling, _ in scheduling.unregisterPush(bundle) })
+                .done(await scheduling.unregisterPush(bundle))
             }
         case .authorize(let grant): return later { .done(try await apps.authorize(grant)) }
         case .prompts: return later { .prompts(await apps.waitingPrompts()) }
         case .answer(let answer): return later { .done(try await apps.answer(answer)) }
         case .regions(let query) where query.bundle != nil:
-            return later { .regions(try await apps.location { try $0.monitoredRegions(query.bundle!, in: $1) }) }
+            return later { .regions(try await location.monitoredRegions(query.bundle!, in: apps)) }
         case .beginTask(let task): return asApp { .task(try await apps.beginTask($0, named: task.name)) }
         case .endTask(let task): return asApp { .done(await apps.endTask($0, task: task.task)) }
         case .requestAuthorization(let request):
             return asApp { bundle in
                 .authorization(
-                    try await apps.location { try $0.requestAuthorization(bundle, level: request.level, in: $1) })
+                    try await location.requestAuthorization(bundle, level: request.level, in: apps))
             }
         case .locationUpdates(let subscription):
             return asApp { bundle in
-                .done(try await apps.location { try $0.setSubscription(bundle, subscription, in: $1) })
+                .done(try await location.setSubscription(bundle, subscription, in: apps))
             }
-        case .locationReady: return asApp { bundle in .done(try await apps.location { $0.ready(bundle, in: $1) }) }
+        case .locationReady: return asApp { bundle in .done(await location.ready(bundle, in: apps)) }
         case .locationAck(let ack):
             return asApp { bundle in
-                .done(try await apps.location { try $0.acknowledge(bundle, through: ack.through, in: $1) })
+                .done(try await location.acknowledge(bundle, through: ack.through, in: apps))
             }
         case .startMonitoring(let request):
             return asApp { bundle in
-                .done(try await apps.location { try $0.startMonitoring(bundle, request.region, in: $1) })
+                .done(try await location.startMonitoring(bundle, request.region, in: apps))
             }
         case .stopMonitoring(let region):
             return asApp { bundle in
                 .done(
-                    try await apps.location { location, _ in location.stopMonitoring(bundle, region: region.identifier)
-                    })
+                    await location.stopMonitoring(bundle, region: region.identifier))
             }
         case .requestState(let region):
             return asApp { bundle in
                 .regionState(
-                    try await apps.location { location, _ in try location.regionState(bundle, region: region.identifier)
-                    })
+                    try await location.regionState(bundle, region: region.identifier))
             }
         case .regions:
-            return asApp { bundle in .regions(try await apps.location { try $0.monitoredRegions(bundle, in: $1) }) }
+            return asApp { bundle in .regions(try await location.monitoredRegions(bundle, in: apps)) }
         case .audioSession(let request):
-            return asApp { bundle in .done(try await apps.audio { try $0.setSession(bundle, request, in: $1) }) }
+            return asApp { bundle in .done(try await audio.setSession(bundle, request, in: apps)) }
         case .openAudioStream(let request):
-            return asApp { bundle in .audioStream(try await apps.audio { try $0.openStream(bundle, request, in: $1) }) }
+            return asApp { bundle in .audioStream(try await audio.openStream(bundle, request, in: apps)) }
         case .audioStreamControl(let control):
             return asApp { bundle in
                 .done(
-                    try await apps.withAsync(AudioCapability.self) {
-                        try await $0.controlStream(bundle, control, in: $1)
-                    })
+                    try await audio.controlStream(bundle, control, in: apps))
             }
         case .nowPlaying(let info):
-            return asApp { bundle in .done(try await apps.audio { $0.setNowPlaying(bundle, info, in: $1) }) }
+            return asApp { bundle in .done(await audio.setNowPlaying(bundle, info, in: apps)) }
         case .remoteCommand(let request):
-            return later { .done(try await apps.audio { try $0.remoteCommand(request, in: $1) }.value()) }
+            return later { .done(try await audio.remoteCommand(request, in: apps).value()) }
         case .remoteCommandStatus(let report):
-            return asApp { bundle in .done(try await apps.audio { try $0.answer(bundle, report, in: $1) }) }
-        case .audio(let query): return later { .audioStatus(try await apps.audio { $0.status(query, in: $1) }) }
+            return asApp { bundle in .done(try await audio.answer(bundle, report, in: apps)) }
+        case .audio(let query): return later { .audioStatus(await audio.status(query, in: apps)) }
         case .permissions(let query): return later { .permissions(try apps.permissions(query.bundle)) }
         case .createTransfer(let submission):
-            return asApp { bundle in .transfer(try await apps.transfers { try $0.create(bundle, submission, in: $1) }) }
+            return asApp { bundle in .transfer(try await transfers.create(bundle, submission, in: apps)) }
         case .cancelTransfer(let reference):
             return asApp { bundle in
-                .done(try await apps.transfers { try $0.cancel(bundle, reference.transfer, in: $1) })
+                .done(try await transfers.cancel(bundle, reference.transfer, in: apps))
             }
         case .transferSession(let request):
             return asApp { bundle in
-                .transferList(try await apps.transfers { try $0.attach(bundle, session: request.session, in: $1) })
+                .transferList(try await transfers.attach(bundle, session: request.session, in: apps))
             }
         case .acknowledgeTransfer(let reference):
             return asApp { bundle in
-                .done(try await apps.transfers { try $0.acknowledge(bundle, reference.transfer, in: $1) })
+                .done(try await transfers.acknowledge(bundle, reference.transfer, in: apps))
             }
         case .transfers(let query):
-            return later { .transferList(try await apps.transfers { try $0.list(query, in: $1) }) }
+            return later { .transferList(try await transfers.list(query, in: apps)) }
         case .requestMediaLibraryAuthorization:
             return asApp { bundle in
-                .mediaLibrary(try await apps.sharing { try $0.requestLibraryAuthorization(bundle, in: $1) })
+                .mediaLibrary(try await sharing.requestLibraryAuthorization(bundle, in: apps))
             }
         case .requestNotificationAuthorization(let request):
             return asApp { bundle in
                 .notificationAuthorization(
-                    try await apps.notifications { $0.requestAuthorization(bundle, request, in: $1) })
+                    await notifications.requestAuthorization(bundle, request, in: apps))
             }
         case .addNotification(let request):
-            return asApp { bundle in .done(try await apps.notifications { try $0.add(bundle, request, in: $1) }) }
+            return asApp { bundle in .done(try await notifications.add(bundle, request, in: apps)) }
         case .listNotifications(let query):
             return asApp { bundle in
                 .notifications(
-                    try await apps.notifications { notifications, _ in notifications.list(bundle, query.list) })
+                    await notifications.list(bundle, query.list))
             }
         case .removeNotifications(let removal):
             return asApp { bundle in
-                .done(try await apps.notifications { try $0.remove(bundle, removal, in: $1) })
+                .done(try await notifications.remove(bundle, removal, in: apps))
             }
         case .notificationPresentation(let presentation):
             return asApp { bundle in
-                .done(try await apps.notifications { try $0.answer(bundle, presentation, in: $1) })
+                .done(try await notifications.answer(bundle, presentation, in: apps))
             }
         case .notifications(let query):
-            return later { .notifications(try await apps.notifications { try $0.list(person: query.bundle, in: $1) }) }
+            return later { .notifications(try await notifications.list(person: query.bundle, in: apps)) }
         case .activateNotification(let activation):
-            return later { .done(try await apps.notifications { try $0.activate(activation, in: $1) }) }
+            return later { .done(try await notifications.activate(activation, in: apps)) }
         case .unshare(let request):
-            return later { .shared(try await apps.sharing { try $0.unshare(request, in: $1) }) }
+            return later { .shared(try await sharing.unshare(request, in: apps)) }
         case .shares(let app):
-            return later { .shared(try await apps.sharing { sharing, _ in sharing.list(app.bundle) }) }
+            return later { .shared(await sharing.list(app.bundle)) }
         case .hello, .status, .bundles, .reload, .dataDirectory, .importFiles, .adoptBundle, .share, .simulateLocation,
             .followNotifications:
             preconditionFailure("answered by route(_:from:connection:logger:)")

@@ -6,12 +6,12 @@ import BackgrounderSystem
 /// monitor beside apps' own regions under an owner of their own, `notification:BUNDLE`: a
 /// crossing posts the notification and never reaches the app, so it is neither woken nor
 /// launched for it. A bundle identifier cannot contain `:`, so no app owns these.
-extension LocationCapability {
+extension LocationCapability: NotificationRegionWatching {
     /// The monitor's owner for an app's notification regions.
-    static func notificationOwner(_ bundle: String) -> String { "notification:" + bundle }
+    nonisolated static func notificationOwner(_ bundle: String) -> String { "notification:" + bundle }
 
     /// The app whose notification regions an owner stands for, or `nil` for an app's own.
-    static func notificationBundle(owner: String) -> String? {
+    nonisolated static func notificationBundle(owner: String) -> String? {
         owner.hasPrefix("notification:") ? String(owner.dropFirst("notification:".count)) : nil
     }
 
@@ -19,9 +19,9 @@ extension LocationCapability {
     /// least a when-in-use grant, as iOS does for location triggers, and counts against the
     /// policy's region limit apart from the app's own regions.
     func monitorForNotification(
-        _ bundle: String, request: String, _ region: CircularRegion, in apps: isolated AppManager
+        _ bundle: String, request: String, _ region: CircularRegion, in apps: any AppCore
     ) throws(ProtocolError) {
-        let manifest = try apps.app(bundle).bundle.manifest
+        let manifest = try apps.bundle(of: bundle).manifest
         guard book.authorization(bundle).allowsLocation else {
             throw ProtocolError(
                 .notAuthorized,
@@ -56,11 +56,11 @@ extension LocationCapability {
     }
 
     /// Hands crossings of notification regions to the notification capability.
-    func postNotifications(for transitions: [RegionTransition], in apps: isolated AppManager) {
+    func postNotifications(for transitions: [RegionTransition], in apps: any AppCore) {
         for transition in transitions {
             guard let bundle = Self.notificationBundle(owner: transition.owner), transition.notification != nil
             else { continue }
-            try? apps.notifications { $0.regionCrossed(bundle, request: transition.region.identifier, in: $1) }
+            notificationTriggers?.regionCrossed(bundle, request: transition.region.identifier, in: apps)
         }
     }
 }

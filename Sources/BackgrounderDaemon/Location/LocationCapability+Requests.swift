@@ -9,9 +9,9 @@ extension LocationCapability {
     // MARK: Grants
 
     /// `bgctl authorize ID location LEVEL`.
-    func authorize(_ request: Authorize, in apps: isolated AppManager) throws(ProtocolError) -> Done {
+    func authorize(_ request: Authorize, in apps: any AppCore) throws(ProtocolError) -> Done {
         let identifier = request.bundle
-        let manifest = try apps.app(identifier).bundle.manifest
+        let manifest = try apps.bundle(of: identifier).manifest
         guard case .location(let level) = request.grant else {
             throw ProtocolError(.badRequest, "\(request.service.rawValue) is not granted by the location capability")
         }
@@ -32,10 +32,10 @@ extension LocationCapability {
     }
 
     /// `LOCATION_AUTHORIZATION` from an app: checks the usage description and answers with the grant.
-    func requestAuthorization(_ identifier: String, level: LocationAuthorization?, in apps: isolated AppManager)
+    func requestAuthorization(_ identifier: String, level: LocationAuthorization?, in apps: any AppCore)
         throws(ProtocolError) -> AuthorizationStatus
     {
-        let manifest = try apps.app(identifier).bundle.manifest
+        let manifest = try apps.bundle(of: identifier).manifest
         if let level, let missing = manifest.missingLocationUsageDescription(for: level) {
             throw ProtocolError(.notAuthorized, missing)
         }
@@ -53,10 +53,10 @@ extension LocationCapability {
     // MARK: Updates
 
     /// `LOCATION_UPDATES` from an app: what it wants from now on.
-    func setSubscription(_ identifier: String, _ requested: LocationSubscription, in apps: isolated AppManager)
+    func setSubscription(_ identifier: String, _ requested: LocationSubscription, in apps: any AppCore)
         throws(ProtocolError) -> Done
     {
-        let manifest = try apps.app(identifier).bundle.manifest
+        let manifest = try apps.bundle(of: identifier).manifest
         var subscription = requested
         if let standard = subscription.standard {
             guard standard.desiredAccuracy.isFinite,
@@ -108,7 +108,7 @@ extension LocationCapability {
     }
 
     /// `LOCATION_READY` from an app: its location manager has a delegate, so anything queued can go.
-    func ready(_ identifier: String, in apps: isolated AppManager) -> Done {
+    func ready(_ identifier: String, in apps: any AppCore) -> Done {
         // Whatever was sent on an earlier connection and not acknowledged goes again.
         book.deliveries[identifier, default: LocationBook.Delivery()].ready = true
         book.deliveries[identifier]?.sentThrough = 0
@@ -117,7 +117,7 @@ extension LocationCapability {
     }
 
     /// `LOCATION_ACK` from an app: forgets what it handled, and only what it was sent.
-    func acknowledge(_ identifier: String, through seq: Int64, in apps: isolated AppManager) throws(ProtocolError)
+    func acknowledge(_ identifier: String, through seq: Int64, in apps: any AppCore) throws(ProtocolError)
         -> Done
     {
         let delivered = book.deliveries[identifier]?.sentThrough ?? 0
@@ -140,10 +140,10 @@ extension LocationCapability {
     // MARK: Regions
 
     /// `REGION_START` from an app.
-    func startMonitoring(_ identifier: String, _ region: CircularRegion, in apps: isolated AppManager)
+    func startMonitoring(_ identifier: String, _ region: CircularRegion, in apps: any AppCore)
         throws(ProtocolError) -> Done
     {
-        let manifest = try apps.app(identifier).bundle.manifest
+        let manifest = try apps.bundle(of: identifier).manifest
         guard book.authorization(identifier).allowsLocation else {
             throw ProtocolError(
                 .notAuthorized,
@@ -195,22 +195,13 @@ extension LocationCapability {
     }
 
     /// `REGIONS`: an app's regions and their states.
-    func monitoredRegions(_ identifier: String, in apps: isolated AppManager) throws(ProtocolError) -> RegionList {
-        _ = try apps.app(identifier)
+    func monitoredRegions(_ identifier: String, in apps: any AppCore) throws(ProtocolError) -> RegionList {
+        _ = try apps.bundle(of: identifier)
         return RegionList(
             regions: book.monitor.regions(owner: identifier).map { region in
                 RegionList.Entry(
                     region: region, state: book.monitor.state(of: region.identifier, owner: identifier) ?? .unknown)
             }
         )
-    }
-}
-
-extension AppManager {
-    /// Runs a location request on this actor.
-    func location<Result: Sendable>(_ body: @Sendable (LocationCapability, isolated AppManager) throws -> Result) throws
-        -> Result
-    {
-        try with(LocationCapability.self, body)
     }
 }

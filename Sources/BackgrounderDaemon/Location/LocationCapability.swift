@@ -11,12 +11,16 @@ import Logging
 /// when the app acknowledges it: a recorder that is suspended, killed or relaunched loses
 /// no fix, at the price of sometimes hearing one twice (apps de-duplicate by fix time).
 /// Requests are in LocationCapability+Requests.swift.
+@AppCoreActor
 final class LocationCapability: AppCapability {
     let store: StateStore
     var book: LocationBook
+    /// Who hears that a location trigger's region was crossed (the notification capability,
+    /// wired by the composition); `nil` in a daemon without notifications.
+    weak var notificationTriggers: (any NotificationRegionCrossing)?
 
     /// Loads grants, subscriptions and regions from the store.
-    init(store: StateStore, logger: Logger) {
+    nonisolated init(store: StateStore, logger: Logger) {
         self.store = store
         self.book = LocationBook(store: store, logger: logger)
     }
@@ -25,7 +29,7 @@ final class LocationCapability: AppCapability {
 
     // MARK: The life cycle
 
-    func app(_ identifier: String, changed change: LifecycleChange, in apps: isolated AppManager) {
+    func app(_ identifier: String, changed change: LifecycleChange, in apps: any AppCore) {
         switch change {
         case .checkedIn:
             resetDelivery(identifier)
@@ -42,7 +46,7 @@ final class LocationCapability: AppCapability {
 
     /// What the app subscribed to and monitored went with its identity; its grant is read
     /// again (an adopted one, or none).
-    func identityChanged(_ identifier: String, in apps: isolated AppManager) {
+    func identityChanged(_ identifier: String, in apps: any AppCore) {
         book.listeners[identifier] = nil
         book.deliveries[identifier] = nil
         book.monitor.removeAll(owner: identifier)
@@ -59,7 +63,7 @@ final class LocationCapability: AppCapability {
     }
 
     /// Takes or releases the `location` assertion as the grant and subscription now say.
-    func updateAssertion(_ identifier: String, in apps: isolated AppManager) {
+    func updateAssertion(_ identifier: String, in apps: any AppCore) {
         guard let manifest = apps.manifest(of: identifier) else { return }
         let held = LocationRouting.holdsAssertion(
             manifest: manifest,
@@ -72,7 +76,7 @@ final class LocationCapability: AppCapability {
     // MARK: Fixes
 
     /// gpsd came or went: apps listening hear `didFail` or recover.
-    func serviceChanged(available: Bool, detail: String?, in apps: isolated AppManager) {
+    func serviceChanged(available: Bool, detail: String?, in apps: any AppCore) {
         guard book.available != available else { return }
         book.available = available
         book.unavailableDetail = available ? nil : detail
@@ -89,7 +93,7 @@ final class LocationCapability: AppCapability {
 
     /// One de-duplicated fix from gpsd: through the region monitor and every app's filters
     /// (``FixDispatch``), into the queues, then delivered, or the app woken or relaunched.
-    func fix(_ fix: Location, in apps: isolated AppManager) {
+    func fix(_ fix: Location, in apps: any AppCore) {
         book.lastFix = fix
         let transitions = book.monitor.offer(fix)
         if !transitions.isEmpty {
@@ -159,7 +163,7 @@ final class LocationCapability: AppCapability {
 
     /// Events the store could not take (a full disk) are lost: each app is told how many
     /// when it can next hear (now, or at its next delivery), never woken for it.
-    private func notStored(_ events: [StateStore.QueuedEvent], _ error: any Error, in apps: isolated AppManager) {
+    private func notStored(_ events: [StateStore.QueuedEvent], _ error: any Error, in apps: any AppCore) {
         let reason =
             (error as? DatabaseError).map { StorageHealthRecorder.describe($0, path: store.path) } ?? "\(error)"
         for owner in Set(events.map(\.owner)) {
@@ -174,7 +178,7 @@ final class LocationCapability: AppCapability {
     // MARK: Delivery
 
     /// Sends the app what waits in its queue beyond what it was already sent, when it can take it.
-    func flush(_ identifier: String, in apps: isolated AppManager) {
+    func flush(_ identifier: String, in apps: any AppCore) {
         guard var delivery = book.deliveries[identifier], delivery.ready, apps.canHear(identifier),
             apps.state(of: identifier) != .suspended
         else { return }

@@ -21,7 +21,8 @@ final class LocationService: Service, Sendable {
     private let logger: Logger
     private let state: Locked<Snapshot>
     private let wakeup: WakeupPipe
-    private let apps: AppManager
+    private let apps: any AppCore
+    private let capability: LocationCapability
     private let events: (stream: AsyncStream<Event>, continuation: AsyncStream<Event>.Continuation)
 
     /// What the reader thread tells the apps, in order.
@@ -40,10 +41,11 @@ final class LocationService: Service, Sendable {
     /// Creates the service.
     /// - Parameters:
     ///   - address: `HOST:PORT` of gpsd.
-    ///   - apps: Who hears fixes and connection changes (`nil` to only follow gpsd).
+    ///   - capability: Who hears fixes and connection changes.
+    ///   - apps: The core the capability acts on.
     ///   - logger: Where connection changes are logged.
     /// - Throws: ``DaemonError`` when the address has no port.
-    init(address: String, apps: AppManager, logger: Logger) throws {
+    init(address: String, capability: LocationCapability, apps: any AppCore, logger: Logger) throws {
         guard let colon = address.lastIndex(of: ":"), colon != address.startIndex,
             !address[address.index(after: colon)...].isEmpty
         else {
@@ -58,6 +60,7 @@ final class LocationService: Service, Sendable {
             Snapshot(connection: ServiceConnection(server: address, state: .disconnected, detail: "not started")))
         wakeup = try WakeupPipe()
         self.apps = apps
+        self.capability = capability
         // Fixes arrive about once a second; nothing is dropped if the apps' actor is busy.
         events = AsyncStream.makeStream(bufferingPolicy: .unbounded)
     }
@@ -71,11 +74,9 @@ final class LocationService: Service, Sendable {
                 for await event in events.stream {
                     switch event {
                     case .fix(let fix):
-                        try? await apps.with(LocationCapability.self) { $0.fix(fix, in: $1) }
+                        await capability.fix(fix, in: apps)
                     case .connection(let available, let detail):
-                        try? await apps.with(LocationCapability.self) {
-                            $0.serviceChanged(available: available, detail: detail, in: $1)
-                        }
+                        await capability.serviceChanged(available: available, detail: detail, in: apps)
                     }
                 }
             }

@@ -5,13 +5,13 @@ import Foundation
 import Logging
 
 /// What apps and people ask of the notification capability.
-extension NotificationCapability {
+extension NotificationCapability: NotificationRegionCrossing {
     // MARK: Grants
 
     /// `bgctl authorize ID notifications granted|denied`.
-    func authorize(_ request: Authorize, in apps: isolated AppManager) throws(ProtocolError) -> Done {
+    func authorize(_ request: Authorize, in apps: any AppCore) throws(ProtocolError) -> Done {
         let identifier = request.bundle
-        _ = try apps.app(identifier)
+        _ = try apps.bundle(of: identifier)
         guard case .notifications(let level) = request.grant, level != .notDetermined else {
             throw ProtocolError(.badRequest, "notifications are granted or denied")
         }
@@ -28,7 +28,7 @@ extension NotificationCapability {
     /// `NOTIFICATION_AUTHORIZATION` from an app: what a person decided. The daemon never
     /// grants by itself; the request is logged so a person sees the app asked.
     func requestAuthorization(
-        _ identifier: String, _ request: NotificationAuthorizationRequest, in apps: isolated AppManager
+        _ identifier: String, _ request: NotificationAuthorizationRequest, in apps: any AppCore
     ) -> NotificationAuthorizationStatus {
         let status = grants[identifier] ?? .notDetermined
         if status == .notDetermined {
@@ -41,7 +41,7 @@ extension NotificationCapability {
     // MARK: Requests
 
     /// `NOTIFICATION_ADD` from an app: stored, and fired at its time (at once without a trigger).
-    func add(_ identifier: String, _ request: NotificationRequest, in apps: isolated AppManager)
+    func add(_ identifier: String, _ request: NotificationRequest, in apps: any AppCore)
         throws(ProtocolError) -> Done
     {
         guard grants[identifier] == .granted else {
@@ -84,7 +84,7 @@ extension NotificationCapability {
         return Done(detail: "notification \(request.identifier) fires \(when)")
     }
 
-    static func format(_ date: Date) -> String {
+    nonisolated static func format(_ date: Date) -> String {
         date.formatted(.iso8601)
     }
 
@@ -109,7 +109,7 @@ extension NotificationCapability {
     }
 
     /// `NOTIFICATIONS` from a person: any app's, loaded or with notifications stored.
-    func list(person identifier: String, in apps: isolated AppManager) throws(ProtocolError) -> NotificationsList {
+    func list(person identifier: String, in apps: any AppCore) throws(ProtocolError) -> NotificationsList {
         guard apps.manifest(of: identifier) != nil || pending[identifier] != nil || delivered[identifier] != nil else {
             throw ProtocolError(
                 .notFound, "no app '\(identifier)': no such bundle is loaded and it has no notifications")
@@ -118,7 +118,7 @@ extension NotificationCapability {
     }
 
     /// `NOTIFICATION_REMOVE` from an app: some or all of its own.
-    func remove(_ identifier: String, _ removal: NotificationRemoval, in apps: isolated AppManager)
+    func remove(_ identifier: String, _ removal: NotificationRemoval, in apps: any AppCore)
         throws(ProtocolError) -> Done
     {
         let names = removal.identifiers
@@ -146,7 +146,7 @@ extension NotificationCapability {
     }
 
     /// `NOTIFICATION_PRESENTATION` from an app in front: how to show what it was asked about.
-    func answer(_ identifier: String, _ presentation: NotificationPresentation, in apps: isolated AppManager)
+    func answer(_ identifier: String, _ presentation: NotificationPresentation, in apps: any AppCore)
         throws(ProtocolError) -> Done
     {
         guard let asked = asking[identifier]?.removeValue(forKey: presentation.request) else {
@@ -167,27 +167,24 @@ extension NotificationCapability {
 
     /// Hands a location trigger's region to the location capability (see
     /// LocationCapability+Notifications.swift).
-    func watchRegion(_ identifier: String, _ request: String, _ region: CircularRegion, in apps: isolated AppManager)
+    func watchRegion(_ identifier: String, _ request: String, _ region: CircularRegion, in apps: any AppCore)
         throws(ProtocolError)
     {
-        do {
-            try apps.location { try $0.monitorForNotification(identifier, request: request, region, in: $1) }
-        } catch let error as ProtocolError {
-            throw error
-        } catch {
-            throw ProtocolError(.unavailable, "trigger.region: \(error)")
+        guard let regions else {
+            throw ProtocolError(.unavailable, "trigger.region: this daemon runs without location")
         }
+        try regions.monitorForNotification(identifier, request: request, region, in: apps)
     }
 
     /// Stops watching the regions of requests no longer pending.
-    func stopWatching(_ identifier: String, _ requests: [String], in apps: isolated AppManager) {
+    func stopWatching(_ identifier: String, _ requests: [String], in apps: any AppCore) {
         guard !requests.isEmpty else { return }
-        try? apps.location { location, _ in location.stopMonitoringForNotifications(identifier, requests: requests) }
+        regions?.stopMonitoringForNotifications(identifier, requests: requests)
     }
 
     /// The device entered or left a location trigger's region (as its `notifyOnEntry` and
     /// `notifyOnExit` ask): the request fires; the app is neither woken nor launched.
-    func regionCrossed(_ identifier: String, request: String, in apps: isolated AppManager) {
+    func regionCrossed(_ identifier: String, request: String, in apps: any AppCore) {
         guard let entry = pending[identifier]?[request], entry.request.isRegionTriggered else { return }
         let now = clock()
         fire(identifier, entry, due: now, now: now, in: apps)
@@ -198,7 +195,7 @@ extension NotificationCapability {
     /// A person acted on a delivered notification (a desktop click, `bgctl notifications ID
     /// activate`): it leaves the delivered list and, unless dismissed, the app is opened (launched
     /// if need be) and hears the response once it checks in.
-    func activate(_ activation: NotificationActivation, in apps: isolated AppManager) throws(ProtocolError) -> Done {
+    func activate(_ activation: NotificationActivation, in apps: any AppCore) throws(ProtocolError) -> Done {
         let identifier = activation.bundle
         guard let notification = delivered[identifier]?[activation.request] else {
             throw ProtocolError(
@@ -244,22 +241,5 @@ extension NotificationCapability {
         delivered[identifier]?[notification.request.identifier] = nil
         try? store.removeNotifications(.delivered, identifiers: [notification.request.identifier], for: identifier)
         if let handle = notification.presenter { withdraw([handle]) }
-    }
-}
-
-extension AppManager {
-    /// Runs a notification request on this actor.
-    func notifications<Result: Sendable>(
-        _ body: @Sendable (NotificationCapability, isolated AppManager) throws -> Result
-    ) throws -> Result {
-        try with(NotificationCapability.self, body)
-    }
-
-    /// A person acted on a shown notification (the desktop's `ActionInvoked`, or
-    /// `bgctl notifications ID activate`): the app opens with the response.
-    func notificationActivated(bundle: String, requestIdentifier: String, action: String?) throws -> Done {
-        try notifications {
-            try $0.activate(NotificationActivation(bundle: bundle, request: requestIdentifier, action: action), in: $1)
-        }
     }
 }

@@ -12,6 +12,7 @@ import Logging
 /// when it goes off, fires everything due. An app in front is asked first (`willPresent`) and
 /// the notification is shown only if it answers within a second saying how; an app that does
 /// not answer is not shown one, as on iOS. Requests are in NotificationCapability+Requests.swift.
+@AppCoreActor
 final class NotificationCapability: AppCapability {
     let store: StateStore
     let logger: Logger
@@ -23,6 +24,9 @@ final class NotificationCapability: AppCapability {
     /// People following deliveries (`bgctl notifications --follow`).
     let feed: NotificationFeed?
     var grants: [String: NotificationAuthorization]
+    /// What watches location triggers' regions (the location capability, wired by the
+    /// composition); `nil` in a daemon without location, where such triggers are refused.
+    weak var regions: (any NotificationRegionWatching)?
     var pending: [String: [String: PendingNotification]]
     var delivered: [String: [String: DeliveredNotification]]
     /// Notifications an app in front was asked about, with the wait for its answer.
@@ -34,7 +38,7 @@ final class NotificationCapability: AppCapability {
     private var timerDue: Date?
 
     /// Loads grants and notifications stored by an earlier run.
-    init(
+    nonisolated init(
         store: StateStore, presenter: any NotificationPresenter, feed: NotificationFeed? = nil, logger: Logger,
         clock: @escaping @Sendable () -> Date = { Date() },
         timeZone: @escaping @Sendable () -> TimeZone = { TimeZone.current }
@@ -63,7 +67,7 @@ final class NotificationCapability: AppCapability {
 
     // MARK: The life cycle
 
-    func app(_ identifier: String, changed change: LifecycleChange, in apps: isolated AppManager) {
+    func app(_ identifier: String, changed change: LifecycleChange, in apps: any AppCore) {
         switch change {
         case .checkedIn:
             // Responses that waited for the app (it was launched to hear one).
@@ -84,7 +88,7 @@ final class NotificationCapability: AppCapability {
     }
 
     /// Pending and delivered notifications went with the identity; the grant is read again.
-    func identityChanged(_ identifier: String, in apps: isolated AppManager) {
+    func identityChanged(_ identifier: String, in apps: any AppCore) {
         pending[identifier] = nil
         delivered[identifier] = nil
         responses[identifier] = nil
@@ -97,7 +101,7 @@ final class NotificationCapability: AppCapability {
     // MARK: The timer
 
     /// Sets the one timer to the soonest next fire of any app's request.
-    func reschedule(in apps: isolated AppManager) {
+    func reschedule(in apps: any AppCore) {
         boundAfterClockSetBack()
         let soonest = pending.values.lazy.flatMap(\.values).compactMap(\.nextFire).min()
         guard let soonest else {
@@ -111,10 +115,10 @@ final class NotificationCapability: AppCapability {
         timer?.cancel()
         timerDue = due
         let delay = max(0, due.timeIntervalSince(clock()))
-        timer = Task { [weak apps] in
+        timer = Task { [weak self, weak apps] in
             try? await Task.sleep(for: .seconds(delay))
-            guard !Task.isCancelled, let apps else { return }
-            try? await apps.notifications { notifications, apps in notifications.wake(in: apps) }
+            guard !Task.isCancelled, let self, let apps else { return }
+            wake(in: apps)
         }
     }
 
@@ -139,7 +143,7 @@ final class NotificationCapability: AppCapability {
     }
 
     /// The timer went off: fires every request due by now.
-    func wake(in apps: isolated AppManager) {
+    func wake(in apps: any AppCore) {
         timer = nil
         timerDue = nil
         let now = clock()
@@ -155,7 +159,7 @@ final class NotificationCapability: AppCapability {
     /// A request's time came (or its region was crossed): it is pending again if it repeats,
     /// and shown, or the app in front is asked first.
     func fire(
-        _ bundle: String, _ entry: PendingNotification, due: Date, now: Date, in apps: isolated AppManager
+        _ bundle: String, _ entry: PendingNotification, due: Date, now: Date, in apps: any AppCore
     ) {
         let request = entry.request
         let next = NotificationSchedule.nextFire(of: request.trigger, due: due, now: now, timeZone: timeZone())
@@ -184,24 +188,24 @@ final class NotificationCapability: AppCapability {
         // In front: the app says how it is shown, within a second, or it is not.
         asking[bundle, default: [:]][request.identifier]?.wait.cancel()
         let identifier = request.identifier
-        let wait = Task { [weak apps] in
+        let wait = Task { [weak self, weak apps] in
             try? await Task.sleep(for: .seconds(NotificationPresentation.answerSeconds))
-            guard !Task.isCancelled, let apps else { return }
-            try? await apps.notifications { $0.presentationTimedOut(bundle, identifier, in: $1) }
+            guard !Task.isCancelled, let self, let apps else { return }
+            presentationTimedOut(bundle, identifier, in: apps)
         }
         asking[bundle, default: [:]][identifier] = (notification, wait)
         apps.notify(bundle, .notificationWillPresent(NotificationWillPresent(notification: notification)))
     }
 
     /// No answer to `willPresent` came in time: not shown, as iOS does for an app in front.
-    func presentationTimedOut(_ bundle: String, _ identifier: String, in apps: isolated AppManager) {
+    func presentationTimedOut(_ bundle: String, _ identifier: String, in apps: any AppCore) {
         guard asking[bundle]?.removeValue(forKey: identifier) != nil else { return }
         apps.appLogger(bundle).info(
             "notification \(identifier) not shown: the app in front did not answer willPresent in time")
     }
 
     /// Records a notification as delivered and hands it to the presenter.
-    func show(_ bundle: String, _ notification: DeliveredNotification, in apps: isolated AppManager) {
+    func show(_ bundle: String, _ notification: DeliveredNotification, in apps: any AppCore) {
         let identifier = notification.request.identifier
         if let earlier = delivered[bundle]?[identifier]?.presenter { withdraw([earlier]) }
         delivered[bundle, default: [:]][identifier] = notification
@@ -222,12 +226,10 @@ final class NotificationCapability: AppCapability {
         feed?.publish(DeliveredNotice(bundle: bundle, app: appName, notification: notification))
         let presenter = self.presenter
         let logger = apps.appLogger(bundle)
-        Task { [weak apps] in
+        Task { [weak self] in
             do {
                 let handle = try await presenter.present(bundle: bundle, appName: appName, notification: notification)
-                try? await apps?.notifications { notifications, _ in
-                    notifications.presented(bundle, identifier, date: notification.date, handle: handle)
-                }
+                self?.presented(bundle, identifier, date: notification.date, handle: handle)
             } catch {
                 logger.error("notification \(identifier) could not be shown by \(presenter.name): \(error)")
             }

@@ -4,7 +4,7 @@ import BackgrounderSystem
 /// Shows an app's notifications to the person: a desktop notification server, or the log
 /// where there is no desktop. The ``NotificationCapability`` decides when; a presenter only
 /// shows and takes back. A person acting on a shown notification comes back through
-/// ``AppManager/notificationActivated(bundle:requestIdentifier:action:)``.
+/// ``NotificationCapability/activate(_:in:)``.
 protocol NotificationPresenter: Sendable {
     /// A name for logs and `bgctl status`.
     var name: String { get }

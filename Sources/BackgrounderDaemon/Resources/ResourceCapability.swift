@@ -8,16 +8,17 @@ import Foundation
 /// `memory.oom.group` so the OOM killer ends an app whole, with `memory.max` and `pids.max`
 /// from ``AppLimits`` bounding it as a whole, where the controllers are delegated
 /// (``CgroupControllers``).
+@AppCoreActor
 final class ResourceCapability: AppCapability {
     let controllers: CgroupControllers
     let limits: AppLimits
 
-    init(controllers: CgroupControllers, limits: AppLimits) {
+    nonisolated init(controllers: CgroupControllers, limits: AppLimits) {
         self.controllers = controllers
         self.limits = limits
     }
 
-    func app(_ identifier: String, changed change: LifecycleChange, in apps: isolated AppManager) {
+    func app(_ identifier: String, changed change: LifecycleChange, in apps: any AppCore) {
         switch change {
         case .launched, .checkedIn, .moved, .assertionsChanged: apply(identifier, in: apps)
         case .windowsClosed, .exited, .forceQuit: break
@@ -25,14 +26,14 @@ final class ResourceCapability: AppCapability {
     }
 
     /// Limits follow the bundle at each launch; nothing is held between them.
-    func identityChanged(_ identifier: String, in apps: isolated AppManager) {}
+    func identityChanged(_ identifier: String, in apps: any AppCore) {}
 
     /// Writes the band of the app's state now.
-    func apply(_ identifier: String, in apps: isolated AppManager) {
-        guard let app = apps.apps[identifier], let process = app.process else { return }
+    func apply(_ identifier: String, in apps: any AppCore) {
+        guard let process = apps.process(of: identifier), let manifest = apps.manifest(of: identifier) else { return }
         let band = ResourceBand.forState(
-            app.lifecycle.state, assertions: app.lifecycle.assertions,
-            cpuCeiling: apps.policy.backgroundCPUCeiling(for: app.bundle.manifest))
+            apps.state(of: identifier), assertions: apps.assertions(of: identifier),
+            cpuCeiling: apps.policy.backgroundCPUCeiling(for: manifest))
         let cgroup = process.container.cgroupPath
         let members = cgroup.map { Self.processes(in: $0) } ?? [process.pid]
         for pid in Set(members + [process.pid]) {
@@ -54,7 +55,7 @@ final class ResourceCapability: AppCapability {
     /// The files that bound an app's cgroup as a whole, for the controllers it has: the
     /// kernel ends it whole when it passes its memory, and refuses its next fork at its
     /// process count, whatever uid each process runs as.
-    static func limitFiles(_ limits: AppLimits, enabled: [String]) -> [(file: String, value: String)] {
+    nonisolated static func limitFiles(_ limits: AppLimits, enabled: [String]) -> [(file: String, value: String)] {
         var files: [(String, String)] = []
         if enabled.contains("memory") {
             files += [("memory.oom.group", "1"), ("memory.max", "\(limits.memory)")]
@@ -63,7 +64,7 @@ final class ResourceCapability: AppCapability {
         return files
     }
 
-    private static func processes(in cgroup: String) -> [Int32] {
+    private nonisolated static func processes(in cgroup: String) -> [Int32] {
         let text = (try? KernelFile.read(cgroup + "/cgroup.procs").get()) ?? ""
         return text.split(separator: "\n").compactMap { Int32($0) }
     }

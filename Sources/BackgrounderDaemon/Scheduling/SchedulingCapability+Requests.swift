@@ -12,7 +12,7 @@ extension SchedulingCapability {
     // MARK: Apps
 
     /// `SET_FETCH_INTERVAL`.
-    func setFetchInterval(_ identifier: String, _ interval: BackgroundFetchInterval, in apps: isolated AppManager)
+    func setFetchInterval(_ identifier: String, _ interval: BackgroundFetchInterval, in apps: any AppCore)
         throws(ProtocolError) -> Done
     {
         if let problem = interval.problem {
@@ -32,7 +32,7 @@ extension SchedulingCapability {
     }
 
     /// `COMPLETE`: a completion handler ran.
-    func complete(_ identifier: String, _ completion: WindowCompletion, in apps: isolated AppManager)
+    func complete(_ identifier: String, _ completion: WindowCompletion, in apps: any AppCore)
         throws(ProtocolError) -> Done
     {
         guard let purpose = windows[identifier]?[completion.window] else {
@@ -71,13 +71,13 @@ extension SchedulingCapability {
     }
 
     /// `REGISTER_TASK`: only identifiers the manifest permits.
-    func register(_ identifier: String, task: String, in apps: isolated AppManager) throws(ProtocolError) -> Done {
+    func register(_ identifier: String, task: String, in apps: any AppCore) throws(ProtocolError) -> Done {
         try permit(identifier, task, in: apps)
         registered[identifier, default: []].insert(task)
         return Done(detail: "registered a launch handler for \(task)")
     }
 
-    private func permit(_ identifier: String, _ task: String, in apps: isolated AppManager) throws(ProtocolError) {
+    private func permit(_ identifier: String, _ task: String, in apps: any AppCore) throws(ProtocolError) {
         guard let manifest = apps.manifest(of: identifier), manifest.permittedTaskIdentifiers.contains(task) else {
             throw ProtocolError(
                 .notPermitted,
@@ -86,7 +86,7 @@ extension SchedulingCapability {
     }
 
     /// `SUBMIT_TASK`: replaces a pending request with the same identifier.
-    func submit(_ identifier: String, _ submission: TaskSubmission, in apps: isolated AppManager)
+    func submit(_ identifier: String, _ submission: TaskSubmission, in apps: any AppCore)
         throws(ProtocolError) -> Done
     {
         try permit(identifier, submission.identifier, in: apps)
@@ -130,7 +130,7 @@ extension SchedulingCapability {
     }
 
     /// `CANCEL_TASKS`.
-    func cancel(_ identifier: String, task: String?, in apps: isolated AppManager) -> Done {
+    func cancel(_ identifier: String, task: String?, in apps: any AppCore) -> Done {
         removeRequest(identifier, task)
         reschedule(in: apps)
         return Done(detail: task.map { "cancelled \($0)" } ?? "cancelled every task request")
@@ -143,7 +143,7 @@ extension SchedulingCapability {
         )
     }
 
-    static func submission(_ request: BackgroundTaskRequest) -> TaskSubmission {
+    nonisolated static func submission(_ request: BackgroundTaskRequest) -> TaskSubmission {
         TaskSubmission(
             identifier: request.identifier, kind: request.kind,
             earliestBeginDate: request.earliestBeginDate?.timeIntervalSince1970,
@@ -167,7 +167,7 @@ extension SchedulingCapability {
 
     /// The session's UnifiedPush distributor gave the app with `token` an endpoint: kept for
     /// its next `REGISTER_PUSH`, and told to it now if it can hear.
-    func pushEndpointChanged(token: String, endpoint: String, in apps: isolated AppManager) {
+    func pushEndpointChanged(token: String, endpoint: String, in apps: any AppCore) {
         guard let identifier = tokens.first(where: { $0.value == token })?.key else { return }
         pushEndpoints[identifier] = endpoint
         if apps.canHear(identifier) { apps.notify(identifier, .pushToken(PushToken(token: token, endpoint: endpoint))) }
@@ -184,7 +184,7 @@ extension SchedulingCapability {
 
     /// `PUSH`: a silent push wakes or launches the app within its rate limit; over it, the
     /// latest payload waits for budget and is never dropped.
-    func push(_ request: PushRequest, in apps: isolated AppManager) throws(ProtocolError) -> PushResult {
+    func push(_ request: PushRequest, in apps: any AppCore) throws(ProtocolError) -> PushResult {
         let identifier = try recipient(of: request)
         guard case .object = request.payload else {
             throw ProtocolError(.badRequest, "PUSH: payload must be a JSON object")
@@ -210,7 +210,7 @@ extension SchedulingCapability {
         }
         // The routing rules first: a push that cannot reach the app is refused, not queued.
         if case .refuse(let why) = EventRouting.decide(
-            .push, for: manifest, state: apps.state(of: identifier), forceQuit: apps.forceQuit.contains(identifier))
+            .push, for: manifest, state: apps.state(of: identifier), forceQuit: apps.isForceQuit(identifier))
         {
             throw ProtocolError(.invalidState, why)
         }
@@ -245,7 +245,7 @@ extension SchedulingCapability {
         }
     }
 
-    static func isSilent(_ payload: JSONValue) -> Bool {
+    nonisolated static func isSilent(_ payload: JSONValue) -> Bool {
         switch payload["aps"]?["content-available"] {
         case .number(let value): value == 1
         case .bool(let value): value
@@ -254,7 +254,7 @@ extension SchedulingCapability {
     }
 
     /// Wakes or launches the app for a push, with a push window.
-    func deliverPush(_ identifier: String, payload: JSONValue, in apps: isolated AppManager) throws(ProtocolError)
+    func deliverPush(_ identifier: String, payload: JSONValue, in apps: any AppCore) throws(ProtocolError)
         -> Done
     {
         let (done, window) = try apps.deliverEvent(identifier, .push, window: .push, payload: payload)
@@ -263,7 +263,7 @@ extension SchedulingCapability {
     }
 
     /// A deferred push whose budget returned.
-    func deliverDeferredPush(_ identifier: String, in apps: isolated AppManager) {
+    func deliverDeferredPush(_ identifier: String, in apps: any AppCore) {
         guard let manifest = apps.manifest(of: identifier), var budget = budgets[identifier],
             let text = budget.takeDue(policy: apps.schedulingPolicy(for: manifest), now: clock())
         else { return }
@@ -279,7 +279,7 @@ extension SchedulingCapability {
     }
 
     /// `WAKE` (`bgctl simulate`): fetch and push open their windows; other events go to the core.
-    func wake(_ request: WakeRequest, in apps: isolated AppManager) throws(ProtocolError) -> Done {
+    func wake(_ request: WakeRequest, in apps: any AppCore) throws(ProtocolError) -> Done {
         switch request.reason {
         case .fetch:
             let done = try startFetch(request.bundle, in: apps)
@@ -294,14 +294,14 @@ extension SchedulingCapability {
     }
 
     /// `SIMULATE_TASK`: a pending request starts now, whatever it waits for.
-    func simulateTask(_ request: TaskDebugRequest, in apps: isolated AppManager) throws(ProtocolError) -> Done {
+    func simulateTask(_ request: TaskDebugRequest, in apps: any AppCore) throws(ProtocolError) -> Done {
         let done = try startTask(request.bundle, request.identifier, in: apps)
         reschedule(in: apps)
         return done
     }
 
     /// `EXPIRE_TASK`: a running task hears its expiration now.
-    func expireTask(_ request: TaskDebugRequest, in apps: isolated AppManager) throws(ProtocolError) -> Done {
+    func expireTask(_ request: TaskDebugRequest, in apps: any AppCore) throws(ProtocolError) -> Done {
         guard
             let window = windows[request.bundle]?.first(where: {
                 if case .task(let task) = $0.value { task.identifier == request.identifier } else { false }
@@ -314,7 +314,7 @@ extension SchedulingCapability {
     }
 
     /// `TASKS`: everything pending, with when it may run and what it waits for.
-    func schedule(_ query: ScheduleQuery, in apps: isolated AppManager) -> ScheduleList {
+    func schedule(_ query: ScheduleQuery, in apps: any AppCore) -> ScheduleList {
         let now = clock()
         let conditions = conditions(in: apps)
         var entries: [ScheduledWork] = []
@@ -359,18 +359,9 @@ extension SchedulingCapability {
     }
 
     /// `HH:MM` in local time, as `bgctl push` says when a deferred push goes.
-    static func clockTime(_ date: Date) -> String {
+    nonisolated static func clockTime(_ date: Date) -> String {
         let formatter = DateFormatter()
         formatter.dateFormat = "HH:mm:ss"
         return formatter.string(from: date)
-    }
-}
-
-extension AppManager {
-    /// Runs `body` with the scheduling capability.
-    func scheduling<Result: Sendable>(
-        _ body: @Sendable (SchedulingCapability, isolated AppManager) throws -> Result
-    ) throws -> Result {
-        try with(SchedulingCapability.self, body)
     }
 }

@@ -12,6 +12,7 @@ import Logging
 /// one timer for all apps: at each wake it starts every piece of work due by then, so N apps
 /// due about together cost one wake-up, not N. Requests are in
 /// SchedulingCapability+Requests.swift.
+@AppCoreActor
 final class SchedulingCapability: AppCapability {
     /// What an open event window is for.
     enum Purpose: Sendable, Hashable {
@@ -57,7 +58,7 @@ final class SchedulingCapability: AppCapability {
     private(set) var wakeUps = 0
 
     /// Loads what was scheduled before the daemon (or the machine) restarted.
-    init(
+    nonisolated init(
         store: StateStore,
         clock: @escaping @Sendable () -> Date = { Date() }, logger: Logger,
         pushConnector: UnifiedPushConnector? = nil
@@ -82,7 +83,7 @@ final class SchedulingCapability: AppCapability {
 
     // MARK: The life cycle
 
-    func app(_ identifier: String, changed change: LifecycleChange, in apps: isolated AppManager) {
+    func app(_ identifier: String, changed change: LifecycleChange, in apps: any AppCore) {
         switch change {
         case .launched:
             registered[identifier] = []
@@ -117,7 +118,7 @@ final class SchedulingCapability: AppCapability {
     }
 
     /// Fetch history, task requests, the push token and budget went with the identity.
-    func identityChanged(_ identifier: String, in apps: isolated AppManager) {
+    func identityChanged(_ identifier: String, in apps: any AppCore) {
         histories[identifier] = nil
         requests[identifier] = nil
         tokens[identifier] = nil
@@ -130,7 +131,7 @@ final class SchedulingCapability: AppCapability {
 
     /// A window closed: a fetch's or push's outcome goes into the history (a window left to
     /// run out counts as failed).
-    func ended(_ identifier: String, _ purpose: Purpose, result: BackgroundFetchResult, in apps: isolated AppManager) {
+    func ended(_ identifier: String, _ purpose: Purpose, result: BackgroundFetchResult, in apps: any AppCore) {
         switch purpose {
         case .fetch:
             histories[identifier, default: FetchHistory()].record(result, at: clock())
@@ -154,17 +155,16 @@ final class SchedulingCapability: AppCapability {
 
     // MARK: Conditions
 
-    /// The condition monitor saw power or network change.
-    func conditionsChanged(externalPower: Bool, network: Bool, in apps: isolated AppManager) {
+    /// The condition monitor saw power or network change (the core holds the power).
+    func conditionsChanged(externalPower: Bool, network: Bool, in apps: any AppCore) {
         self.network = network
-        apps.externalPower = externalPower
         expireBrokenTasks(in: apps)
         reschedule(in: apps)
     }
 
     /// Processing tasks run only while the device is idle: locked, it may start them; in use
     /// again, the running ones are expired, as iOS does when the person picks the phone up.
-    func deviceIdleChanged(idle: Bool, in apps: isolated AppManager) {
+    func deviceIdleChanged(idle: Bool, in apps: any AppCore) {
         if !idle {
             for (identifier, open) in windows {
                 for (window, purpose) in open {
@@ -179,13 +179,13 @@ final class SchedulingCapability: AppCapability {
     }
 
     /// The device as processing tasks see it.
-    func conditions(in apps: isolated AppManager) -> DeviceConditions {
+    func conditions(in apps: any AppCore) -> DeviceConditions {
         let idleSince = apps.idleSince.map { clock().addingTimeInterval(-(ContinuousClock.now - $0).seconds) }
         return DeviceConditions(externalPower: apps.externalPower, network: network, idleSince: idleSince)
     }
 
     /// Processing tasks whose conditions broke are expired.
-    func expireBrokenTasks(in apps: isolated AppManager) {
+    func expireBrokenTasks(in apps: any AppCore) {
         let conditions = conditions(in: apps)
         for (identifier, open) in windows {
             for (window, purpose) in open {
@@ -205,7 +205,7 @@ final class SchedulingCapability: AppCapability {
     /// An app in front gets no fetch and no task: it has all the time it wants, and a window
     /// (which its handlers need) opens only in the background. Its work stays due and counts
     /// again when it leaves the front (every life-cycle change reschedules).
-    func jobs(in apps: isolated AppManager) -> [DueJob<Job>] {
+    func jobs(in apps: any AppCore) -> [DueJob<Job>] {
         let now = clock()
         // A wall clock set back leaves launches and buckets "in the future": they count from
         // now, or the work would wait as long as the clock went back (FetchHistory.clampFuture).
@@ -251,7 +251,7 @@ final class SchedulingCapability: AppCapability {
 
     /// When a request waiting for these things may start, or `nil` when a condition (power,
     /// network) must change first: the condition monitor reschedules then.
-    static func earliest(
+    nonisolated static func earliest(
         _ waits: [SchedulingWait], now: Date, policy: SchedulingPolicy, conditions: DeviceConditions
     ) -> Date? {
         var earliest = now
@@ -270,7 +270,7 @@ final class SchedulingCapability: AppCapability {
     }
 
     /// Sets the one timer to the next coalesced wake.
-    func reschedule(in apps: isolated AppManager) {
+    func reschedule(in apps: any AppCore) {
         let jobs = jobs(in: apps)
         let tolerance = apps.schedulingPolicy(for: .placeholder).coalescingTolerance
         guard let wake = WakeCoalescer.nextWake(jobs, tolerance: tolerance) else {
@@ -283,15 +283,15 @@ final class SchedulingCapability: AppCapability {
         timer?.cancel()
         timerDue = wake
         let delay = max(0, wake.timeIntervalSince(clock()))
-        timer = Task { [weak apps] in
+        timer = Task { [weak self, weak apps] in
             try? await Task.sleep(for: .seconds(delay))
-            guard !Task.isCancelled, let apps else { return }
-            try? await apps.scheduling { scheduling, apps in scheduling.wake(in: apps) }
+            guard !Task.isCancelled, let self, let apps else { return }
+            self.wake(in: apps)
         }
     }
 
     /// The timer fired: starts every job due by now.
-    func wake(in apps: isolated AppManager) {
+    func wake(in apps: any AppCore) {
         timer = nil
         timerDue = nil
         wakeUps += 1
@@ -313,7 +313,7 @@ final class SchedulingCapability: AppCapability {
     // MARK: Starting work
 
     /// Opens a fetch window for an app (scheduled, or `bgctl simulate fetch`).
-    func startFetch(_ identifier: String, in apps: isolated AppManager) throws(ProtocolError) -> Done {
+    func startFetch(_ identifier: String, in apps: any AppCore) throws(ProtocolError) -> Done {
         // Checked first: a refusal below records a failed fetch, which only a loaded app has.
         guard apps.manifest(of: identifier) != nil else {
             throw ProtocolError(.notFound, "no loaded bundle has the identifier '\(identifier)'")
@@ -334,7 +334,7 @@ final class SchedulingCapability: AppCapability {
     }
 
     /// Launches or wakes an app for a pending task request, which it then no longer is.
-    func startTask(_ identifier: String, _ task: String, in apps: isolated AppManager) throws(ProtocolError) -> Done {
+    func startTask(_ identifier: String, _ task: String, in apps: any AppCore) throws(ProtocolError) -> Done {
         guard let request = requests[identifier]?[task], apps.manifest(of: identifier) != nil else {
             throw ProtocolError(.notFound, "\(identifier) has no pending task request '\(task)'")
         }
@@ -365,7 +365,7 @@ final class SchedulingCapability: AppCapability {
 
     // MARK: bgctl ps
 
-    func describe(_ list: inout [AppInfo], in apps: isolated AppManager) {}
+    func describe(_ list: inout [AppInfo], in apps: any AppCore) {}
 }
 
 extension AppManifest {

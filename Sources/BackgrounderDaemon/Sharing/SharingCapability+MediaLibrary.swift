@@ -8,7 +8,7 @@ import BackgrounderSystem
 /// `bgctl share` would share it: through descriptors the daemon opens, the sandbox unchanged.
 /// Denied later, the folder is taken back.
 extension SharingCapability {
-    static func storedLibraryGrants(_ store: StateStore) -> [String: MediaLibraryAuthorization] {
+    nonisolated static func storedLibraryGrants(_ store: StateStore) -> [String: MediaLibraryAuthorization] {
         ((try? store.authorizationLevels(service: .mediaLibrary)) ?? [:]).mapValues {
             MediaLibraryAuthorization(rawValue: $0) ?? .notDetermined
         }
@@ -16,10 +16,10 @@ extension SharingCapability {
 
     /// `MEDIA_LIBRARY_AUTHORIZATION` from an app: what the person decided, and the folder once
     /// allowed. Not decided yet, the person is asked.
-    func requestLibraryAuthorization(_ identifier: String, in apps: isolated AppManager) throws(ProtocolError)
+    func requestLibraryAuthorization(_ identifier: String, in apps: any AppCore) throws(ProtocolError)
         -> MediaLibraryStatus
     {
-        let manifest = try apps.app(identifier).bundle.manifest
+        let manifest = try apps.bundle(of: identifier).manifest
         guard let usage = manifest.usageDescriptions.mediaLibrary else {
             throw ProtocolError(
                 .notAuthorized,
@@ -45,9 +45,9 @@ extension SharingCapability {
     }
 
     /// `bgctl authorize ID media-library granted|denied`, or a person's answer to the prompt.
-    func authorize(_ request: Authorize, in apps: isolated AppManager) throws(ProtocolError) -> Done {
+    func authorize(_ request: Authorize, in apps: any AppCore) throws(ProtocolError) -> Done {
         let identifier = request.bundle
-        let manifest = try apps.app(identifier).bundle.manifest
+        let manifest = try apps.bundle(of: identifier).manifest
         guard case .mediaLibrary(let level) = request.grant, level != .notDetermined else {
             throw ProtocolError(.badRequest, "the media library is granted or denied")
         }
@@ -77,7 +77,7 @@ extension SharingCapability {
         // followed), here on the actor: a moment, unless the folder is on a slow network share.
         do throws(ProtocolError) {
             var grant = try SharedFileGrant.opening(
-                musicDirectory, appDirectories: FileIdentity.of(apps.supervisor.appDirectories))
+                musicDirectory, appDirectories: FileIdentity.of(apps.appDirectories))
             grant.library = true
             _ = try share([grant], with: identifier, in: apps)
         } catch {

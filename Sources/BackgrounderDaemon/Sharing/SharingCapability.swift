@@ -10,6 +10,7 @@ import Foundation
 /// app's identity (a bundle that claims a removed app's identifier gets none). The person's
 /// music folder is shared the same way with an app the person allows into their music library
 /// (SharingCapability+MediaLibrary.swift).
+@AppCoreActor
 final class SharingCapability: AppCapability {
     /// The table the descriptor socket opens files from.
     let files: SharedFiles
@@ -19,7 +20,7 @@ final class SharingCapability: AppCapability {
     /// Media library grants by app, loaded from the store.
     var libraryGrants: [String: MediaLibraryAuthorization]
 
-    init(files: SharedFiles, store: StateStore, musicDirectory: String?) {
+    nonisolated init(files: SharedFiles, store: StateStore, musicDirectory: String?) {
         self.files = files
         self.store = store
         self.musicDirectory = musicDirectory
@@ -28,15 +29,15 @@ final class SharingCapability: AppCapability {
 
     var authorizationServices: [AuthorizationService] { [.mediaLibrary] }
 
-    func app(_ identifier: String, changed change: LifecycleChange, in apps: isolated AppManager) {}
+    func app(_ identifier: String, changed change: LifecycleChange, in apps: any AppCore) {}
 
-    func identityChanged(_ identifier: String, in apps: isolated AppManager) {
+    func identityChanged(_ identifier: String, in apps: any AppCore) {
         files.replace(identifier, with: (try? store.sharedFiles()[identifier]) ?? [])
         libraryGrants[identifier] = Self.storedLibraryGrants(store)[identifier]
     }
 
     /// Records files a person shared, already opened and resolved by the caller.
-    func share(_ grants: [SharedFileGrant], with identifier: String, in apps: isolated AppManager)
+    func share(_ grants: [SharedFileGrant], with identifier: String, in apps: any AppCore)
         throws(ProtocolError) -> SharedFileList
     {
         do {
@@ -55,7 +56,7 @@ final class SharingCapability: AppCapability {
     }
 
     /// `UNSHARE`: takes back shared paths (all of them when none is named).
-    func unshare(_ request: UnshareRequest, in apps: isolated AppManager) throws(ProtocolError) -> SharedFileList {
+    func unshare(_ request: UnshareRequest, in apps: any AppCore) throws(ProtocolError) -> SharedFileList {
         let shared = Set(files.grants(for: request.bundle).map(\.path))
         for path in request.paths where !shared.contains(path) {
             throw ProtocolError(
@@ -77,14 +78,5 @@ final class SharingCapability: AppCapability {
     /// `SHARES`: what is shared with an app.
     func list(_ identifier: String) -> SharedFileList {
         SharedFileList(bundle: identifier, files: files.grants(for: identifier).map(\.listed))
-    }
-}
-
-extension AppManager {
-    /// Runs `body` with the sharing capability, or throws `unavailable` without one.
-    func sharing<Result: Sendable>(
-        _ body: @Sendable (SharingCapability, isolated AppManager) throws -> Result
-    ) throws -> Result {
-        try with(SharingCapability.self, body)
     }
 }

@@ -8,7 +8,7 @@ import Foundation
 /// transfers: another app's identifier is answered as one that does not exist.
 extension TransferCapability {
     /// `TRANSFER_CREATE`: checks the request and the app's limits, and queues it.
-    func create(_ identifier: String, _ submission: TransferSubmission, in apps: isolated AppManager)
+    func create(_ identifier: String, _ submission: TransferSubmission, in apps: any AppCore)
         throws(ProtocolError) -> TransferInfo
     {
         guard let manifest = apps.manifest(of: identifier) else {
@@ -19,7 +19,7 @@ extension TransferCapability {
         try Self.check(request)
         var expectedSend: Int64 = 0
         if request.kind == .upload {
-            let allowed = [apps.supervisor.dataPath(for: identifier), apps.supervisor.temporaryPath(for: identifier)]
+            let allowed = apps.containerPaths(of: identifier)
             do {
                 let file = try UploadFile.open(request.file ?? "", allowedIn: allowed)
                 expectedSend = file.length
@@ -58,7 +58,7 @@ extension TransferCapability {
     }
 
     /// The fields of a submission, each refused with its name and why.
-    static func check(_ request: TransferSubmission) throws(ProtocolError) {
+    nonisolated static func check(_ request: TransferSubmission) throws(ProtocolError) {
         try checkSession(request.session)
         guard let url = URL(string: request.url), let scheme = url.scheme?.lowercased(), url.host != nil else {
             throw ProtocolError(.badRequest, "url: \(request.url.prefix(200)) is not an absolute URL")
@@ -89,14 +89,14 @@ extension TransferCapability {
     }
 
     /// A background session's identifier: 1 to 200 characters.
-    static func checkSession(_ session: String) throws(ProtocolError) {
+    nonisolated static func checkSession(_ session: String) throws(ProtocolError) {
         if session.isEmpty || session.count > 200 {
             throw ProtocolError(.badRequest, "session: must be 1 to 200 characters")
         }
     }
 
     /// `TRANSFER_CANCEL`: the transfer ends as cancelled (a finished one stays as it is).
-    func cancel(_ identifier: String, _ id: Int, in apps: isolated AppManager) throws(ProtocolError) -> Done {
+    func cancel(_ identifier: String, _ id: Int, in apps: any AppCore) throws(ProtocolError) -> Done {
         let transfer = try own(identifier, id)
         guard !transfer.info.state.isFinished else {
             return Done(detail: "transfer \(id) had already \(transfer.info.state.rawValue)")
@@ -107,7 +107,7 @@ extension TransferCapability {
 
     /// `TRANSFER_SESSION`: this process hears the session's transfers from now on; the reply
     /// lists them, finished ones included until acknowledged.
-    func attach(_ identifier: String, session: String, in apps: isolated AppManager) throws(ProtocolError)
+    func attach(_ identifier: String, session: String, in apps: any AppCore) throws(ProtocolError)
         -> TransferList
     {
         try Self.checkSession(session)
@@ -120,7 +120,7 @@ extension TransferCapability {
 
     /// `TRANSFER_ACK`: the app heard a finished transfer; its file, if the app left it, is
     /// removed, and the transfer forgotten.
-    func acknowledge(_ identifier: String, _ id: Int, in apps: isolated AppManager) throws(ProtocolError) -> Done {
+    func acknowledge(_ identifier: String, _ id: Int, in apps: any AppCore) throws(ProtocolError) -> Done {
         let transfer = try own(identifier, id)
         guard transfer.info.state.isFinished else {
             throw ProtocolError(.invalidState, "transfer \(id) is still \(transfer.info.state.rawValue)")
@@ -136,7 +136,7 @@ extension TransferCapability {
     }
 
     /// `TRANSFERS`: a person's view of every transfer, one app's, or one.
-    func list(_ query: TransferQuery, in apps: isolated AppManager) throws(ProtocolError) -> TransferList {
+    func list(_ query: TransferQuery, in apps: any AppCore) throws(ProtocolError) -> TransferList {
         if let bundle = query.bundle, apps.manifest(of: bundle) == nil {
             throw ProtocolError(.notFound, "no loaded bundle \(bundle)")
         }
@@ -156,14 +156,5 @@ extension TransferCapability {
             throw ProtocolError(.notFound, "no transfer \(id) of \(identifier)")
         }
         return transfer
-    }
-}
-
-extension AppManager {
-    /// Runs `body` with the transfer capability, on the manager's actor.
-    func transfers<Result: Sendable>(
-        _ body: @Sendable (TransferCapability, isolated AppManager) throws -> Result
-    ) throws -> Result {
-        try with(TransferCapability.self, body)
     }
 }

@@ -14,6 +14,7 @@ import Logging
 /// is finished and the app is not there to hear it, the app is woken or launched into
 /// `handleEventsForBackgroundURLSession` (an `EVENT` of reason `download` naming the
 /// session). Requests are in TransferCapability+Requests.swift.
+@AppCoreActor
 final class TransferCapability: AppCapability {
     /// One transfer and what the daemon keeps beside its description.
     struct Transfer {
@@ -60,7 +61,7 @@ final class TransferCapability: AppCapability {
 
     /// Loads what was stored; transfers that were running when the daemon stopped wait to
     /// resume from their partial files.
-    init(
+    nonisolated init(
         store: StateStore, files: TransferFiles, client: HTTPTransferClient,
         clock: @escaping @Sendable () -> Date = {
             Date()
@@ -87,12 +88,13 @@ final class TransferCapability: AppCapability {
             logger.error("cannot load background transfers from \(store.path): \(error); starting with none")
         }
         nextID = last + 1
-        if !transfers.isEmpty { logger.info("\(transfers.count) background transfers loaded") }
+        let loaded = transfers.count
+        if loaded > 0 { logger.info("\(loaded) background transfers loaded") }
     }
 
     // MARK: The life cycle
 
-    func app(_ identifier: String, changed change: LifecycleChange, in apps: isolated AppManager) {
+    func app(_ identifier: String, changed change: LifecycleChange, in apps: any AppCore) {
         switch change {
         case .launched:
             attached[identifier] = nil
@@ -103,10 +105,9 @@ final class TransferCapability: AppCapability {
             heardWhileRunning.subtract(unheard)
             // After every capability has heard of the exit: a launch now would reach the
             // others before the exit does.
-            Task { [weak apps] in
-                try? await apps?.transfers { transfers, apps in
-                    for key in unheard { transfers.signalIfSessionDone(key, in: apps) }
-                }
+            Task { [weak self, weak apps] in
+                guard let self, let apps else { return }
+                for key in unheard { signalIfSessionDone(key, in: apps) }
             }
         case .forceQuit:
             // iOS cancels a force-quit app's transfers; the app hears so when it next attaches.
@@ -123,7 +124,7 @@ final class TransferCapability: AppCapability {
     }
 
     /// The condition monitor saw power or network change.
-    func conditionsChanged(network: Bool, in apps: isolated AppManager) {
+    func conditionsChanged(externalPower: Bool, network: Bool, in apps: any AppCore) {
         self.network = network
         reschedule(in: apps)
     }
@@ -132,7 +133,7 @@ final class TransferCapability: AppCapability {
 
     /// Starts what may start now, records why the rest waits, and sets the timer for the
     /// next moment something may start.
-    func reschedule(in apps: isolated AppManager) {
+    func reschedule(in apps: any AppCore) {
         guard !stopping else { return }
         let now = clock()
         // Transfers of apps gone from the bundle directories wait until they come back.
@@ -170,7 +171,7 @@ final class TransferCapability: AppCapability {
     }
 
     /// The policy's numbers for an app's transfers.
-    func policy(for bundle: String, in apps: isolated AppManager) -> SchedulingPolicy {
+    func policy(for bundle: String, in apps: any AppCore) -> SchedulingPolicy {
         apps.manifest(of: bundle).map { apps.schedulingPolicy(for: $0) } ?? SchedulingPolicy()
     }
 
@@ -184,24 +185,22 @@ final class TransferCapability: AppCapability {
         }
     }
 
-    private func arm(_ due: Date?, in apps: isolated AppManager) {
+    private func arm(_ due: Date?, in apps: any AppCore) {
         guard due != timerDue else { return }
         timer?.cancel()
         timerDue = due
         guard let due else { return }
         let delay = max(0, due.timeIntervalSince(clock()))
-        timer = Task { [weak apps] in
+        timer = Task { [weak self, weak apps] in
             try? await Task.sleep(for: .seconds(delay))
-            guard !Task.isCancelled, let apps else { return }
-            try? await apps.transfers { transfers, apps in
-                transfers.timerDue = nil
-                transfers.reschedule(in: apps)
-            }
+            guard !Task.isCancelled, let self, let apps else { return }
+            timerDue = nil
+            reschedule(in: apps)
         }
     }
 
     /// Starts one attempt.
-    private func start(_ id: Int, in apps: isolated AppManager) {
+    private func start(_ id: Int, in apps: any AppCore) {
         guard var transfer = transfers[id], transfer.info.state == .waiting else { return }
         transfer.info.state = .running
         transfer.info.waitingFor = nil
@@ -212,7 +211,7 @@ final class TransferCapability: AppCapability {
         let client = client
         let files = files
         let bundle = transfer.info.bundle
-        let allowed = [apps.supervisor.dataPath(for: bundle), apps.supervisor.temporaryPath(for: bundle)]
+        let allowed = apps.containerPaths(of: bundle)
         // What the app's other downloads hold now is not this one's to fill. Two of its
         // downloads running at once each count the other as it was when they started.
         let others = bytesOnDisk(of: bundle, besides: id)
@@ -220,8 +219,8 @@ final class TransferCapability: AppCapability {
         apps.appLogger(bundle).info(
             "transfer \(id) \(transfer.info.retries == 0 ? "starting" : "retrying"): \(request.kind.rawValue) \(request.url)"
         )
-        // The manager lives as long as the daemon: the attempt holds it strongly.
-        let manager: AppManager = apps
+        // The core lives as long as the daemon: the attempt holds it strongly.
+        let manager = apps
         transfer.attempt = Task {
             let outcome: TransferAttemptOutcome
             switch request.kind {
@@ -229,24 +228,24 @@ final class TransferCapability: AppCapability {
                 outcome = await client.download(
                     request, id: id, files: files, validator: validator, byteLimit: byteLimit,
                     started: { start in
-                        try? await manager.transfers { $0.responseStarted(id, start, in: $1) }
+                        await self.responseStarted(id, start, in: manager)
                     },
                     progress: { progress in
-                        try? await manager.transfers { $0.progressed(id, progress, in: $1) }
+                        await self.progressed(id, progress, in: manager)
                     })
             case .upload:
                 do {
                     let file = try UploadFile.open(request.file ?? "", allowedIn: allowed)
                     defer { file.close() }
                     outcome = await client.upload(request, file: file) { progress in
-                        try? await manager.transfers { $0.progressed(id, progress, in: $1) }
+                        await self.progressed(id, progress, in: manager)
                     }
                 } catch {
                     // The file was the app's own when it was handed over; now it is not.
                     outcome = .failed(.file(.open, path: request.file ?? "", errno: EACCES))
                 }
             }
-            try? await manager.transfers { $0.attemptEnded(id, outcome, in: $1) }
+            self.attemptEnded(id, outcome, in: manager)
         }
         transfers[id] = transfer
         save(id)
@@ -256,7 +255,7 @@ final class TransferCapability: AppCapability {
     // MARK: Attempts reporting back
 
     /// A download's response head arrived: keep its validator for a later resume.
-    func responseStarted(_ id: Int, _ start: TransferResponseStart, in apps: isolated AppManager) {
+    func responseStarted(_ id: Int, _ start: TransferResponseStart, in apps: any AppCore) {
         guard transfers[id]?.info.state == .running else { return }
         transfers[id]?.validator = start.validator
         transfers[id]?.info.bytesExpectedToReceive = start.expected
@@ -269,7 +268,7 @@ final class TransferCapability: AppCapability {
     }
 
     /// Bytes moved: the rate, and a notice to the app at most four times a second.
-    func progressed(_ id: Int, _ progress: TransferProgress, in apps: isolated AppManager) {
+    func progressed(_ id: Int, _ progress: TransferProgress, in apps: any AppCore) {
         guard var transfer = transfers[id], transfer.info.state == .running else { return }
         let now = ContinuousClock.now
         switch transfer.info.request.kind {
@@ -294,7 +293,7 @@ final class TransferCapability: AppCapability {
     }
 
     /// An attempt ended: finished, to be retried, or failed.
-    func attemptEnded(_ id: Int, _ outcome: TransferAttemptOutcome, in apps: isolated AppManager) {
+    func attemptEnded(_ id: Int, _ outcome: TransferAttemptOutcome, in apps: any AppCore) {
         guard let transfer = transfers[id], transfer.info.state == .running, !stopping else {
             // Ended while the attempt ran (cancelled, a force quit): `end` removed the partial
             // file, but a response head that reached the attempt before its cancellation took
@@ -353,7 +352,7 @@ final class TransferCapability: AppCapability {
 
     /// A transient failure: the transfer waits for its retry, or for the network without
     /// spending one.
-    private func wait(_ id: Int, retries: Int, after delay: Duration, reason: String, in apps: isolated AppManager) {
+    private func wait(_ id: Int, retries: Int, after delay: Duration, reason: String, in apps: any AppCore) {
         guard let bundle = transfers[id]?.info.bundle else { return }
         let logger = apps.appLogger(bundle)
         transfers[id]?.info.state = .waiting
@@ -376,7 +375,7 @@ final class TransferCapability: AppCapability {
 
     /// The app's transfers belonged to its identity: their rows went with it, and what runs
     /// for them stops here, partial files and all.
-    func identityChanged(_ identifier: String, in apps: isolated AppManager) {
+    func identityChanged(_ identifier: String, in apps: any AppCore) {
         for (id, transfer) in transfers where transfer.info.bundle == identifier {
             transfer.attempt?.cancel()
             files.removePartial(id)
@@ -390,7 +389,7 @@ final class TransferCapability: AppCapability {
 
     /// A transfer is over: stored, told to the app if it listens, and, when its session has
     /// nothing left running, the app woken or launched to hear it.
-    func end(_ id: Int, state: TransferState, error: TransferError?, in apps: isolated AppManager) {
+    func end(_ id: Int, state: TransferState, error: TransferError?, in apps: any AppCore) {
         guard var transfer = transfers[id] else { return }
         transfer.attempt?.cancel()
         transfer.attempt = nil
@@ -410,13 +409,13 @@ final class TransferCapability: AppCapability {
     /// When every transfer of the session is finished and the app cannot hear it now
     /// (not running, suspended, or running without the session), it is woken or launched
     /// with the session's identifier, once per batch.
-    func signalIfSessionDone(_ key: SessionKey, in apps: isolated AppManager) {
+    func signalIfSessionDone(_ key: SessionKey, in apps: any AppCore) {
         let session = transfers.values.filter { $0.info.bundle == key.app && $0.info.request.session == key.session }
         guard !session.isEmpty, session.allSatisfy({ $0.info.state.isFinished }), !signalled.contains(key) else {
             return
         }
         // A force-quit app hears nothing until a person opens it (it lists them then).
-        guard !apps.forceQuit.contains(key.app) else { return }
+        guard !apps.isForceQuit(key.app) else { return }
         let state = apps.state(of: key.app)
         let listening = attached[key.app]?.contains(key.session) == true && state != .suspended && state != .notRunning
         guard !listening else {
@@ -441,7 +440,7 @@ final class TransferCapability: AppCapability {
 
     /// Sends the transfer's description to its app when the running process has attached its
     /// session and is not frozen (a frozen app hears the finished ones when it attaches).
-    func tell(_ id: Int, in apps: isolated AppManager) {
+    func tell(_ id: Int, in apps: any AppCore) {
         guard let info = transfers[id]?.info, attached[info.bundle]?.contains(info.request.session) == true,
             apps.state(of: info.bundle) != .suspended
         else { return }

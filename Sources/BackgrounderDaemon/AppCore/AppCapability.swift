@@ -36,41 +36,48 @@ enum LifecycleChange: Sendable, Hashable {
 ///
 /// Adding a capability is a folder with its class and its request handlers, and one line in
 /// `Daemon.run` that hands an instance to the manager.
-protocol AppCapability: AnyObject {
+@AppCoreActor
+protocol AppCapability: AnyObject, Sendable {
     /// The authorization services a person grants for this capability with `bgctl authorize`
     /// (`location`, `microphone`); empty when it has none.
     var authorizationServices: [AuthorizationService] { get }
 
     /// Told of a change in an app's life, after the core carried it out.
-    func app(_ identifier: String, changed change: LifecycleChange, in apps: isolated AppManager)
+    func app(_ identifier: String, changed change: LifecycleChange, in apps: any AppCore)
 
     /// Told that the app's identity changed while it was not running: kept aside because
     /// another bundle claimed its identifier after its own was removed, or exchanged back by
     /// `bgctl adopt-bundle`. The store already holds the identity now in force (nothing, or
     /// the adopted grants): drop everything held in memory for the app and read its grants
     /// again, so nothing of one identity reaches the other.
-    func identityChanged(_ identifier: String, in apps: isolated AppManager)
+    func identityChanged(_ identifier: String, in apps: any AppCore)
 
     /// Told that the device became idle (the screen locked) or came into use (unlocked, an
     /// app opened).
-    func deviceIdleChanged(idle: Bool, in apps: isolated AppManager)
+    func deviceIdleChanged(idle: Bool, in apps: any AppCore)
+
+    /// Told that the device's conditions changed: external power or the network, as the
+    /// condition monitor saw them (the core keeps the power for ``AppCore/externalPower``).
+    func conditionsChanged(externalPower: Bool, network: Bool, in apps: any AppCore)
 
     /// `bgctl authorize ID SERVICE LEVEL`, for one of ``authorizationServices``.
-    func authorize(_ request: Authorize, in apps: isolated AppManager) throws(ProtocolError) -> Done
+    func authorize(_ request: Authorize, in apps: any AppCore) throws(ProtocolError) -> Done
 
     /// Adds what this capability knows of each app to its `bgctl ps` row (all rows at once,
     /// so a capability reads its own state once per listing).
-    func describe(_ list: inout [AppInfo], in apps: isolated AppManager)
+    func describe(_ list: inout [AppInfo], in apps: any AppCore)
 }
 
 extension AppCapability {
     var authorizationServices: [AuthorizationService] { [] }
 
-    func authorize(_ request: Authorize, in apps: isolated AppManager) throws(ProtocolError) -> Done {
+    func authorize(_ request: Authorize, in apps: any AppCore) throws(ProtocolError) -> Done {
         throw ProtocolError(.badRequest, "\(request.service) is not granted through this capability")
     }
 
-    func describe(_ list: inout [AppInfo], in apps: isolated AppManager) {}
+    func describe(_ list: inout [AppInfo], in apps: any AppCore) {}
 
-    func deviceIdleChanged(idle: Bool, in apps: isolated AppManager) {}
+    func deviceIdleChanged(idle: Bool, in apps: any AppCore) {}
+
+    func conditionsChanged(externalPower: Bool, network: Bool, in apps: any AppCore) {}
 }
