@@ -8,6 +8,28 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]
 
+/// The capability targets, by name; the daemon composes them all.
+let capabilityTargets = [
+    "BackgrounderLocation", "BackgrounderAudio", "BackgrounderScheduling", "BackgrounderTransfers",
+    "BackgrounderNotifications", "BackgrounderResources", "BackgrounderSharing",
+]
+
+/// A capability: what the system does for apps in one domain, in `Sources/Capabilities/FOLDER`.
+/// It depends on the contract (`BackgrounderAppCore`) and the system layer, and on no other
+/// capability nor the app core's implementation: the import check fails the build if it tries.
+func capability(_ name: String, _ folder: String, _ extra: [Target.Dependency] = []) -> Target {
+    .target(
+        name: name,
+        dependencies: [
+            "BackgrounderAppCore", "BackgrounderCore", "BackgrounderProtocol", "BackgrounderSystem",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ] + extra,
+        path: "Sources/Capabilities/\(folder)",
+        swiftSettings: swiftSettings
+    )
+}
+
 let package = Package(
     name: "Backgrounder",
     platforms: [.macOS(.v15)],
@@ -109,17 +131,61 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The app core's contract: what capabilities may ask of the core (`AppCore`), what the
+        // core tells them (`AppCapability`), the one actor both run on, and the narrow
+        // protocols through which one capability reaches another.
+        .target(
+            name: "BackgrounderAppCore",
+            dependencies: [
+                "BackgrounderCore", "BackgrounderProtocol", "BackgrounderSystem",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The app core: the app table, the life cycle carried out, launching and reaping.
+        .target(
+            name: "BackgrounderApps",
+            dependencies: [
+                "BackgrounderAppCore", "BackgrounderCore", "BackgrounderProtocol", "BackgrounderSystem",
+                "BackgrounderBundles",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Capabilities: each knows the contract and the system layer, never another
+        // capability nor the core's type.
+        capability("BackgrounderLocation", "Location", ["CGPS", .product(name: "GRDB", package: "GRDB.swift")]),
+        capability("BackgrounderAudio", "Audio", ["CAudioRing", "CPulse"]),
+        capability("BackgrounderScheduling", "Scheduling"),
+        capability(
+            "BackgrounderTransfers", "Transfers",
+            [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]),
+        capability("BackgrounderNotifications", "Notifications", [.product(name: "NIOCore", package: "swift-nio")]),
+        capability("BackgrounderResources", "Resources"),
+        capability("BackgrounderSharing", "Sharing"),
+
+        // The daemon: composes the core, the capabilities and the control socket.
         .target(
             name: "BackgrounderDaemon",
             dependencies: [
                 "BackgrounderSystem",
+                "BackgrounderAppCore",
+                "BackgrounderApps",
+            ] + capabilityTargets.map { .target(name: $0) } + [
                 "BackgrounderCore",
                 "BackgrounderBundles",
                 "BackgrounderProtocol",
                 "CAudioRing",
-                "CGPS",
-                "CPulse",
-                "CBackgrounderPolicy",
                 "CSandbox",
                 "CSDBus",
                 .product(name: "Logging", package: "swift-log"),
@@ -128,9 +194,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -185,9 +249,12 @@ let package = Package(
             dependencies: [
                 "BackgrounderProtocol",
                 "BackgrounderSystem",
+                "BackgrounderAppCore",
+                "BackgrounderApps",
                 "BackgrounderDaemon",
                 "BackgrounderTestSupport",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ] + capabilityTargets.map { .target(name: $0) } + [
+                .product(name: "ArgumentParser", package: "swift-argument-parser")
             ],
             path: "Benchmarks/bgbench",
             swiftSettings: swiftSettings
@@ -280,8 +347,9 @@ let package = Package(
             name: "BackgrounderTestSupport",
             dependencies: [
                 "BackgrounderCore", "BackgrounderBundles", "BackgrounderProtocol", "BackgrounderSystem",
-                "BackgrounderDaemon",
+                "BackgrounderAppCore", "BackgrounderApps", "BackgrounderDaemon",
                 "CSndFile",
+            ] + capabilityTargets.map { .target(name: $0) } + [
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -329,6 +397,9 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "BackgrounderSystem",
+                "BackgrounderAppCore",
+                "BackgrounderApps",
+            ] + capabilityTargets.map { .target(name: $0) } + [
                 "BackgrounderDaemon",
                 "BackgrounderTestSupport",
                 "CSandbox",

@@ -1,4 +1,13 @@
+import BackgrounderAppCore
+import BackgrounderApps
+import BackgrounderAudio
+import BackgrounderLocation
+import BackgrounderNotifications
+import BackgrounderResources
+import BackgrounderScheduling
+import BackgrounderSharing
 import BackgrounderSystem
+import BackgrounderTransfers
 
 /// The capabilities this daemon runs, held by their types: the control socket and the desktop
 /// reach each one directly, and the core hears them all as ``AppCapability``.

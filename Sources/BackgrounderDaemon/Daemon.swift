@@ -1,7 +1,16 @@
+import BackgrounderAppCore
+import BackgrounderApps
+import BackgrounderAudio
 import BackgrounderBundles
 import BackgrounderCore
+import BackgrounderLocation
+import BackgrounderNotifications
 import BackgrounderProtocol
+import BackgrounderResources
+import BackgrounderScheduling
+import BackgrounderSharing
 import BackgrounderSystem
+import BackgrounderTransfers
 import Foundation
 public import Logging
 import ServiceLifecycle
@@ -268,28 +277,19 @@ public struct Daemon: Sendable {
             logger: logger
         )
 
+        let desktopRequests = DesktopRequests(
+            players: players, push: pushConnector, notifications: notificationPresenter, apps: apps,
+            capabilities: capabilities, logger: logger)
+        var services: [any Service] = [
+            server, location, audio, AudioEventFeed(engine: audio.engine, capability: capabilities.audio, apps: apps),
+            watcher, conditions, systemd, HangupReload(registry: registry, logger: logger), desktop, desktopRequests,
+            SessionLockWatcher(bus: desktop, apps: apps, logger: logger),
+        ]
+        if configuration.watchesMemoryPressure { services.append(memoryPressure) }
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: [
-                    .init(service: server),
-                    .init(service: location),
-                    .init(service: audio),
-                    .init(service: AudioEventFeed(engine: audio.engine, capability: capabilities.audio, apps: apps)),
-                    .init(service: watcher),
-                    .init(service: conditions),
-                    .init(service: systemd),
-                    .init(service: HangupReload(registry: registry, logger: logger)),
-                    .init(service: desktop),
-                    .init(
-                        service: DesktopRequests(
-                            players: players, push: pushConnector, notifications: notificationPresenter, apps: apps,
-                            capabilities: capabilities, logger: logger)),
-                    .init(service: SessionLockWatcher(bus: desktop, apps: apps, logger: logger)),
-                ] + (configuration.watchesMemoryPressure ? [.init(service: memoryPressure)] : []),
-                gracefulShutdownSignals: [.sigterm, .sigint],
-                logger: logger
-            )
-        )
+                services: services.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger))
         // Transfers stored by an earlier run resume.
         await capabilities.transfers.reschedule(in: apps)
         // So do notifications; those due while the daemon was stopped fire now.

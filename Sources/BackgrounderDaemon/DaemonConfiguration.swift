@@ -1,6 +1,15 @@
+import BackgrounderAppCore
+import BackgrounderApps
+import BackgrounderAudio
 public import BackgrounderCore
+import BackgrounderLocation
+import BackgrounderNotifications
 public import BackgrounderProtocol
+import BackgrounderResources
+import BackgrounderScheduling
+import BackgrounderSharing
 public import BackgrounderSystem
+import BackgrounderTransfers
 import Foundation
 
 /// Everything the daemon needs to know before it starts, from its command line.

@@ -1,6 +1,15 @@
+import BackgrounderAppCore
+import BackgrounderApps
+import BackgrounderAudio
 import BackgrounderCore
+import BackgrounderLocation
+import BackgrounderNotifications
 import BackgrounderProtocol
+import BackgrounderResources
+import BackgrounderScheduling
+import BackgrounderSharing
 import BackgrounderSystem
+import BackgrounderTransfers
 import Foundation
 
 #if canImport(Glibc)

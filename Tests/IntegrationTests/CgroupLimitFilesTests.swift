@@ -1,7 +1,16 @@
 import Testing
 
+@testable import BackgrounderAppCore
+@testable import BackgrounderApps
+@testable import BackgrounderAudio
 @testable import BackgrounderDaemon
+@testable import BackgrounderLocation
+@testable import BackgrounderNotifications
+@testable import BackgrounderResources
+@testable import BackgrounderScheduling
+@testable import BackgrounderSharing
 @testable import BackgrounderSystem
+@testable import BackgrounderTransfers
 
 /// What bounds an app's cgroup as a whole where controllers are delegated. The machines the
 /// suite runs on mount cgroup v2 beside v1 controllers (none delegated), so the kernel side

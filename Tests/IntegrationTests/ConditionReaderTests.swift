@@ -4,8 +4,17 @@ import Foundation
 import Logging
 import Testing
 
+@testable import BackgrounderAppCore
+@testable import BackgrounderApps
+@testable import BackgrounderAudio
 @testable import BackgrounderDaemon
+@testable import BackgrounderLocation
+@testable import BackgrounderNotifications
+@testable import BackgrounderResources
+@testable import BackgrounderScheduling
+@testable import BackgrounderSharing
 @testable import BackgrounderSystem
+@testable import BackgrounderTransfers
 
 /// External power and network read from trees of the kernel's shape: every rule of
 /// PowerSupplyReader and NetworkReader, and the files they cannot read.

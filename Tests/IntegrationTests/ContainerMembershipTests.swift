@@ -1,7 +1,16 @@
 import Testing
 
+@testable import BackgrounderAppCore
+@testable import BackgrounderApps
+@testable import BackgrounderAudio
 @testable import BackgrounderDaemon
+@testable import BackgrounderLocation
+@testable import BackgrounderNotifications
+@testable import BackgrounderResources
+@testable import BackgrounderScheduling
+@testable import BackgrounderSharing
 @testable import BackgrounderSystem
+@testable import BackgrounderTransfers
 
 /// Which app a cgroup path belongs to: the rule that decides who may act as a person.
 @Suite("Container membership", .timeLimit(.minutes(5)), .tearsDown)

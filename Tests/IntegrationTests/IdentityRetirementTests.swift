@@ -5,8 +5,17 @@ import GRDB
 import Logging
 import Testing
 
+@testable import BackgrounderAppCore
+@testable import BackgrounderApps
+@testable import BackgrounderAudio
 @testable import BackgrounderDaemon
+@testable import BackgrounderLocation
+@testable import BackgrounderNotifications
+@testable import BackgrounderResources
+@testable import BackgrounderScheduling
+@testable import BackgrounderSharing
 @testable import BackgrounderSystem
+@testable import BackgrounderTransfers
 
 /// Keeping an identity aside on disk, and a daemon stopped halfway through: a real store and
 /// real directories, with each stop a daemon could meet between two renames laid out by hand.

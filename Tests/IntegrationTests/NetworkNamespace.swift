@@ -1,6 +1,15 @@
+import BackgrounderAppCore
+import BackgrounderApps
+import BackgrounderAudio
 import BackgrounderDaemon
+import BackgrounderLocation
+import BackgrounderNotifications
+import BackgrounderResources
+import BackgrounderScheduling
+import BackgrounderSharing
 import BackgrounderSystem
 import BackgrounderTestSupport
+import BackgrounderTransfers
 import Foundation
 
 #if canImport(Glibc)

@@ -5,8 +5,17 @@ import CBackgrounderPolicy
 import Foundation
 import Testing
 
+@testable import BackgrounderAppCore
+@testable import BackgrounderApps
+@testable import BackgrounderAudio
 @testable import BackgrounderDaemon
+@testable import BackgrounderLocation
+@testable import BackgrounderNotifications
+@testable import BackgrounderResources
+@testable import BackgrounderScheduling
+@testable import BackgrounderSharing
 @testable import BackgrounderSystem
+@testable import BackgrounderTransfers
 
 /// The plug-in ABI's second entry point: scheduling numbers per app and power state, loaded
 /// from the real LowPowerPolicy library with dlopen as the daemon loads it.

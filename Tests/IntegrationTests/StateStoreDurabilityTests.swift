@@ -4,8 +4,17 @@ import BackgrounderTestSupport
 import Foundation
 import Testing
 
+@testable import BackgrounderAppCore
+@testable import BackgrounderApps
+@testable import BackgrounderAudio
 @testable import BackgrounderDaemon
+@testable import BackgrounderLocation
+@testable import BackgrounderNotifications
+@testable import BackgrounderResources
+@testable import BackgrounderScheduling
+@testable import BackgrounderSharing
 @testable import BackgrounderSystem
+@testable import BackgrounderTransfers
 
 /// The state store against a real SQLite file: what it syncs, what an acknowledgement may
 /// forget, and what a full disk does to the location queue.

@@ -5,8 +5,17 @@ import Foundation
 import GRDB
 import Testing
 
+@testable import BackgrounderAppCore
+@testable import BackgrounderApps
+@testable import BackgrounderAudio
 @testable import BackgrounderDaemon
+@testable import BackgrounderLocation
+@testable import BackgrounderNotifications
+@testable import BackgrounderResources
+@testable import BackgrounderScheduling
+@testable import BackgrounderSharing
 @testable import BackgrounderSystem
+@testable import BackgrounderTransfers
 
 /// A state directory from each earlier schema version, started under this daemon: the data
 /// of that version is all there after the migration, read back through the protocol.

@@ -3,8 +3,17 @@ import BackgrounderTestSupport
 import Foundation
 import Testing
 
+@testable import BackgrounderAppCore
+@testable import BackgrounderApps
+@testable import BackgrounderAudio
 @testable import BackgrounderDaemon
+@testable import BackgrounderLocation
+@testable import BackgrounderNotifications
+@testable import BackgrounderResources
+@testable import BackgrounderScheduling
+@testable import BackgrounderSharing
 @testable import BackgrounderSystem
+@testable import BackgrounderTransfers
 
 /// Hostile apps against the trust boundary: each tries to act as a person or as another app,
 /// and each test judges the outcome (states, pids, CPU, grants), not the reply it got.

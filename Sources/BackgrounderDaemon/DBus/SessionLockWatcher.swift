@@ -1,5 +1,14 @@
+import BackgrounderAppCore
+import BackgrounderApps
+import BackgrounderAudio
 import BackgrounderCore
+import BackgrounderLocation
+import BackgrounderNotifications
+import BackgrounderResources
+import BackgrounderScheduling
+import BackgrounderSharing
 import BackgrounderSystem
+import BackgrounderTransfers
 import Foundation
 import Logging
 import ServiceLifecycle

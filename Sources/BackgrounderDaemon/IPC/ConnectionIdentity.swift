@@ -1,5 +1,14 @@
+import BackgrounderAppCore
+import BackgrounderApps
+import BackgrounderAudio
 import BackgrounderCore
+import BackgrounderLocation
+import BackgrounderNotifications
+import BackgrounderResources
+import BackgrounderScheduling
+import BackgrounderSharing
 import BackgrounderSystem
+import BackgrounderTransfers
 import NIOCore
 
 /// Who a connection speaks for: nobody in particular, or the app that checked in on it.

@@ -1,4 +1,13 @@
+import BackgrounderAppCore
+import BackgrounderApps
+import BackgrounderAudio
+import BackgrounderLocation
+import BackgrounderNotifications
+import BackgrounderResources
+import BackgrounderScheduling
+import BackgrounderSharing
 import BackgrounderSystem
+import BackgrounderTransfers
 import NIOCore
 
 /// What the line decoder hands the connection loop: a line, or the news that a line was

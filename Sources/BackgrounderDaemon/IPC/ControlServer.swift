@@ -1,6 +1,15 @@
+import BackgrounderAppCore
+import BackgrounderApps
+import BackgrounderAudio
 import BackgrounderCore
+import BackgrounderLocation
+import BackgrounderNotifications
 import BackgrounderProtocol
+import BackgrounderResources
+import BackgrounderScheduling
+import BackgrounderSharing
 import BackgrounderSystem
+import BackgrounderTransfers
 import Logging
 import NIOCore
 import NIOPosix
@@ -52,7 +61,9 @@ final class ControlServer: Service, Sendable {
         self.personCheck = personCheck
         self.logger = logger
         self.group = group
-        appChannels.serve { [self] channel, principal in self.configure(channel, principal: principal) }
+        appChannels.serve(writeBufferWaterMark: Self.writeBufferWaterMark) { [self] channel, launch in
+            self.configure(channel, principal: .app(launch))
+        }
     }
 
     func run() async throws {

@@ -1,5 +1,14 @@
+import BackgrounderAppCore
+import BackgrounderApps
+import BackgrounderAudio
+import BackgrounderLocation
+import BackgrounderNotifications
 import BackgrounderProtocol
+import BackgrounderResources
+import BackgrounderScheduling
+import BackgrounderSharing
 import BackgrounderSystem
+import BackgrounderTransfers
 import Foundation
 
 #if canImport(Glibc)

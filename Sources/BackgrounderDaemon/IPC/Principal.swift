@@ -1,5 +1,14 @@
+import BackgrounderAppCore
+import BackgrounderApps
+import BackgrounderAudio
+import BackgrounderLocation
+import BackgrounderNotifications
 import BackgrounderProtocol
+import BackgrounderResources
+import BackgrounderScheduling
+import BackgrounderSharing
 import BackgrounderSystem
+import BackgrounderTransfers
 
 /// Who speaks on a connection, as the daemon established it when the connection was made;
 /// never what the client claims.

@@ -1,4 +1,13 @@
+import BackgrounderAppCore
+import BackgrounderApps
+import BackgrounderAudio
+import BackgrounderLocation
+import BackgrounderNotifications
+import BackgrounderResources
+import BackgrounderScheduling
+import BackgrounderSharing
 import BackgrounderSystem
+import BackgrounderTransfers
 import Logging
 import NIOCore
 

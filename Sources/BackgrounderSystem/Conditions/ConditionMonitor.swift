@@ -1,7 +1,7 @@
-package import BackgrounderCore
+import BackgrounderCore
 package import BackgrounderProtocol
 package import Logging
-package import ServiceLifecycle
+import ServiceLifecycle
 
 /// Follows external power and network and tells the scheduler when either changes (and
 /// once at start), so processing tasks wait for their conditions and are expired when one

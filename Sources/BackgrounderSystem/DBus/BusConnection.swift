@@ -1,5 +1,5 @@
 package import BackgrounderCore
-package import CSDBus
+import CSDBus
 
 #if canImport(Glibc)
     package import Glibc

@@ -1,4 +1,4 @@
-package import BackgrounderCore
+import BackgrounderCore
 package import Logging
 
 /// The connection that owns a well-known bus name (logind's, the notification server's),

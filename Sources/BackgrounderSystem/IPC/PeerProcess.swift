@@ -1,4 +1,4 @@
-package import CSandbox
+import CSandbox
 package import NIOCore
 
 #if canImport(Glibc)

@@ -1,5 +1,5 @@
 package import BackgrounderCore
-package import CBackgrounderPolicy
+import CBackgrounderPolicy
 import Foundation
 package import Logging
 

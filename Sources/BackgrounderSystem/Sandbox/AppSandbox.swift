@@ -1,6 +1,6 @@
 package import BackgrounderCore
-package import CSandbox
-package import Foundation
+import CSandbox
+import Foundation
 package import Logging
 
 #if canImport(Glibc)
@@ -197,5 +197,5 @@ package struct AppSandbox: Sendable {
     /// The rule for directories the daemon creates on the way to what apps must reach (the
     /// socket directory, the state directory, the data directories' parent): `0711` when apps
     /// run under uids of their own, so they can pass through without listing; else `0700`.
-    package var directoryMode: mode_t { appUsers == nil ? 0o700 : 0o711 }
+    package var directoryMode: UInt32 { appUsers == nil ? 0o700 : 0o711 }
 }

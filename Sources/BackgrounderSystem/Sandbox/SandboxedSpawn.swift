@@ -1,4 +1,4 @@
-package import CSandbox
+import CSandbox
 
 #if canImport(Glibc)
     import Glibc

@@ -1,6 +1,6 @@
 package import BackgrounderCore
-package import BackgrounderProtocol
-package import CSandbox
+import BackgrounderProtocol
+import CSandbox
 import Foundation
 import Synchronization
 

@@ -1,4 +1,4 @@
-package import BackgrounderCore
+import BackgrounderCore
 public import Logging
 
 /// A log handler that escapes control characters in every message and metadata value before

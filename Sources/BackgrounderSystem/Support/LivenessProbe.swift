@@ -1,4 +1,4 @@
-package import BackgrounderCore
+import BackgrounderCore
 
 /// The watchdog's liveness check: asks the app core one question and waits a bounded time for
 /// the answer.

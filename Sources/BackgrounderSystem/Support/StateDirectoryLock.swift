@@ -1,4 +1,4 @@
-package import BackgrounderProtocol
+import BackgrounderProtocol
 import Foundation
 
 #if canImport(Glibc)

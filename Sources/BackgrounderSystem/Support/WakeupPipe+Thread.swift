@@ -1,5 +1,5 @@
-package import BackgrounderProtocol
-package import ServiceLifecycle
+import BackgrounderProtocol
+import ServiceLifecycle
 
 extension WakeupPipe {
     /// Runs `body` on a thread of its own named `name` and returns once it has returned: the

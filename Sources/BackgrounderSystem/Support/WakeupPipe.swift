@@ -1,5 +1,5 @@
-package import BackgrounderCore
-package import BackgrounderProtocol
+import BackgrounderCore
+import BackgrounderProtocol
 
 #if canImport(Glibc)
     import Glibc

@@ -1,0 +1,115 @@
+package import BackgrounderCore
+package import BackgrounderProtocol
+package import BackgrounderSystem
+package import Logging
+
+/// What a capability may ask of the app core, and nothing else: the contract between the core
+/// (the app table and the life cycle, which only the core changes) and everything the system
+/// does for apps. Capabilities receive the core as this protocol, in a target of their own
+/// that cannot name the core's type, so the compiler holds the boundary.
+///
+/// Reads give what speaks for an app now; asks change an app's life only through the core
+/// (``setAssertion(_:held:for:)``, ``wakeIfSuspended(_:because:)``,
+/// ``launchInBackground(_:reason:)``, the event windows), which carries them out and then
+/// tells every capability (``AppCapability/app(_:changed:in:)``).
+@AppCoreActor
+package protocol AppCore: AnyObject, Sendable {
+    // MARK: Reading
+
+    /// The daemon's logger.
+    var logger: Logger { get }
+    /// The policy in force.
+    var policy: any BackgroundPolicy { get }
+    /// The core's clock: time since the core started.
+    var now: Duration { get }
+    /// The app in front, if any.
+    var foreground: String? { get }
+    /// Since when the device has been idle (locked, no app in front); `nil` while in use.
+    var idleSince: ContinuousClock.Instant? { get }
+    /// Whether the device is on external power, as the condition monitor last saw it.
+    var externalPower: Bool { get }
+    /// The directories that hold every app's own (data and temporary), for opening a path a
+    /// person names without following a link an app planted there.
+    var appDirectories: [String] { get }
+
+    /// A logger that names the app (and its process).
+    func appLogger(_ identifier: String, pid: Int32?) -> Logger
+    /// The manifest that speaks for the app now: the one it was launched with while it runs,
+    /// the registry's otherwise; `nil` when it is neither running nor loaded.
+    func manifest(of identifier: String) -> AppManifest?
+    /// The bundle that speaks for the app now (as ``manifest(of:)``).
+    /// - Throws: ``ProtocolError`` `notFound` for no loaded app, `badRequest` for a policy.
+    func bundle(of identifier: String) throws(ProtocolError) -> ValidatedBundle
+    /// The app's state; `.notRunning` for one the core has no record of.
+    func state(of identifier: String) -> ApplicationState
+    /// Whether the app is in front, or being launched there.
+    func isInFront(_ identifier: String) -> Bool
+    /// Whether the app has a process.
+    func isRunning(_ identifier: String) -> Bool
+    /// Whether the app's process checked in and its connection is open: notices reach it.
+    func canHear(_ identifier: String) -> Bool
+    /// Whether a person force-quit the app (and has not opened it since).
+    func isForceQuit(_ identifier: String) -> Bool
+    /// The assertions the app holds (`audio`, `location`, a background task's).
+    func assertions(of identifier: String) -> Set<BackgroundAssertion>
+    /// The app's process, when it has one.
+    func process(of identifier: String) -> Supervisor.Launched?
+    /// The app's own directories (data, then temporary): the only places a transfer may use.
+    func containerPaths(of identifier: String) -> [String]
+    /// The policy's scheduling numbers for an app on the power the device is on now.
+    func schedulingPolicy(for manifest: AppManifest) -> SchedulingPolicy
+    /// The app's background time left, in seconds; `nil` when it has no limit now.
+    func remaining(_ identifier: String) -> Double?
+
+    // MARK: Asking
+
+    /// Sends a notice on the app's own connection, when it has one.
+    func notify(_ identifier: String, _ body: DaemonMessage.Body)
+    /// Takes or releases an assertion (`audio`, `location`) that keeps the app running in the
+    /// background.
+    func setAssertion(_ assertion: BackgroundAssertion, held: Bool, for identifier: String)
+    /// Wakes a suspended app for a reason of the capability's; any other state is left.
+    /// - Returns: Whether it was woken.
+    @discardableResult
+    func wakeIfSuspended(_ identifier: String, because reason: String) -> Bool
+    /// Launches an app that is not running into the background, for an event.
+    func launchInBackground(_ identifier: String, reason: LaunchReason) throws(ProtocolError)
+    /// Clears a force quit: a person asked for the app (a media command).
+    func clearForceQuit(_ identifier: String)
+    /// Opens the app in front for a person (a notification they chose).
+    func open(_ identifier: String) throws(ProtocolError) -> Done
+    /// An app asked for a service nothing was decided for: the question waits for a person
+    /// (`bgctl prompts`, a desktop notification), whose answer comes back through
+    /// ``AppCapability/authorize(_:in:)``.
+    func askPerson(_ identifier: String, for service: AuthorizationService, asks: String, usage: String?)
+
+    // MARK: Event windows (decision 0010)
+
+    /// Delivers an event: launches, wakes or tells the app, and opens a window of background
+    /// time for it.
+    func deliverEvent(
+        _ identifier: String, _ reason: LaunchReason, window: EventWindowKind?, payload: JSONValue?, task: String?,
+        session: String?
+    ) throws(ProtocolError) -> (done: Done, window: EventWindowID?)
+    /// Opens a window of background time for an app that is running.
+    @discardableResult
+    func openEventWindow(_ identifier: String, kind: EventWindowKind) -> EventWindowID?
+    /// The app completed a window. - Returns: Whether it was open.
+    @discardableResult
+    func completeWindow(_ identifier: String, _ window: EventWindowID) -> Bool
+    /// Ends a window the app did not complete (its conditions broke).
+    func cutWindow(_ identifier: String, _ window: EventWindowID)
+}
+
+extension AppCore {
+    /// A logger that names the app.
+    package func appLogger(_ identifier: String) -> Logger { appLogger(identifier, pid: nil) }
+
+    /// Delivers an event (see ``deliverEvent(_:_:window:payload:task:session:)``).
+    package func deliverEvent(
+        _ identifier: String, _ reason: LaunchReason, window: EventWindowKind? = nil, payload: JSONValue? = nil,
+        task: String? = nil, session: String? = nil
+    ) throws(ProtocolError) -> (done: Done, window: EventWindowID?) {
+        try deliverEvent(identifier, reason, window: window, payload: payload, task: task, session: session)
+    }
+}

@@ -1,0 +1,26 @@
+import BackgrounderAppCore
+package import BackgrounderCore
+package import BackgrounderProtocol
+package import BackgrounderSystem
+
+/// The core is what capabilities receive; the reads below are the ones only the contract
+/// needs (the rest of ``AppCore`` the core has for its own use too).
+extension AppManager: AppCore {
+    package func bundle(of identifier: String) throws(ProtocolError) -> ValidatedBundle {
+        try app(identifier).bundle
+    }
+
+    package func isForceQuit(_ identifier: String) -> Bool { forceQuit.contains(identifier) }
+
+    package func assertions(of identifier: String) -> Set<BackgroundAssertion> {
+        apps[identifier]?.lifecycle.assertions ?? []
+    }
+
+    package func process(of identifier: String) -> Supervisor.Launched? { apps[identifier]?.process }
+
+    package func containerPaths(of identifier: String) -> [String] {
+        [supervisor.dataPath(for: identifier), supervisor.temporaryPath(for: identifier)]
+    }
+
+    package var appDirectories: [String] { supervisor.appDirectories }
+}

@@ -1,0 +1,117 @@
+import BackgrounderAppCore
+import BackgrounderCore
+package import BackgrounderProtocol
+import BackgrounderSystem
+
+/// What a person does: open, home, lock, unlock, quit; and the events and pressure a person
+/// (or a test) stands in for.
+extension AppManager {
+    /// `bgctl open`: launches the app in the foreground, or brings it there. Refused while
+    /// the screen is locked: as on iOS, nothing comes to the front behind the lock screen.
+    package func open(_ identifier: String) throws(ProtocolError) -> Done {
+        let app = try app(identifier)
+        guard !screenLocked else {
+            throw ProtocolError(
+                .invalidState, "the screen is locked: unlock first (bgctl unlock), then open \(identifier)")
+        }
+        clearForceQuit(identifier)
+        lockedForeground = nil
+        setIdle(false)
+        if let previous = foreground, previous != identifier {
+            sendToBackground(previous)
+        }
+        foreground = identifier
+        if app.process == nil {
+            try launch(identifier, reason: .user, foreground: true)
+            let launched = apps[identifier]
+            return Done(
+                detail: "launched \(identifier) (pid \(launched?.process?.pid ?? 0))", state: launched?.lifecycle.state)
+        }
+        let state = apply(identifier) { $0.moveToForeground(now: $1) }
+        return Done(detail: "\(identifier) is in the foreground", state: state)
+    }
+
+    /// `bgctl home`: the foreground app goes to the background.
+    package func home() -> Done {
+        guard let identifier = foreground else { return Done(detail: "no app is in the foreground") }
+        foreground = nil
+        sendToBackground(identifier)
+        return Done(detail: "\(identifier) went to the background", state: apps[identifier]?.lifecycle.state)
+    }
+
+    /// `bgctl lock`: as home, remembering the app for `unlock`.
+    package func lock() -> Done {
+        screenLocked = true
+        lockedForeground = foreground
+        let done = home()
+        // Locked with nothing in front: the device is idle, as processing tasks need.
+        setIdle(true)
+        return Done(detail: "locked; " + done.detail, state: done.state)
+    }
+
+    /// `bgctl unlock`: the app that was in front comes back.
+    package func unlock() throws(ProtocolError) -> Done {
+        guard screenLocked else { return Done(detail: "the screen is not locked; nothing to unlock") }
+        screenLocked = false
+        setIdle(false)
+        firstUnlockHappened()
+        guard let identifier = lockedForeground else { return Done(detail: "unlocked; no app was in the foreground") }
+        lockedForeground = nil
+        guard apps[identifier]?.process != nil else {
+            return Done(detail: "unlocked; \(identifier) is no longer running")
+        }
+        return try open(identifier)
+    }
+
+    /// `bgctl quit`: force quit, remembered so most events do not relaunch it.
+    package func quit(_ identifier: String) throws(ProtocolError) -> Done {
+        let app = try app(identifier)
+        forceQuit.insert(identifier)
+        try? store.setForceQuit(identifier, true)
+        if foreground == identifier { foreground = nil }
+        tell(identifier, .forceQuit)
+        guard app.process != nil else { return Done(detail: "\(identifier) was not running; marked as force-quit") }
+        let state = apply(identifier) { lifecycle, _ in lifecycle.terminate(.forceQuit) }
+        return Done(detail: "force-quitting \(identifier)", state: state)
+    }
+
+    /// `bgctl authorize ID SERVICE LEVEL`: handed to the capability that grants the service.
+    package func authorize(_ request: Authorize) throws(ProtocolError) -> Done {
+        let done = try capability(granting: request.service).authorize(request, in: self)
+        settled(consent.decided(request.bundle, request.service))
+        return done
+    }
+
+    /// Memory is short: ends the first app jetsam's order names, without notice.
+    ///
+    /// The kernel's pressure signal ends only suspended apps; an app that is running for the
+    /// person (foreground, background work, audio) is ended only when pressure is critical.
+    /// - Parameter critical: Whether running apps may be ended too.
+    /// - Returns: What was done.
+    @discardableResult
+    package func relieveMemoryPressure(critical: Bool) -> Done {
+        let candidates = apps.values.compactMap { app -> Jetsam.Candidate? in
+            guard let process = app.process, app.lifecycle.terminating == nil else { return nil }
+            guard critical || app.lifecycle.state == .suspended else { return nil }
+            return Jetsam.Candidate(
+                identifier: app.identifier,
+                state: app.lifecycle.state,
+                residentBytes: supervisor.memoryBytes(process),
+                isForeground: foreground == app.identifier,
+                playsAudio: app.lifecycle.assertions.contains(.audio)
+            )
+        }
+        guard let victim = Jetsam.order(candidates).first, let app = apps[victim] else {
+            logger.notice("memory pressure, but no app to end")
+            return Done(detail: "memory pressure: no app to end")
+        }
+        let megabytes = (candidates.first { $0.identifier == victim }?.residentBytes ?? 0) / 1_048_576
+        appLogger(victim, pid: app.process?.pid).notice("memory pressure: ending it (\(megabytes) MB in use)")
+        let state = apply(victim) { lifecycle, _ in lifecycle.terminate(.memoryPressure) }
+        return Done(detail: "memory pressure: ended \(victim) (\(megabytes) MB)", state: state)
+    }
+
+    package func sendToBackground(_ identifier: String) {
+        apply(identifier) { $0.moveToBackground(now: $1) }
+    }
+}

@@ -1,0 +1,134 @@
+package import BackgrounderAppCore
+package import BackgrounderProtocol
+import BackgrounderSystem
+
+/// A person's `REMOTE_COMMAND` held until the app answers it (`REMOTE_COMMAND_STATUS`), the
+/// wait runs out, or the app exits: the first of these is the reply.
+///
+/// The wait is a one-value stream rather than a continuation so that finishing twice (an
+/// answer racing the timeout) is harmless and nothing can leak a continuation.
+package final class RemoteCommandAnswer: Sendable {
+    private let stream: AsyncStream<Result<Done, ProtocolError>>
+    private let continuation: AsyncStream<Result<Done, ProtocolError>>.Continuation
+
+    package init() {
+        (stream, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingOldest(1))
+    }
+
+    /// Gives the reply; later calls change nothing.
+    package func finish(_ result: Result<Done, ProtocolError>) {
+        continuation.yield(result)
+        continuation.finish()
+    }
+
+    /// Waits for the reply.
+    package func value() async throws(ProtocolError) -> Done {
+        for await result in stream { return try result.get() }
+        throw ProtocolError(.failed, "the remote command was dropped without an answer")
+    }
+}
+
+/// A command sent to an app whose answer a person waits for.
+package struct AwaitedCommand: Sendable {
+    /// The app it was sent to: only that app may answer it.
+    package var bundle: String
+    package var command: RemoteCommand
+    /// What the daemon did to deliver it (`sent`, `woke`, `launched`), for the reply.
+    package var delivery: String
+    package var answer: RemoteCommandAnswer
+    /// Ends the wait after ``AudioCapability/remoteCommandAnswerSeconds``.
+    package var timeout: Task<Void, Never>
+}
+
+extension AudioCapability {
+    /// How long a person's remote command waits for the app's answer, launch or wake-up
+    /// included: ten seconds, an app's check-in deadline.
+    package static let remoteCommandAnswerSeconds = 10
+
+    /// `REMOTE_COMMAND_STATUS` from an app: the answer to a command sent to it. Another app's
+    /// ticket is `notFound`, like one that does not exist, so no app learns or settles
+    /// another's commands.
+    package func answer(_ identifier: String, _ report: RemoteCommandStatusReport, in apps: any AppCore)
+        throws(ProtocolError) -> Done
+    {
+        guard let awaited = book.awaiting[report.ticket], awaited.bundle == identifier else {
+            throw ProtocolError(.notFound, "no remote command \(report.ticket) waits for an answer from \(identifier)")
+        }
+        book.awaiting[report.ticket] = nil
+        awaited.timeout.cancel()
+        let command = awaited.command.rawValue
+        apps.appLogger(identifier).info("answered the remote command \(command): \(report.status.rawValue)")
+        awaited.answer.finish(
+            .success(
+                Done(
+                    detail: "\(awaited.delivery); it answered \(report.status.rawValue)",
+                    state: apps.state(of: identifier), handlerStatus: report.status,
+                    handlerReason: report.reason.map {
+                        String($0.prefix(RemoteCommandStatusReport.maximumReasonLength))
+                    }
+                )))
+        return Done(detail: "answer to \(command) passed on")
+    }
+
+    /// The app did not answer in time: the person hears so, and a command still queued for
+    /// the app's check-in is dropped, since the person was told it was not carried out.
+    package func answerTimedOut(_ ticket: Int, in apps: any AppCore) {
+        guard let awaited = book.awaiting.removeValue(forKey: ticket) else { return }
+        book.pendingCommands[awaited.bundle]?.removeAll { $0.ticket == ticket }
+        let command = awaited.command.rawValue
+        apps.appLogger(awaited.bundle).notice(
+            "did not answer the remote command \(command) within \(Self.remoteCommandAnswerSeconds) s")
+        awaited.answer.finish(
+            .failure(
+                ProtocolError(
+                    .unavailable,
+                    "\(awaited.bundle) did not answer \(command) within \(Self.remoteCommandAnswerSeconds) s "
+                        + "(\(awaited.delivery))")))
+    }
+
+    /// The app exited: the commands it did not answer fail now rather than at the timeout.
+    package func abandonAnswers(of identifier: String, in apps: any AppCore) {
+        for (ticket, awaited) in book.awaiting where awaited.bundle == identifier {
+            // A command queued for the next launch's check-in still has its chance.
+            guard !(book.pendingCommands[identifier] ?? []).contains(where: { $0.ticket == ticket }) else { continue }
+            book.awaiting[ticket] = nil
+            awaited.timeout.cancel()
+            awaited.answer.finish(
+                .failure(
+                    ProtocolError(
+                        .unavailable, "\(identifier) exited before it answered \(awaited.command.rawValue)")))
+        }
+    }
+
+    /// Undoes ``holdForAnswer(_:delivery:in:)`` for a command that was refused before it was
+    /// delivered or queued: the refusal is the person's reply.
+    package func release(_ request: RemoteCommandRequest) {
+        guard let ticket = request.ticket else { return }
+        book.pendingCommands[request.bundle]?.removeAll { $0.ticket == ticket }
+        book.awaiting.removeValue(forKey: ticket)?.timeout.cancel()
+    }
+
+    /// Numbers a command, and holds the person's request until the app answers it or the
+    /// wait runs out.
+    package func holdForAnswer(_ request: inout RemoteCommandRequest, delivery: String, in apps: any AppCore)
+        -> RemoteCommandAnswer
+    {
+        book.lastTicket += 1
+        let ticket = book.lastTicket
+        request.ticket = ticket
+        let answer = RemoteCommandAnswer()
+        book.awaiting[ticket] = AwaitedCommand(
+            bundle: request.bundle, command: request.command, delivery: delivery, answer: answer,
+            timeout: timeout(ticket, of: apps))
+        return answer
+    }
+
+    /// Ends the wait for a ticket's answer after ``remoteCommandAnswerSeconds``.
+    private func timeout(_ ticket: Int, of apps: any AppCore) -> Task<Void, Never> {
+        Task { [weak self, weak apps] in
+            try? await Task.sleep(for: .seconds(Self.remoteCommandAnswerSeconds))
+            guard !Task.isCancelled, let self, let apps else { return }
+            answerTimedOut(ticket, in: apps)
+        }
+    }
+}

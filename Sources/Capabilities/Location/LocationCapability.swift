@@ -1,0 +1,224 @@
+package import BackgrounderAppCore
+package import BackgrounderCore
+package import BackgrounderProtocol
+package import BackgrounderSystem
+import GRDB
+package import Logging
+
+/// Location for apps: grants, subscriptions, regions, and the routing of every fix, on the
+/// app manager's actor so a fix and a life-cycle change never race.
+///
+/// Every event an app is to hear goes into its queue in the store first and leaves it only
+/// when the app acknowledges it: a recorder that is suspended, killed or relaunched loses
+/// no fix, at the price of sometimes hearing one twice (apps de-duplicate by fix time).
+/// Requests are in LocationCapability+Requests.swift.
+@AppCoreActor
+package final class LocationCapability: AppCapability {
+    package let store: StateStore
+    package var book: LocationBook
+    /// Who hears that a location trigger's region was crossed (the notification capability,
+    /// wired by the composition); `nil` in a daemon without notifications.
+    package weak var notificationTriggers: (any NotificationRegionCrossing)?
+
+    /// Loads grants, subscriptions and regions from the store.
+    package nonisolated init(store: StateStore, logger: Logger) {
+        self.store = store
+        self.book = LocationBook(store: store, logger: logger)
+    }
+
+    package var authorizationServices: [AuthorizationService] { [.location] }
+
+    // MARK: The life cycle
+
+    package func app(_ identifier: String, changed change: LifecycleChange, in apps: any AppCore) {
+        switch change {
+        case .checkedIn:
+            resetDelivery(identifier)
+            updateAssertion(identifier, in: apps)
+        case .moved(from: .suspended, to: _):
+            // Fixes that queued while it was frozen go now.
+            flush(identifier, in: apps)
+        case .exited:
+            resetDelivery(identifier)
+        case .launched, .moved, .windowsClosed, .forceQuit, .assertionsChanged:
+            break
+        }
+    }
+
+    /// What the app subscribed to and monitored went with its identity; its grant is read
+    /// again (an adopted one, or none).
+    package func identityChanged(_ identifier: String, in apps: any AppCore) {
+        book.listeners[identifier] = nil
+        book.deliveries[identifier] = nil
+        book.monitor.removeAll(owner: identifier)
+        book.authorizations[identifier] = (try? store.locationAuthorizations())?[identifier]
+    }
+
+    /// A new process checked in or the old one is gone: nothing was sent to it yet.
+    private func resetDelivery(_ identifier: String) {
+        if book.deliveries[identifier] != nil {
+            book.deliveries[identifier]?.ready = false
+            book.deliveries[identifier]?.sentThrough = 0
+        }
+        book.listeners[identifier]?.firstDeferred = nil
+    }
+
+    /// Takes or releases the `location` assertion as the grant and subscription now say.
+    package func updateAssertion(_ identifier: String, in apps: any AppCore) {
+        guard let manifest = apps.manifest(of: identifier) else { return }
+        let held = LocationRouting.holdsAssertion(
+            manifest: manifest,
+            authorization: book.authorization(identifier),
+            subscription: book.subscription(identifier)
+        )
+        apps.setAssertion(.location, held: held, for: identifier)
+    }
+
+    // MARK: Fixes
+
+    /// gpsd came or went: apps listening hear `didFail` or recover.
+    package func serviceChanged(available: Bool, detail: String?, in apps: any AppCore) {
+        guard book.available != available else { return }
+        book.available = available
+        book.unavailableDetail = available ? nil : detail
+        for (identifier, delivery) in book.deliveries where delivery.ready {
+            apps.notify(identifier, .locationStatus(status(for: identifier)))
+        }
+    }
+
+    package func status(for identifier: String, storageError: String? = nil) -> LocationServiceStatus {
+        LocationServiceStatus(
+            available: book.available, detail: book.unavailableDetail,
+            authorization: book.authorization(identifier), storageError: storageError)
+    }
+
+    /// One de-duplicated fix from gpsd: through the region monitor and every app's filters
+    /// (``FixDispatch``), into the queues, then delivered, or the app woken or relaunched.
+    package func fix(_ fix: Location, in apps: any AppCore) {
+        book.lastFix = fix
+        let transitions = book.monitor.offer(fix)
+        if !transitions.isEmpty {
+            do {
+                try store.saveRegionStates(transitions.map { ($0.owner, $0.region.identifier, $0.to) })
+            } catch {
+                apps.logger.error("cannot store region states: \(error)")
+            }
+        }
+        for transition in transitions {
+            apps.appLogger(transition.owner).info(
+                "region '\(transition.region.identifier)': \(transition.from.rawValue) -> \(transition.to.rawValue)")
+        }
+        // Location triggers of notifications post without the app hearing the fix.
+        postNotifications(for: transitions, in: apps)
+        // Only the grants are captured: a copy of the whole book would share the listeners'
+        // storage and make every fix copy them as FixDispatch advances their filters.
+        let authorizations = book.authorizations
+        let dispatch = FixDispatch(fix, transitions: transitions, listeners: &book.listeners) { owner in
+            apps.manifest(of: owner).map {
+                FixDispatch.Recipient(
+                    manifest: $0, authorization: authorizations[owner] ?? .notDetermined,
+                    state: apps.state(of: owner))
+            }
+        }
+        for identifier in dispatch.significantChanges {
+            apps.appLogger(identifier).info("significant location change")
+        }
+        let queued = dispatch.events.map { event in
+            StateStore.QueuedEvent(
+                owner: event.owner, kind: LocationEvent.Kind(event.kind), location: event.location,
+                region: event.region)
+        }
+        do {
+            try store.enqueue(queued)
+        } catch {
+            // What the store recorded names the file and the cause (ENOSPC on a full disk).
+            apps.logger.error(
+                "cannot queue \(queued.count) location events: \(store.health.status.lastError ?? "\(error)")")
+            notStored(queued, error, in: apps)
+            return
+        }
+        for (identifier, decision) in dispatch.decisions.sorted(by: { $0.key < $1.key }) {
+            switch decision {
+            case .deliver: flush(identifier, in: apps)
+            case .queue, .drop: break
+            case .queueAndWake:
+                guard apps.state(of: identifier) == .suspended else {
+                    flush(identifier, in: apps)
+                    continue
+                }
+                book.listeners[identifier]?.firstDeferred = nil
+                // Woken or launched for location, an app has the policy's location window.
+                if apps.wakeIfSuspended(identifier, because: "location") {
+                    apps.openEventWindow(identifier, kind: .location)
+                }
+            case .queueAndLaunch:
+                do {
+                    try apps.launchInBackground(identifier, reason: .location)
+                    apps.openEventWindow(identifier, kind: .location)
+                } catch {
+                    apps.appLogger(identifier).warning("not relaunched for location: \(error.message)")
+                }
+            }
+        }
+    }
+
+    /// Events the store could not take (a full disk) are lost: each app is told how many
+    /// when it can next hear (now, or at its next delivery), never woken for it.
+    private func notStored(_ events: [StateStore.QueuedEvent], _ error: any Error, in apps: any AppCore) {
+        let reason =
+            (error as? DatabaseError).map { StorageHealthRecorder.describe($0, path: store.path) } ?? "\(error)"
+        for owner in Set(events.map(\.owner)) {
+            let count = events.count { $0.owner == owner }
+            book.deliveries[owner, default: LocationBook.Delivery()].unstoredEvents += count
+            book.deliveries[owner]?.unstoredReason = reason
+            apps.appLogger(owner).error("\(count) location events not stored: \(reason)")
+            flush(owner, in: apps)
+        }
+    }
+
+    // MARK: Delivery
+
+    /// Sends the app what waits in its queue beyond what it was already sent, when it can take it.
+    package func flush(_ identifier: String, in apps: any AppCore) {
+        guard var delivery = book.deliveries[identifier], delivery.ready, apps.canHear(identifier),
+            apps.state(of: identifier) != .suspended
+        else { return }
+        let events: [LocationEvent]
+        do {
+            events = try store.queuedEvents(
+                for: identifier, after: delivery.sentThrough, limit: LocationBatch.maximumEvents)
+        } catch {
+            apps.appLogger(identifier).error("cannot read queued location events: \(error)")
+            return
+        }
+        if delivery.unstoredEvents > 0 {
+            let reason = delivery.unstoredReason ?? "the state database failed"
+            apps.notify(
+                identifier,
+                .locationStatus(
+                    status(
+                        for: identifier,
+                        storageError:
+                            "\(delivery.unstoredEvents) location events could not be stored and are lost: \(reason)"
+                    )))
+            delivery.unstoredEvents = 0
+            delivery.unstoredReason = nil
+            book.deliveries[identifier] = delivery
+        }
+        guard let last = events.last else { return }
+        apps.notify(identifier, .locations(LocationBatch(events: events)))
+        delivery.sentThrough = last.seq
+        book.deliveries[identifier] = delivery
+        book.listeners[identifier]?.firstDeferred = nil
+    }
+}
+
+extension LocationEvent.Kind {
+    package init(_ kind: FixDispatch.Event.Kind) {
+        switch kind {
+        case .location: self = .location
+        case .enter: self = .enter
+        case .exit: self = .exit
+        }
+    }
+}

@@ -1,0 +1,181 @@
+import BackgrounderAppCore
+import BackgrounderSystem
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Where transfers keep their bytes, and how a finished download reaches its app.
+///
+/// Partial downloads live in the daemon's own directory (`STATE/transfers`, 0700), where no
+/// app can reach them: an app that could swap a partial file for a link would have the daemon
+/// write wherever it points. A finished file is given to the app's uid and renamed into the
+/// app's data directory, through descriptors opened without following links, so an app's own
+/// links inside its directory cannot redirect it either.
+package struct TransferFiles: Sendable {
+    /// The daemon's directory of partial files.
+    package let directory: String
+    /// The app's data directory (made at its first launch, or here).
+    package let dataDirectory: @Sendable (String) throws -> String
+    /// The uid (and gid) an app runs as, or `nil` for the daemon's own.
+    package let identity: @Sendable (String) throws -> UInt32?
+
+    /// The partial file of a transfer.
+    package func partialPath(_ id: Int) -> String {
+        directory + "/\(id).part"
+    }
+
+    /// Bytes in a transfer's partial file, or 0 when there is none.
+    package func partialLength(_ id: Int) -> Int64 {
+        var info = stat()
+        guard lstat(partialPath(id), &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return 0 }
+        return Int64(info.st_size)
+    }
+
+    /// Opens a transfer's partial file for writing at `offset`, cutting off anything after it
+    /// (a restart passes 0).
+    /// - Returns: The descriptor, which the caller closes.
+    package func openPartial(_ id: Int, at offset: Int64) throws(TransferFileError) -> Int32 {
+        let path = partialPath(id)
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw TransferFileError(path: path, "cannot open", errno) }
+        guard ftruncate(descriptor, off_t(offset)) == 0 else {
+            let error = errno
+            close(descriptor)
+            throw TransferFileError(path: path, "cannot truncate", error)
+        }
+        return descriptor
+    }
+
+    /// Removes a transfer's partial file.
+    package func removePartial(_ id: Int) {
+        unlink(partialPath(id))
+    }
+
+    /// Hands a finished download to its app: the file becomes the app's and moves into its
+    /// data directory's `tmp/` as `CFNetworkDownload_ID.tmp`, as iOS names them.
+    /// - Returns: The file's path in the app's data directory.
+    package func deliver(_ id: Int, to app: String) throws(TransferFileError) -> String {
+        let source = partialPath(id)
+        let data: String
+        let owner: UInt32?
+        do {
+            data = try dataDirectory(app)
+            owner = try identity(app)
+        } catch {
+            throw TransferFileError(path: source, "cannot find \(app)'s data directory: \(error)", 0)
+        }
+        let dataDescriptor = open(data, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard dataDescriptor >= 0 else { throw TransferFileError(path: data, "cannot open", errno) }
+        defer { close(dataDescriptor) }
+        if mkdirat(dataDescriptor, "tmp", 0o700) != 0 && errno != EEXIST {
+            throw TransferFileError(path: data + "/tmp", "cannot create", errno)
+        }
+        // The app owns tmp/ and may have put a link there: opening it must not follow one.
+        let target = openat(dataDescriptor, "tmp", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard target >= 0 else { throw TransferFileError(path: data + "/tmp", "cannot open (not a directory?)", errno) }
+        defer { close(target) }
+        var tmpInfo = stat()
+        if let owner, fstat(target, &tmpInfo) == 0, tmpInfo.st_uid == 0 || tmpInfo.st_uid == getuid() {
+            // Made just now by the daemon: the app's.
+            fchown(target, owner, owner)
+        }
+        let file = open(source, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard file >= 0 else { throw TransferFileError(path: source, "cannot open", errno) }
+        defer { close(file) }
+        if let owner, fchown(file, owner, owner) != 0 {
+            throw TransferFileError(path: source, "cannot give it to uid \(owner)", errno)
+        }
+        let name = "CFNetworkDownload_\(id).tmp"
+        if renameat(AT_FDCWD, source, target, name) != 0 {
+            // The data directory is a volume of its own (a quota): the bytes are copied in, and
+            // count against it.
+            guard errno == EXDEV else {
+                throw TransferFileError(path: data + "/tmp/" + name, "cannot move the download here", errno)
+            }
+            try copy(file, into: target, name: name, owner: owner, path: data + "/tmp/" + name)
+            unlink(source)
+        }
+        return data + "/tmp/" + name
+    }
+
+    /// Copies an open file into a new file `name` in `directory`, made without following a
+    /// link, owned by `owner`; removed again when the copy fails (a full volume).
+    private func copy(
+        _ file: Int32, into directory: Int32, name: String, owner: UInt32?, path: String
+    ) throws(TransferFileError) {
+        let copy = openat(directory, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard copy >= 0 else { throw TransferFileError(path: path, "cannot create", errno) }
+        defer { close(copy) }
+        if let owner { fchown(copy, owner, owner) }
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var failure: Int32 = 0
+        copying: while true {
+            let read = buffer.withUnsafeMutableBytes { Glibc.read(file, $0.baseAddress, $0.count) }
+            if read == 0 { break }
+            if read < 0 {
+                if errno == EINTR { continue }
+                failure = errno
+                break
+            }
+            var offset = 0
+            while offset < read {
+                let written = buffer.withUnsafeBytes { write(copy, $0.baseAddress! + offset, read - offset) }
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    break copying
+                }
+                offset += written
+            }
+        }
+        guard failure != 0 else { return }
+        unlinkat(directory, name, 0)
+        throw TransferFileError(path: path, "cannot copy the download here", failure)
+    }
+
+    /// Removes a delivered file the app left where it was put (it had to move it while it
+    /// heard of it). The name is looked up in the app's `tmp/` without following links, so
+    /// a link the app put there is removed, never what it points at.
+    package func removeDelivered(_ id: Int, from app: String) {
+        guard let data = try? dataDirectory(app) else { return }
+        let dataDescriptor = open(data, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard dataDescriptor >= 0 else { return }
+        defer { close(dataDescriptor) }
+        let target = openat(dataDescriptor, "tmp", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard target >= 0 else { return }
+        defer { close(target) }
+        unlinkat(target, "CFNetworkDownload_\(id).tmp", 0)
+    }
+
+    /// Creates a value from its parts.
+    package init(
+        directory: String, dataDirectory: @escaping @Sendable (String) throws -> String,
+        identity: @escaping @Sendable (String) throws -> UInt32?
+    ) {
+        self.directory = directory
+        self.dataDirectory = dataDirectory
+        self.identity = identity
+    }
+}
+
+/// A file a transfer could not read or write, with the path and the system's reason.
+package struct TransferFileError: Error, CustomStringConvertible {
+    package let path: String
+    package let what: String
+    package let code: Int32
+
+    package init(path: String, _ what: String, _ code: Int32) {
+        self.path = path
+        self.what = what
+        self.code = code
+    }
+
+    /// The disk is full (or the quota reached).
+    package var isNoSpace: Bool { code == ENOSPC || code == EDQUOT }
+
+    package var description: String {
+        code == 0 ? "\(path): \(what)" : "\(path): \(what): \(String(cString: strerror(code)))"
+    }
+}
