@@ -160,8 +160,8 @@ fi
 if needs gpsd; then
     # The daemon's libgps reader alone, with -enable-private-imports so the harness can call
     # its private conversion of gps_data_t into a Location.
-    swift_library BackgrounderDaemon "-enable-private-imports" "BackgrounderCore" \
-        "$ROOT/Sources/BackgrounderDaemon/Location/GPSDConnection.swift"
+    swift_library BackgrounderLocation "-enable-private-imports" "BackgrounderCore" \
+        "$ROOT/Sources/Capabilities/Location/GPSDConnection.swift"
 fi
 
 if needs feeds; then
@@ -171,7 +171,7 @@ fi
 
 needs protocol && harness protocol "BackgrounderProtocol CAudioRing BackgrounderCore"
 needs info-plist && harness info-plist "BackgrounderCore"
-needs gpsd && harness gpsd "BackgrounderDaemon BackgrounderCore"
+needs gpsd && harness gpsd "BackgrounderLocation BackgrounderCore"
 needs http-headers && harness http-headers "BackgrounderCore"
 needs feeds && harness feeds "SampleSupport" \
     "$ROOT/Samples/FeedReader/FeedParser.swift" "$ROOT/Samples/FeedReader/FeedError.swift" \

@@ -15,7 +15,7 @@
 // memory calls (its interceptors), not its every access.
 
 import BackgrounderCore
-@_private(sourceFile: "GPSDConnection.swift") import BackgrounderDaemon
+@_private(sourceFile: "GPSDConnection.swift") import BackgrounderLocation
 import CGPS
 import Foundation
 

@@ -52,6 +52,13 @@ package protocol AppCapability: AnyObject, Sendable {
     /// again, so nothing of one identity reaches the other.
     func identityChanged(_ identifier: String, in apps: any AppCore)
 
+    /// The daemon is about to serve: work stored by an earlier run resumes (apps recorded
+    /// by that run were adopted already).
+    func start(in apps: any AppCore)
+
+    /// The daemon stopped serving: work in flight is cut, to resume next run.
+    func stop(in apps: any AppCore) async
+
     /// Told that the device became idle (the screen locked) or came into use (unlocked, an
     /// app opened).
     func deviceIdleChanged(idle: Bool, in apps: any AppCore)
@@ -78,6 +85,10 @@ extension AppCapability {
     package func describe(_ list: inout [AppInfo], in apps: any AppCore) {}
 
     package func deviceIdleChanged(idle: Bool, in apps: any AppCore) {}
+
+    package func start(in apps: any AppCore) {}
+
+    package func stop(in apps: any AppCore) async {}
 
     package func conditionsChanged(externalPower: Bool, network: Bool, in apps: any AppCore) {}
 }

@@ -230,6 +230,16 @@ package final class AppManager {
         for capability in capabilities { capability.deviceIdleChanged(idle: idle, in: self) }
     }
 
+    /// The daemon is about to serve: every capability resumes what an earlier run stored.
+    package func startCapabilities() {
+        for capability in capabilities { capability.start(in: self) }
+    }
+
+    /// The daemon stopped serving: every capability cuts what is in flight.
+    package func stopCapabilities() async {
+        for capability in capabilities { await capability.stop(in: self) }
+    }
+
     /// The condition monitor saw power or network change: the core keeps the power, and every
     /// capability hears both.
     package func conditionsChanged(externalPower: Bool, network: Bool) {

@@ -17,48 +17,32 @@ final class DaemonContext: Sendable {
     let configuration: DaemonConfiguration
     let registry: BundleRegistry
     let location: LocationService
-    let audio: AudioService
     let store: StateStore
     let apps: AppManager
-    /// What the system does for apps, by type.
+    /// What the system does for apps, by type, with the parts of theirs others read.
     let capabilities: Capabilities
     let conditions: ConditionMonitor
     /// The session and system buses.
-    let desktop: DesktopBus?
-    let players: MediaPlayers?
-    /// People following notifications as they are delivered.
-    let notificationFeed: NotificationFeed?
+    let desktop: DesktopBus
     /// What the kernel is told of apps' shares (cgroup controllers, oom_score_adj).
     let resources: String
     let started = ContinuousClock.now
     let clientCount = Atomic<Int>(0)
 
     init(
-        configuration: DaemonConfiguration,
-        registry: BundleRegistry,
-        location: LocationService,
-        audio: AudioService,
-        store: StateStore,
-        apps: AppManager,
-        capabilities: Capabilities,
-        conditions: ConditionMonitor,
-        resources: String = "oom_score_adj by state",
-        desktop: DesktopBus? = nil,
-        players: MediaPlayers? = nil,
-        notificationFeed: NotificationFeed? = nil
+        configuration: DaemonConfiguration, registry: BundleRegistry, location: LocationService, store: StateStore,
+        apps: AppManager, capabilities: Capabilities, conditions: ConditionMonitor, desktop: DesktopBus,
+        resources: String
     ) {
-        self.notificationFeed = notificationFeed
-        self.desktop = desktop
-        self.players = players
-        self.resources = resources
-        self.apps = apps
-        self.capabilities = capabilities
-        self.conditions = conditions
         self.configuration = configuration
         self.registry = registry
         self.location = location
-        self.audio = audio
         self.store = store
+        self.apps = apps
+        self.capabilities = capabilities
+        self.conditions = conditions
+        self.desktop = desktop
+        self.resources = resources
     }
 
     /// What `bgctl status` shows.
@@ -72,7 +56,7 @@ final class DaemonContext: Sendable {
             stateDirectory: configuration.stateDirectory,
             bundles: registry.counts(),
             gpsd: gps.connection,
-            pulseAudio: audio.connection,
+            pulseAudio: capabilities.audioService.connection,
             lastFix: gps.lastFix,
             lastFixAgeSeconds: gps.lastFixReceived.map { (now - $0).seconds },
             clients: clientCount.load(ordering: .relaxed),
@@ -82,7 +66,7 @@ final class DaemonContext: Sendable {
             sandbox: apps.sandboxSummary,
             conditions: conditions.status,
             resources: resources,
-            desktop: desktop?.status(mediaPlayers: players?.count ?? 0)
+            desktop: desktop.status(mediaPlayers: capabilities.players.count)
         )
     }
 }

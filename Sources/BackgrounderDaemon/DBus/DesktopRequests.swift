@@ -18,12 +18,13 @@ import ServiceLifecycle
 /// the way of `bgctl notifications ID activate`, and a button pressed on a permission prompt
 /// the way of `bgctl answer`; the prompts themselves go to the desktop from here.
 struct DesktopRequests: Service {
-    let players: MediaPlayers
-    let push: UnifiedPushConnector
-    let notifications: DesktopNotificationPresenter
-    let apps: AppManager
     let capabilities: Capabilities
+    let apps: AppManager
     let logger: Logger
+
+    private var players: MediaPlayers { capabilities.players }
+    private var push: UnifiedPushConnector { capabilities.pushConnector }
+    private var notifications: DesktopNotificationPresenter { capabilities.notificationPresenter }
 
     func run() async throws {
         await cancelWhenGracefulShutdown {

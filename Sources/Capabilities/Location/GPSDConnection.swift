@@ -1,6 +1,4 @@
-import BackgrounderAppCore
 package import BackgrounderCore
-import BackgrounderSystem
 import CGPS
 
 #if canImport(Glibc)

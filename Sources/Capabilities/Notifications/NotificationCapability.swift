@@ -101,6 +101,12 @@ package final class NotificationCapability: AppCapability {
 
     // MARK: The timer
 
+    /// Notifications stored by an earlier run are scheduled again; those due while the daemon
+    /// was stopped fire now.
+    package func start(in apps: any AppCore) {
+        reschedule(in: apps)
+    }
+
     /// Sets the one timer to the soonest next fire of any app's request.
     package func reschedule(in apps: any AppCore) {
         boundAfterClockSetBack()

@@ -457,10 +457,17 @@ package final class TransferCapability: AppCapability {
         }
     }
 
-    /// The daemon is stopping: attempts are cut, and stay waiting to resume next run.
-    package func stop() {
+    /// Transfers stored by an earlier run resume.
+    package func start(in apps: any AppCore) {
+        reschedule(in: apps)
+    }
+
+    /// The daemon is stopping: attempts are cut, and stay waiting to resume next run; then
+    /// the client's connections close.
+    package func stop(in apps: any AppCore) async {
         stopping = true
         timer?.cancel()
         for transfer in transfers.values { transfer.attempt?.cancel() }
+        await client.shutdown()
     }
 }
