@@ -354,6 +354,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/BackgrounderTestSupport",
             swiftSettings: swiftSettings
@@ -367,6 +368,23 @@ let package = Package(
         .testTarget(
             name: "BackgrounderCoreTests",
             dependencies: ["BackgrounderCore", "BackgrounderTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        // One per capability: its rules on an embedded core (EmbeddedAppCore), in milliseconds.
+        .testTarget(
+            name: "LocationCapabilityTests",
+            dependencies: [
+                "BackgrounderLocation", "BackgrounderAppCore", "BackgrounderCore", "BackgrounderProtocol",
+                "BackgrounderSystem", "BackgrounderTestSupport", .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SchedulingCapabilityTests",
+            dependencies: [
+                "BackgrounderScheduling", "BackgrounderAppCore", "BackgrounderCore", "BackgrounderProtocol",
+                "BackgrounderSystem", "BackgrounderTestSupport", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,0 +1,195 @@
+package import BackgrounderAppCore
+package import BackgrounderCore
+package import BackgrounderProtocol
+package import BackgrounderSystem
+package import Logging
+
+/// An app core for testing a capability without processes, in the manner of swift-nio's
+/// `EmbeddedChannel`: apps are manifests with a state the test sets, suspension is a state
+/// change (no freezer), time is a manual clock (``advance(by:)``), and every ask a capability
+/// makes of the core is recorded (``asks``, ``notices``) and carried out on that state, so a
+/// capability's rules run in milliseconds against the same contract the daemon gives it.
+@AppCoreActor
+package final class EmbeddedAppCore: AppCore {
+    /// One app as the embedded core keeps it.
+    package struct App: Sendable {
+        package var manifest: AppManifest
+        package var state: ApplicationState
+        /// Whether its connection checked in (notices reach it).
+        package var checkedIn: Bool
+        package var forceQuit = false
+        package var assertions: Set<BackgroundAssertion> = []
+        package var remaining: Double?
+    }
+
+    /// What a capability asked the core for, in order.
+    package enum Ask: Sendable, Hashable {
+        case wake(String, because: String)
+        case launch(String, LaunchReason)
+        case assertion(BackgroundAssertion, held: Bool, String)
+        case openWindow(String, EventWindowKind)
+        case completeWindow(String, EventWindowID)
+        case cutWindow(String, EventWindowID)
+        case deliverEvent(String, LaunchReason)
+        case askPerson(String, AuthorizationService, asks: String)
+        case open(String)
+        case clearForceQuit(String)
+    }
+
+    package let logger: Logger
+    package var policy: any BackgroundPolicy
+    package private(set) var now: Duration = .zero
+    package var foreground: String?
+    package var idleSince: ContinuousClock.Instant?
+    package var externalPower = true
+    package var appDirectories: [String] = []
+    package var apps: [String: App] = [:]
+    /// Notices sent on apps' connections, in order.
+    package private(set) var notices: [(app: String, body: DaemonMessage.Body)] = []
+    package private(set) var asks: [Ask] = []
+    /// The capabilities under test: told of the changes the core makes (a wake, a launch), as
+    /// the daemon's core tells them.
+    package var capabilities: [any AppCapability] = []
+    private var nextWindow: EventWindowID = 1
+
+    /// An empty core with the standard policy.
+    package nonisolated init(policy: any BackgroundPolicy = StandardPolicy()) {
+        self.policy = policy
+        var logger = Logger(label: "embedded-core")
+        logger.logLevel = .critical
+        self.logger = logger
+    }
+
+    /// Adds an app in a state (checked in when running).
+    package func add(_ manifest: AppManifest, state: ApplicationState) {
+        apps[manifest.bundleIdentifier] = App(manifest: manifest, state: state, checkedIn: state != .notRunning)
+    }
+
+    /// Moves the manual clock on.
+    package func advance(by duration: Duration) { now += duration }
+
+    /// The notices sent to one app.
+    package func notices(to app: String) -> [DaemonMessage.Body] {
+        notices.filter { $0.app == app }.map(\.body)
+    }
+
+    // MARK: AppCore
+
+    package func appLogger(_ identifier: String, pid: Int32?) -> Logger { logger }
+    package func manifest(of identifier: String) -> AppManifest? { apps[identifier]?.manifest }
+
+    package func bundle(of identifier: String) throws(ProtocolError) -> ValidatedBundle {
+        guard let app = apps[identifier] else {
+            throw ProtocolError(.notFound, "no loaded bundle has the identifier '\(identifier)'")
+        }
+        return ValidatedBundle(path: "/embedded/\(app.manifest.name).bundle", manifest: app.manifest)
+    }
+
+    package func state(of identifier: String) -> ApplicationState { apps[identifier]?.state ?? .notRunning }
+    package func isInFront(_ identifier: String) -> Bool { apps[identifier]?.state == .active }
+    package func isRunning(_ identifier: String) -> Bool { state(of: identifier) != .notRunning }
+    package func canHear(_ identifier: String) -> Bool { isRunning(identifier) && apps[identifier]?.checkedIn == true }
+    package func isForceQuit(_ identifier: String) -> Bool { apps[identifier]?.forceQuit ?? false }
+
+    package func assertions(of identifier: String) -> Set<BackgroundAssertion> {
+        apps[identifier]?.assertions ?? []
+    }
+
+    package func process(of identifier: String) -> Supervisor.Launched? { nil }
+    package func containerPaths(of identifier: String) -> [String] { [] }
+
+    package func schedulingPolicy(for manifest: AppManifest) -> SchedulingPolicy {
+        policy.scheduling(for: manifest, onExternalPower: externalPower)
+    }
+
+    package func remaining(_ identifier: String) -> Double? { apps[identifier]?.remaining }
+
+    package func notify(_ identifier: String, _ body: DaemonMessage.Body) {
+        guard canHear(identifier) else { return }
+        notices.append((identifier, body))
+    }
+
+    package func setAssertion(_ assertion: BackgroundAssertion, held: Bool, for identifier: String) {
+        asks.append(.assertion(assertion, held: held, identifier))
+        if held {
+            apps[identifier]?.assertions.insert(assertion)
+        } else {
+            apps[identifier]?.assertions.remove(assertion)
+        }
+    }
+
+    @discardableResult
+    package func wakeIfSuspended(_ identifier: String, because reason: String) -> Bool {
+        guard apps[identifier]?.state == .suspended else { return false }
+        asks.append(.wake(identifier, because: reason))
+        apps[identifier]?.state = .background
+        tell(identifier, .moved(from: .suspended, to: .background))
+        return true
+    }
+
+    package func launchInBackground(_ identifier: String, reason: LaunchReason) throws(ProtocolError) {
+        guard apps[identifier] != nil else { throw ProtocolError(.notFound, "no app \(identifier)") }
+        guard !isRunning(identifier) else { return }
+        asks.append(.launch(identifier, reason))
+        // Launched, not yet checked in: notices wait for the check-in, as with a real process.
+        apps[identifier]?.state = .background
+        apps[identifier]?.checkedIn = false
+        tell(identifier, .launched(reason))
+    }
+
+    /// The app's launch checked in: notices reach it from now on.
+    package func checkIn(_ identifier: String) {
+        apps[identifier]?.checkedIn = true
+        tell(identifier, .checkedIn)
+    }
+
+    private func tell(_ identifier: String, _ change: LifecycleChange) {
+        for capability in capabilities { capability.app(identifier, changed: change, in: self) }
+    }
+
+    package func clearForceQuit(_ identifier: String) {
+        asks.append(.clearForceQuit(identifier))
+        apps[identifier]?.forceQuit = false
+    }
+
+    package func open(_ identifier: String) throws(ProtocolError) -> Done {
+        guard apps[identifier] != nil else { throw ProtocolError(.notFound, "no app \(identifier)") }
+        asks.append(.open(identifier))
+        apps[identifier]?.state = .active
+        foreground = identifier
+        return Done(detail: "opened \(identifier)", state: .active)
+    }
+
+    package func askPerson(
+        _ identifier: String, for service: AuthorizationService, asks question: String, usage: String?
+    ) {
+        asks.append(.askPerson(identifier, service, asks: question))
+    }
+
+    package func deliverEvent(
+        _ identifier: String, _ reason: LaunchReason, window: EventWindowKind?, payload: JSONValue?, task: String?,
+        session: String?
+    ) throws(ProtocolError) -> (done: Done, window: EventWindowID?) {
+        guard apps[identifier] != nil else { throw ProtocolError(.notFound, "no app \(identifier)") }
+        asks.append(.deliverEvent(identifier, reason))
+        let opened = window.flatMap { openEventWindow(identifier, kind: $0) }
+        return (Done(detail: "\(reason.rawValue) delivered to \(identifier)"), opened)
+    }
+
+    @discardableResult
+    package func openEventWindow(_ identifier: String, kind: EventWindowKind) -> EventWindowID? {
+        asks.append(.openWindow(identifier, kind))
+        defer { nextWindow += 1 }
+        return nextWindow
+    }
+
+    @discardableResult
+    package func completeWindow(_ identifier: String, _ window: EventWindowID) -> Bool {
+        asks.append(.completeWindow(identifier, window))
+        return true
+    }
+
+    package func cutWindow(_ identifier: String, _ window: EventWindowID) {
+        asks.append(.cutWindow(identifier, window))
+    }
+}
