@@ -30,6 +30,18 @@ func capability(_ name: String, _ folder: String, _ extra: [Target.Dependency] =
     )
 }
 
+/// A capability's rules on the embedded core (`EmbeddedAppCore`), without processes.
+func capabilityTests(_ name: String, _ capability: String) -> Target {
+    .testTarget(
+        name: name,
+        dependencies: [
+            .target(name: capability), "BackgrounderAppCore", "BackgrounderCore", "BackgrounderProtocol",
+            "BackgrounderSystem", "BackgrounderTestSupport", .product(name: "Logging", package: "swift-log"),
+        ],
+        swiftSettings: swiftSettings
+    )
+}
+
 let package = Package(
     name: "Backgrounder",
     platforms: [.macOS(.v15)],
@@ -371,22 +383,9 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // One per capability: its rules on an embedded core (EmbeddedAppCore), in milliseconds.
-        .testTarget(
-            name: "LocationCapabilityTests",
-            dependencies: [
-                "BackgrounderLocation", "BackgrounderAppCore", "BackgrounderCore", "BackgrounderProtocol",
-                "BackgrounderSystem", "BackgrounderTestSupport", .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "SchedulingCapabilityTests",
-            dependencies: [
-                "BackgrounderScheduling", "BackgrounderAppCore", "BackgrounderCore", "BackgrounderProtocol",
-                "BackgrounderSystem", "BackgrounderTestSupport", .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: swiftSettings
-        ),
+        capabilityTests("LocationCapabilityTests", "BackgrounderLocation"),
+        capabilityTests("SchedulingCapabilityTests", "BackgrounderScheduling"),
+        capabilityTests("NotificationCapabilityTests", "BackgrounderNotifications"),
         .testTarget(
             name: "BackgrounderBundlesTests",
             dependencies: ["BackgrounderBundles", "BackgrounderTestSupport"],

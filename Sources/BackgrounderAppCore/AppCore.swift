@@ -86,9 +86,9 @@ package protocol AppCore: AnyObject, Sendable {
     // MARK: Event windows (decision 0010)
 
     /// Delivers an event: launches, wakes or tells the app, and opens a window of background
-    /// time for it.
-    func deliverEvent(
-        _ identifier: String, _ reason: LaunchReason, window: EventWindowKind?, payload: JSONValue?, task: String?,
+    /// time for it. Capabilities call it as ``deliverEvent(_:_:window:payload:task:session:)``.
+    func deliver(
+        _ reason: LaunchReason, to identifier: String, window: EventWindowKind?, payload: JSONValue?, task: String?,
         session: String?
     ) throws(ProtocolError) -> (done: Done, window: EventWindowID?)
     /// Opens a window of background time for an app that is running.
@@ -105,11 +105,13 @@ extension AppCore {
     /// A logger that names the app.
     package func appLogger(_ identifier: String) -> Logger { appLogger(identifier, pid: nil) }
 
-    /// Delivers an event (see ``deliverEvent(_:_:window:payload:task:session:)``).
+    /// Delivers an event (``deliver(_:to:window:payload:task:session:)``), naming only what it
+    /// has. A name of its own: with the requirement's, it would stand in for a conformer's
+    /// missing witness and call itself.
     package func deliverEvent(
         _ identifier: String, _ reason: LaunchReason, window: EventWindowKind? = nil, payload: JSONValue? = nil,
         task: String? = nil, session: String? = nil
     ) throws(ProtocolError) -> (done: Done, window: EventWindowID?) {
-        try deliverEvent(identifier, reason, window: window, payload: payload, task: task, session: session)
+        try deliver(reason, to: identifier, window: window, payload: payload, task: task, session: session)
     }
 }

@@ -23,4 +23,11 @@ extension AppManager: AppCore {
     }
 
     package var appDirectories: [String] { supervisor.appDirectories }
+
+    package func deliver(
+        _ reason: LaunchReason, to identifier: String, window: EventWindowKind?, payload: JSONValue?, task: String?,
+        session: String?
+    ) throws(ProtocolError) -> (done: Done, window: EventWindowID?) {
+        try deliverEvent(identifier, reason, window: window, payload: payload, task: task, session: session)
+    }
 }

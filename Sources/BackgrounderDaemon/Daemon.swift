@@ -120,15 +120,15 @@ public struct Daemon: Sendable {
             }
         )
         let notifier = SystemdNotifier()
-        var services: [any Service] = [
-            server, location, conditions,
-            SystemdService(notifier: notifier, context: context, listening: listening, logger: logger),
+        // They stop in reverse: the control socket last, the desktop's requests first.
+        var services: [any Service] = [server, location] + capabilities.services(apps: apps)
+        services += [
             try BundleWatcher(directories: configuration.bundleDirectories, registry: system.registry, logger: logger),
+            conditions, SystemdService(notifier: notifier, context: context, listening: listening, logger: logger),
             HangupReload(registry: system.registry, logger: logger), system.desktop,
             DesktopRequests(capabilities: capabilities, apps: apps, logger: logger),
             SessionLockWatcher(bus: system.desktop, apps: apps, logger: logger),
         ]
-        services += capabilities.services(apps: apps)
         if configuration.watchesMemoryPressure {
             services.append(try MemoryPressureMonitor(apps: apps, logger: logger))
         }

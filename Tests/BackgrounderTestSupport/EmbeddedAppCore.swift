@@ -166,8 +166,8 @@ package final class EmbeddedAppCore: AppCore {
         asks.append(.askPerson(identifier, service, asks: question))
     }
 
-    package func deliverEvent(
-        _ identifier: String, _ reason: LaunchReason, window: EventWindowKind?, payload: JSONValue?, task: String?,
+    package func deliver(
+        _ reason: LaunchReason, to identifier: String, window: EventWindowKind?, payload: JSONValue?, task: String?,
         session: String?
     ) throws(ProtocolError) -> (done: Done, window: EventWindowID?) {
         guard apps[identifier] != nil else { throw ProtocolError(.notFound, "no app \(identifier)") }

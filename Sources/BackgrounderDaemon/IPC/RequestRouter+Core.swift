@@ -43,3 +43,10 @@ extension RequestRouter {
         }
     }
 }
+
+extension ClientMessage.Body {
+    /// Whether this is `CHECKIN`, the one app request a connection sends before checking in.
+    var isCheckIn: Bool {
+        if case .checkIn = self { true } else { false }
+    }
+}

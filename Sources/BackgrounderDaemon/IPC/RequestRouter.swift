@@ -49,6 +49,11 @@ struct RequestRouter: Sendable {
             logger.warning("refused \(message.className) from \(principal): \(message.body.access.rawValue)-only")
             return .now(DaemonMessage(id: id, .error(refusal)))
         }
+        // An app's request before its CHECKIN is refused at once, on the event loop.
+        if message.body.access == .app, connection.bundle == nil, !message.body.isCheckIn {
+            let error = ProtocolError(.notCheckedIn, "\(message.className) needs a CHECKIN first")
+            return .now(DaemonMessage(id: id, .error(error)))
+        }
         let requester = Requester(bundle: connection.bundle, request: message.className)
         let apps = context.apps
         let capabilities = context.capabilities
