@@ -386,6 +386,7 @@ let package = Package(
         capabilityTests("LocationCapabilityTests", "BackgrounderLocation"),
         capabilityTests("SchedulingCapabilityTests", "BackgrounderScheduling"),
         capabilityTests("NotificationCapabilityTests", "BackgrounderNotifications"),
+        capabilityTests("SharingCapabilityTests", "BackgrounderSharing"),
         .testTarget(
             name: "BackgrounderBundlesTests",
             dependencies: ["BackgrounderBundles", "BackgrounderTestSupport"],
