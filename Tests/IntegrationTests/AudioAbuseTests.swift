@@ -195,8 +195,25 @@ extension RealTimeSuites {
                 defer { munmap(header, 256) }
                 // The write index a terabyte past the read index: more than the ring can hold.
                 // The app is stopped meanwhile: its next write would put a sane index back, and
-                // on a busy machine it sometimes came before the daemon's next read.
-                kill(pid, SIGSTOP)
+                // on a busy machine it sometimes came before the daemon's next read. It is
+                // stopped with audio still in its ring: the server then keeps asking the daemon
+                // for more, and the daemon reads the header again. A stream that ran dry (the
+                // app slowed by a loaded machine) is asked nothing until the app writes, so the
+                // daemon never looked at the scribbled header (runs V, AL and AZ in TESTING.md).
+                var buffered = false
+                for _ in 0..<200 {
+                    kill(pid, SIGSTOP)
+                    let written = header.load(fromByteOffset: 64, as: UInt64.self)
+                    let read = header.load(fromByteOffset: 128, as: UInt64.self)
+                    // A tenth of a second of the tone (s16le mono 44.1 kHz).
+                    if written &- read >= 8_820 {
+                        buffered = true
+                        break
+                    }
+                    kill(pid, SIGCONT)
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                try #require(buffered, "the tone's ring never held a tenth of a second while the app was stopped")
                 header.storeBytes(of: UInt64(1) << 40, toByteOffset: 64, as: UInt64.self)
                 header.storeBytes(of: 0, toByteOffset: 128, as: UInt64.self)
 
