@@ -6,17 +6,34 @@ import Foundation
 
 /// Fetches a feed document over HTTP (a conditional request) or from a file.
 enum FeedFetcher {
-    /// Seconds an HTTP request may take: well inside the 30 s a fetch window gives.
-    static let timeout: TimeInterval = 20
+    /// Seconds an HTTP request may take in the foreground, where no window bounds it.
+    static let foregroundTimeout: TimeInterval = 20
+    /// Seconds a background fetch keeps for itself at the end of its window, to store and
+    /// report what it fetched.
+    static let windowMargin: TimeInterval = 5
+
+    /// Seconds an HTTP request may take: in the background, the time the system gave less the
+    /// margin (a 30 s fetch window allows 25 s); the expiration handler still cancels the
+    /// fetch when the system wants its time back sooner. A fixed timeout would end a slow
+    /// fetch on its own clock, before a longer window ran out.
+    /// - Parameter backgroundTimeRemaining: `Application.backgroundTimeRemaining`, effectively
+    ///   unlimited in the foreground.
+    static func timeout(backgroundTimeRemaining: TimeInterval) -> TimeInterval {
+        guard backgroundTimeRemaining < .greatestFiniteMagnitude else { return foregroundTimeout }
+        return max(windowMargin, backgroundTimeRemaining - windowMargin)
+    }
 
     /// Fetches the document.
     /// - Parameters:
     ///   - source: Where from.
     ///   - validators: Validators from the last response, sent as `If-None-Match` and
     ///     `If-Modified-Since`.
+    ///   - timeout: Seconds the request may take (``timeout(backgroundTimeRemaining:)``).
     /// - Returns: The document, or ``FeedResponse/notModified``.
     /// - Throws: ``FeedError`` with the status or the transport error, naming the source.
-    static func fetch(_ source: FeedSource, validators: FeedValidators) async throws(FeedError) -> FeedResponse {
+    static func fetch(
+        _ source: FeedSource, validators: FeedValidators, timeout: TimeInterval
+    ) async throws(FeedError) -> FeedResponse {
         switch source {
         case .file(let path):
             // A file has no validators: the content hash tells whether it changed.
@@ -26,11 +43,13 @@ enum FeedFetcher {
                 throw FeedError("cannot read \(path): \(error.localizedDescription)")
             }
         case .http(let url):
-            return try await fetch(url, validators: validators)
+            return try await fetch(url, validators: validators, timeout: timeout)
         }
     }
 
-    private static func fetch(_ url: URL, validators: FeedValidators) async throws(FeedError) -> FeedResponse {
+    private static func fetch(
+        _ url: URL, validators: FeedValidators, timeout: TimeInterval
+    ) async throws(FeedError) -> FeedResponse {
         // No cache: the reader keeps its own validators, so a 304 reaches it as a 304.
         let configuration = URLSessionConfiguration.ephemeral
         configuration.urlCache = nil

@@ -41,7 +41,9 @@ final class FeedRefresher {
         do {
             let source = try FeedSource.load(from: files.source)
             let stored = try FeedStore.load(files.items)
-            let response = try await FeedFetcher.fetch(source, validators: stored.validators(for: source.description))
+            let timeout = FeedFetcher.timeout(backgroundTimeRemaining: Application.shared.backgroundTimeRemaining)
+            let response = try await FeedFetcher.fetch(
+                source, validators: stored.validators(for: source.description), timeout: timeout)
             if Task.isCancelled { throw FeedError("\(source): cancelled, the time ran out") }
             let update = try stored.updated(with: response, from: source.description, at: Date())
             try FeedStore.save(update.snapshot, to: files.items)
