@@ -17,7 +17,7 @@ import Foundation
 #endif
 
 /// Freeze and thaw N apps, with the cgroup v2 freezer and with signals, in one run.
-struct FreezeThaw: ParsableCommand {
+struct FreezeThaw: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "freeze",
         abstract: "Freeze+thaw round trip for 1, 10 and 100 apps: cgroup freezer and SIGSTOP/SIGCONT."
@@ -26,7 +26,7 @@ struct FreezeThaw: ParsableCommand {
     @Option(help: "App counts, comma separated.") var apps = "1,10,100"
     @Option(help: "Round trips per count.") var rounds = 30
 
-    func run() throws {
+    func run() async throws {
         let counts = apps.split(separator: ",").compactMap { Int($0) }
         var mechanisms: [any SuspensionMechanism] = [SignalFreezer()]
         switch CgroupFreezer.discover(stateDirectory: "/tmp/bgbench-freeze-\(getpid())") {
@@ -36,7 +36,7 @@ struct FreezeThaw: ParsableCommand {
         print("mechanism  apps  p50 round trip   p99 round trip   p50 per app")
         for mechanism in mechanisms {
             for count in counts {
-                let samples = try measure(mechanism, apps: count)
+                let samples = try await measure(mechanism, apps: count)
                 let stats = Percentiles(samples)
                 print(
                     String(
@@ -48,7 +48,7 @@ struct FreezeThaw: ParsableCommand {
     }
 
     /// Each app is a shell that wakes once a second (forking `sleep`), as a mostly idle app does.
-    private func measure(_ mechanism: any SuspensionMechanism, apps count: Int) throws -> [Double] {
+    private func measure(_ mechanism: any SuspensionMechanism, apps count: Int) async throws -> [Double] {
         var running: [(Int32, AppContainer)] = []
         defer {
             for (pid, container) in running {
@@ -69,6 +69,8 @@ struct FreezeThaw: ParsableCommand {
         for _ in 0..<rounds {
             let start = ContinuousClock.now
             for (pid, container) in running { try mechanism.freeze(container, leader: pid) }
+            // Asked of all, then waited for: as the daemon does, off its actor.
+            for (pid, container) in running { _ = try await mechanism.waitUntilFrozen(container, leader: pid) }
             for (pid, container) in running { try mechanism.thaw(container, leader: pid) }
             samples.append(microseconds(since: start))
         }

@@ -312,7 +312,7 @@ package final class AppManager {
                 guard let process = app.process else { continue }
                 do {
                     try supervisor.mechanism.freeze(process.container, leader: process.pid)
-                    logger.info("suspended (\(supervisor.mechanism.name))")
+                    confirmFrozen(process, logger: logger)
                 } catch {
                     logger.error("could not suspend: \(error)")
                 }
@@ -333,6 +333,22 @@ package final class AppManager {
         if !closed.isEmpty { tell(identifier, .windowsClosed(closed)) }
         let after = apps[identifier]?.lifecycle.state ?? .notRunning
         if after != before { tell(identifier, .moved(from: before, to: after)) }
+    }
+
+    /// Waits off the actor for the kernel to complete the freeze just asked for, and says when
+    /// it has: the log's "suspended" means every process of the app stands still. A thaw
+    /// before then ends the wait quietly.
+    private func confirmFrozen(_ process: Supervisor.Launched, logger: Logger) {
+        let mechanism = supervisor.mechanism
+        Task.detached {
+            do {
+                if try await mechanism.waitUntilFrozen(process.container, leader: process.pid) {
+                    logger.info("suspended (\(mechanism.name))")
+                }
+            } catch {
+                logger.error("could not suspend: \(error)")
+            }
+        }
     }
 
     /// Sends a notice on the app's own connection, if it checked in.

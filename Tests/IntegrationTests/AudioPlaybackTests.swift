@@ -131,7 +131,7 @@ extension RealTimeSuites {
                 _ = try fixture.command(.pause)
                 #expect(await waitUntil { (try? fixture.app(AudioFixture.player).state) == .suspended })
                 let pid = try #require(try fixture.app(AudioFixture.player).pid)
-                #expect(SuspensionEvidence.cgroupFrozen(pid), "cgroup.events does not say frozen 1")
+                #expect(await SuspensionEvidence.becomeFrozen(pid), "cgroup.events does not say frozen 1")
                 // A paused player idles, so its own CPU time would stand still frozen or not: a
                 // process that spins joins its cgroup, and that is what must not move.
                 let cgroup = try #require(SuspensionEvidence.cgroupDirectory(of: pid))

@@ -86,7 +86,7 @@ struct HostileAppTests {
         // cgroup is frozen, and over 2 s it gains no tick.
         let pid = try #require(try running.app(id).pid)
         #expect((SuspensionEvidence.ticks(pid) ?? 0) > 0, "it was busy until the deadline")
-        #expect(SuspensionEvidence.cgroupFrozen(pid), "cgroup.events does not say frozen 1")
+        #expect(await SuspensionEvidence.becomeFrozen(pid), "cgroup.events does not say frozen 1")
         let moved = await SuspensionEvidence.movement([pid])
         #expect(moved.isEmpty, "a suspended app ran: \(moved)")
         #expect(running.daemon.log.contains("suspended ("))

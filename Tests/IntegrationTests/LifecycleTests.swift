@@ -183,9 +183,9 @@ struct LifecycleTests {
         if suspension == "auto" {
             #expect(SuspensionEvidence.cgroupDirectory(of: pid)?.hasSuffix("/app-\(id)") == true)
             #expect(SuspensionEvidence.cgroupDirectory(of: child) == SuspensionEvidence.cgroupDirectory(of: pid))
-            #expect(SuspensionEvidence.cgroupFrozen(pid), "cgroup.events of \(pid) does not say frozen 1")
+            #expect(await SuspensionEvidence.becomeFrozen(pid), "cgroup.events of \(pid) does not say frozen 1")
         } else {
-            #expect(pids.map(SuspensionEvidence.state) == ["T", "T"], "both stopped")
+            #expect(await waitUntil { pids.map(SuspensionEvidence.state) == ["T", "T"] }, "both stopped")
         }
         let moved = await SuspensionEvidence.movement(pids)
         #expect(moved.isEmpty, "a suspended app ran: \(moved)")
@@ -341,7 +341,7 @@ struct LifecycleTests {
         let cgroup = try #require(SuspensionEvidence.cgroupDirectory(of: pid))
         for child in children {
             #expect(SuspensionEvidence.cgroupDirectory(of: child) == cgroup, "child \(child)")
-            #expect(SuspensionEvidence.cgroupFrozen(child), "child \(child)'s cgroup is not frozen")
+            #expect(await SuspensionEvidence.becomeFrozen(child), "child \(child)'s cgroup is not frozen")
         }
         _ = try running.request(.quit(AppReference(bundle: id)))
         #expect(try await waitUntil(timeout: .seconds(15)) { try running.app(id).state == .notRunning })

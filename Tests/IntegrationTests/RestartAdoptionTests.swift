@@ -75,9 +75,13 @@ struct RestartAdoptionTests {
     /// under signals, every process stopped; and none gains a tick of CPU over 2 s.
     private static func expectFrozen(_ pids: [Int32], suspension: String, _ when: String) async {
         if suspension == "signals" {
-            #expect(pids.map(SuspensionEvidence.state).allSatisfy { $0 == "T" }, "\(when): not every process stopped")
+            #expect(
+                await waitUntil { pids.map(SuspensionEvidence.state).allSatisfy { $0 == "T" } },
+                "\(when): not every process stopped")
         } else {
-            #expect(pids.allSatisfy(SuspensionEvidence.cgroupFrozen), "\(when): cgroup.events does not say frozen 1")
+            #expect(
+                await waitUntil { pids.allSatisfy(SuspensionEvidence.cgroupFrozen) },
+                "\(when): cgroup.events does not say frozen 1")
         }
         let moved = await SuspensionEvidence.movement(pids)
         #expect(moved.isEmpty, "\(when): the suspended app ran: \(moved)")

@@ -421,7 +421,7 @@ struct SandboxTests {
         _ = try daemon.client().request(.home)
         let suspended = await waitUntil { (try? running.app(Self.hostileID).state) == .suspended }
         #expect(suspended, "\(daemon.log)")
-        #expect(SuspensionEvidence.cgroupFrozen(pid), "cgroup.events does not say frozen 1")
+        #expect(await SuspensionEvidence.becomeFrozen(pid), "cgroup.events does not say frozen 1")
         let frozenAt = try #require(Self.usage(ofCgroup: cgroupPath))
         try await Task.sleep(for: .seconds(2))
         #expect(Self.usage(ofCgroup: cgroupPath) == frozenAt, "a suspended app uses no CPU")

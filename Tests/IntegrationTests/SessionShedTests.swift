@@ -158,7 +158,9 @@ struct SessionShedTests {
         _ = try daemon.client().request(.home)
         #expect(
             await waitUntil { (try? Self.app(id, of: daemon).state) == .suspended }, "\(daemon.log.suffix(2000))")
-        #expect(SuspensionEvidence.state(spinner) == "T", "the setsid child's child is stopped with its app")
+        #expect(
+            await waitUntil { SuspensionEvidence.state(spinner) == "T" },
+            "the setsid child's child is stopped with its app")
         #expect(await SuspensionEvidence.movement([spinner]).isEmpty, "a suspended app's processes use no CPU")
         #expect(
             await waitUntil { kill(stray, 0) != 0 && errno == ESRCH },

@@ -44,6 +44,12 @@ enum SuspensionEvidence {
         return events.split(separator: "\n").contains("frozen 1")
     }
 
+    /// Waits for the kernel's word that the processes' cgroups are frozen: the daemon reports
+    /// an app suspended once it has asked for the freeze, and the kernel completes it after.
+    static func becomeFrozen(_ pids: Int32...) async -> Bool {
+        await waitUntil { pids.allSatisfy(cgroupFrozen) }
+    }
+
     /// The control: waits until every process's CPU time has moved past a first reading.
     /// Processes that spin move within a few ticks even on a loaded machine; the deadline only
     /// catches one that never runs.

@@ -55,7 +55,7 @@ struct TrustBoundaryTests {
             "\(Self.report(running, id).suffix(600))")
         // It burns CPU whenever it runs: frozen, it gains no tick over 2 s.
         let pid = try #require(try running.app(id).pid)
-        #expect(SuspensionEvidence.cgroupFrozen(pid), "cgroup.events does not say frozen 1")
+        #expect(await SuspensionEvidence.becomeFrozen(pid), "cgroup.events does not say frozen 1")
         let moved = await SuspensionEvidence.movement([pid])
         #expect(moved.isEmpty, "a suspended app ran: \(moved)")
         #expect(try running.app(id).state == .suspended)

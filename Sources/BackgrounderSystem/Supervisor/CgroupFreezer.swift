@@ -5,7 +5,8 @@ import Foundation
 #endif
 
 /// The cgroup v2 freezer: each app in a child cgroup of the daemon's own; suspend writes
-/// `cgroup.freeze` and waits for `frozen 1` in `cgroup.events`; kill writes `cgroup.kill`.
+/// `cgroup.freeze`, and ``CgroupFreezeWatcher`` waits for `frozen 1` in `cgroup.events`;
+/// kill writes `cgroup.kill`.
 public struct CgroupFreezer: SuspensionMechanism {
     /// The daemon's cgroup directory, under which apps get theirs.
     public let base: String
@@ -134,12 +135,30 @@ public struct CgroupFreezer: SuspensionMechanism {
     public func freeze(_ container: AppContainer, leader: Int32) throws {
         guard let path = container.cgroupPath else { return }
         try write("1", to: path + "/cgroup.freeze")
-        try waitForFrozen(path, frozen: true)
     }
+
+    public func waitUntilFrozen(_ container: AppContainer, leader: Int32) async throws -> Bool {
+        guard let path = container.cgroupPath else { return false }
+        // Most freezes are complete by the time anyone asks; only the others need the thread.
+        if Self.isFrozen(path) { return true }
+        switch await CgroupFreezeWatcher.shared.waitUntilFrozen(path, within: Self.freezeLimit) {
+        case .frozen: return true
+        case .thawed: return false
+        case .timedOut:
+            throw DaemonError(
+                .configuration, path: path + "/cgroup.events",
+                "the freezer did not report frozen within \(Self.freezeLimit)")
+        }
+    }
+
+    /// How long a freeze may take before it is reported as failed: a task in uninterruptible
+    /// sleep (a hung network file system) holds it up.
+    static let freezeLimit: Duration = .seconds(5)
 
     public func thaw(_ container: AppContainer, leader: Int32) throws {
         guard let path = container.cgroupPath else { return }
         try write("0", to: path + "/cgroup.freeze")
+        CgroupFreezeWatcher.shared.recheck()
     }
 
     public func kill(_ container: AppContainer, leader: Int32) throws {
@@ -209,20 +228,6 @@ public struct CgroupFreezer: SuspensionMechanism {
     private static func events(of path: String, say line: String) -> Bool {
         guard let text = try? String(contentsOfFile: path + "/cgroup.events", encoding: .utf8) else { return false }
         return text.split(separator: "\n").contains(Substring(line))
-    }
-
-    /// Waits for the kernel to report the freeze complete: every task stopped, not merely asked to.
-    private func waitForFrozen(_ path: String, frozen: Bool) throws {
-        let deadline = ContinuousClock.now + .seconds(5)
-        while Self.isFrozen(path) != frozen {
-            if ContinuousClock.now > deadline {
-                throw DaemonError(
-                    .configuration, path: path + "/cgroup.events", "the freezer did not report frozen within 5 s")
-            }
-            // The freeze completes in tens of microseconds for an idle app; a short spin keeps
-            // suspension latency near that instead of rounding every freeze up to a millisecond.
-            usleep(50)
-        }
     }
 
     private func write(_ value: String, to file: String) throws {

@@ -1,4 +1,5 @@
 import BackgrounderCore
+import BackgrounderProtocol
 import Foundation
 
 #if canImport(Glibc)
@@ -21,6 +22,9 @@ public final class SignalFreezer: SuspensionMechanism {
     /// Held from a launch's fork until its lead process is in ``leaders``, so a process being
     /// started is never taken for a stray (nor, by the orphan reaper, for an orphan).
     let launching = Locked(())
+    /// Leaders of apps being suspended: a thaw removes its app's, so that a stop pass after it
+    /// leaves the app running.
+    private let stopping = Locked<Set<Int32>>([])
 
     /// Creates the signal mechanism.
     public init() {}
@@ -31,31 +35,54 @@ public final class SignalFreezer: SuspensionMechanism {
         AppContainer(cgroupPath: nil)
     }
 
-    /// Stops the group at once, then every other process of the app, pass by pass: one that
+    /// Stops the group at once; ``waitUntilFrozen(_:leader:)`` stops the rest.
+    public func freeze(_ container: AppContainer, leader: Int32) throws {
+        try stopping.withLock { (stopping) throws(DaemonError) in
+            stopping.insert(leader)
+            try signal(SIGSTOP, leader)
+        }
+    }
+
+    /// Stops every other process of the app, pass by pass, on a thread of its own: one that
     /// forked before its stop took hold has its child stopped in the next pass. Returns once
     /// every one is stopped, as the freezer does (or after 5 s, for one stuck in the kernel).
-    public func freeze(_ container: AppContainer, leader: Int32) throws {
-        try signal(SIGSTOP, leader)
+    public func waitUntilFrozen(_ container: AppContainer, leader: Int32) async throws -> Bool {
+        await withCheckedContinuation { continuation in
+            startThread(named: "backgrounderd-stop") { [self] in continuation.resume(returning: stopPasses(leader)) }
+        }
+    }
+
+    private func stopPasses(_ leader: Int32) -> Bool {
         let deadline = ContinuousClock.now + .seconds(5)
         while true {
-            let table = ProcessTable.read()
-            endStrays(in: table)
-            let running = processes(ofApp: leader, in: table).filter { !table.isStopped($0) }
-            guard !running.isEmpty, ContinuousClock.now < deadline else { return }
-            for pid in running { Glibc.kill(pid, SIGSTOP) }
+            // Under the lock a thaw takes too: a pass never stops an app thawed before it.
+            let done: Bool? = stopping.withLock { stopping in
+                guard stopping.contains(leader) else { return false }
+                let table = ProcessTable.read()
+                endStrays(in: table)
+                let running = processes(ofApp: leader, in: table).filter { !table.isStopped($0) }
+                guard !running.isEmpty, ContinuousClock.now < deadline else { return true }
+                for pid in running { Glibc.kill(pid, SIGSTOP) }
+                return nil
+            }
+            if let done { return done }
             usleep(1000)
         }
     }
 
     public func thaw(_ container: AppContainer, leader: Int32) throws {
-        try signal(SIGCONT, leader)
-        for pid in processes(ofApp: leader, in: ProcessTable.read()) { Glibc.kill(pid, SIGCONT) }
+        try stopping.withLock { (stopping) throws(DaemonError) in
+            stopping.remove(leader)
+            try signal(SIGCONT, leader)
+            for pid in processes(ofApp: leader, in: ProcessTable.read()) { Glibc.kill(pid, SIGCONT) }
+        }
     }
 
     /// Kills the group, then every other process of the app and every stray, until a pass
     /// finds none alive (a process may fork before its SIGKILL lands; a bounded number of
     /// passes, each ending what the one before saw).
     public func kill(_ container: AppContainer, leader: Int32) throws {
+        stopping.withLock { _ = $0.remove(leader) }
         try signal(SIGKILL, leader)
         for _ in 0..<64 {
             let table = ProcessTable.read()
@@ -119,7 +146,7 @@ public final class SignalFreezer: SuspensionMechanism {
         }
     }
 
-    private func signal(_ number: Int32, _ leader: Int32) throws {
+    private func signal(_ number: Int32, _ leader: Int32) throws(DaemonError) {
         if Glibc.kill(-leader, number) != 0 && errno != ESRCH {
             throw DaemonError(
                 .configuration, path: "process group \(leader)", "kill failed: \(String(cString: strerror(errno)))")

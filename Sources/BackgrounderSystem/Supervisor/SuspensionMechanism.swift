@@ -8,8 +8,15 @@ public protocol SuspensionMechanism: Sendable {
     /// exec (writing to the cgroup's `cgroup.procs`), before it runs any code of its own.
     func prepare(appID: String) throws -> AppContainer
 
-    /// Freezes every process of the app and returns once they are frozen.
+    /// Asks every process of the app to stop, and returns without waiting for them: the
+    /// caller may be the app core's actor, which must not block on the kernel.
     func freeze(_ container: AppContainer, leader: Int32) throws
+
+    /// Waits, without blocking the caller's thread, until the freeze asked for is complete:
+    /// every process stopped, not merely asked to.
+    /// - Returns: `true` once frozen; `false` when the app was thawed first, or is gone.
+    /// - Throws: ``DaemonError`` when it is still not frozen after 5 s.
+    func waitUntilFrozen(_ container: AppContainer, leader: Int32) async throws -> Bool
 
     /// Lets the app's processes run again.
     func thaw(_ container: AppContainer, leader: Int32) throws
