@@ -392,6 +392,12 @@ let package = Package(
             dependencies: ["BackgrounderBundles", "BackgrounderTestSupport"],
             swiftSettings: swiftSettings
         ),
+        // The app core's own machinery (its one timer) on a manual clock.
+        .testTarget(
+            name: "AppCoreTests",
+            dependencies: ["BackgrounderApps", "BackgrounderAppCore", "BackgrounderCore"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "SamplesTests",
             dependencies: [

@@ -59,6 +59,9 @@ package protocol AppCapability: AnyObject, Sendable {
     /// The daemon stopped serving: work in flight is cut, to resume next run.
     func stop(in apps: any AppCore) async
 
+    /// The deadline the capability set (``AppCore/setDeadline(_:for:)``) has come.
+    func deadlineReached(in apps: any AppCore)
+
     /// Told that the device became idle (the screen locked) or came into use (unlocked, an
     /// app opened).
     func deviceIdleChanged(idle: Bool, in apps: any AppCore)
@@ -89,6 +92,8 @@ extension AppCapability {
     package func start(in apps: any AppCore) {}
 
     package func stop(in apps: any AppCore) async {}
+
+    package func deadlineReached(in apps: any AppCore) {}
 
     package func conditionsChanged(externalPower: Bool, network: Bool, in apps: any AppCore) {}
 }

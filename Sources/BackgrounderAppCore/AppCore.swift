@@ -1,6 +1,7 @@
 package import BackgrounderCore
 package import BackgrounderProtocol
 package import BackgrounderSystem
+package import Foundation
 package import Logging
 
 /// What a capability may ask of the app core, and nothing else: the contract between the core
@@ -20,7 +21,9 @@ package protocol AppCore: AnyObject, Sendable {
     var logger: Logger { get }
     /// The policy in force.
     var policy: any BackgroundPolicy { get }
-    /// The core's clock: time since the core started.
+    /// The core's one clock (``CoreClock``).
+    var clock: any CoreClock { get }
+    /// Time since the core started, on ``clock``.
     var now: Duration { get }
     /// The app in front, if any.
     var foreground: String? { get }
@@ -63,6 +66,10 @@ package protocol AppCore: AnyObject, Sendable {
 
     // MARK: Asking
 
+    /// Sets the capability's one deadline on the core's timer, replacing the one it had
+    /// (`nil` clears it); when it comes the core calls ``AppCapability/deadlineReached(in:)``.
+    /// A capability keeps no timer of its own.
+    func setDeadline(_ deadline: Duration?, for capability: any AppCapability)
     /// Sends a notice on the app's own connection, when it has one.
     func notify(_ identifier: String, _ body: DaemonMessage.Body)
     /// Takes or releases an assertion (`audio`, `location`) that keeps the app running in the
@@ -102,6 +109,12 @@ package protocol AppCore: AnyObject, Sendable {
 }
 
 extension AppCore {
+    /// Sets the capability's deadline at a wall-clock date (a persisted schedule's), converted
+    /// by the core's clock (``CoreClock/instant(of:)``).
+    package func setDeadline(atWallClock date: Date?, for capability: any AppCapability) {
+        setDeadline(date.map(clock.instant(of:)), for: capability)
+    }
+
     /// A logger that names the app.
     package func appLogger(_ identifier: String) -> Logger { appLogger(identifier, pid: nil) }
 

@@ -85,8 +85,7 @@ extension AppManager {
         forgetProcess(identifier, pid: process.pid)
         supervisor.mechanism.release(process.container)
         channels.close(for: AppLaunch(bundle: identifier, pid: process.pid, uid: process.uid))
-        app.timer?.cancel()
-        app.timer = nil
+        deadlines.set(nil, for: .app(identifier))
         app.channel?.close(promise: nil)
         app.channel = nil
         app.process = nil

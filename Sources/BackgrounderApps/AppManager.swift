@@ -15,8 +15,9 @@ import NIOCore
 /// and `bgctl ps` (AppManager+Listing.swift). Everything the system does *for* apps (location,
 /// audio, ...) is a capability in a folder of its own.
 ///
-/// Time-based rules run from one timer per app, set to the life cycle's next deadline: no
-/// polling, so an idle daemon with suspended apps does not wake up.
+/// Time-based rules run from one timer (``DeadlineTimer``) on one clock (``CoreClock``), set to
+/// the soonest of the apps' next deadlines and the capabilities' next wakes: no polling, so an
+/// idle daemon with suspended apps does not wake up.
 @AppCoreActor
 package final class AppManager {
     package nonisolated let supervisor: Supervisor
@@ -28,7 +29,10 @@ package final class AppManager {
     package nonisolated let logger: Logger
     /// Bounds on what one app can make the daemon do (check-in deadline, queues).
     package nonisolated let limits: AppLimits
-    private let origin = ContinuousClock.now
+    /// The core's one clock.
+    package nonisolated let clock: any CoreClock
+    /// The one timer, for the apps' deadlines and the capabilities'.
+    lazy var deadlines = DeadlineTimer(clock: clock) { [weak self] owners in self?.deadlinesReached(owners) }
     private let codec = LineCodec()
     /// Location, audio, ...: told of every life-cycle change, in this order.
     private let capabilities: [any AppCapability]
@@ -77,8 +81,10 @@ package final class AppManager {
             _, _ in SchedulingPolicy()
         },
         bootID: String? = nil,
+        clock: any CoreClock = SystemCoreClock(),
         logger: Logger
     ) {
+        self.clock = clock
         self.bootID = bootID
         self.schedulingNumbers = schedulingNumbers
         self.limits = limits
@@ -108,7 +114,7 @@ package final class AppManager {
     /// The policy's name, for `bgctl status`.
     package nonisolated var policyName: String { policy.name }
 
-    package var now: Duration { ContinuousClock.now - origin }
+    package var now: Duration { clock.now }
 
     package func appLogger(_ identifier: String, pid: Int32? = nil) -> Logger {
         var logger = self.logger
@@ -387,25 +393,25 @@ package final class AppManager {
         apps[identifier]?.process?.pid == pid
     }
 
-    /// One timer per app, at its next deadline.
+    /// Sets the app's deadline on the core's timer: the life cycle's next.
     package func reschedule(_ identifier: String) {
         tellBackgroundTimeIfChanged(identifier)
-        apps[identifier]?.timer?.cancel()
-        guard let deadline = apps[identifier]?.lifecycle.nextDeadline else {
-            apps[identifier]?.timer = nil
-            return
-        }
-        let delay = max(.zero, deadline - now)
-        apps[identifier]?.timer = Task { [weak self] in
-            try? await Task.sleep(for: delay)
-            guard !Task.isCancelled else { return }
-            self?.deadlineReached(identifier)
-        }
+        deadlines.set(apps[identifier]?.lifecycle.nextDeadline, for: .app(identifier))
     }
 
-    private func deadlineReached(_ identifier: String) {
-        apps[identifier]?.timer = nil
-        apply(identifier) { $0.evaluate(now: $1) }
+    package func setDeadline(_ deadline: Duration?, for capability: any AppCapability) {
+        deadlines.set(deadline, for: .capability(ObjectIdentifier(capability)))
+    }
+
+    private func deadlinesReached(_ owners: [DeadlineTimer.Owner]) {
+        for owner in owners {
+            switch owner {
+            case .app(let identifier):
+                apply(identifier) { $0.evaluate(now: $1) }
+            case .capability(let id):
+                capabilities.first { ObjectIdentifier($0) == id }?.deadlineReached(in: self)
+            }
+        }
     }
 
     /// How many apps have a process.

@@ -16,8 +16,6 @@ package struct ManagedApp: Sendable {
     package var launchReason: LaunchReason = .user
     /// The app's own connection, once it checked in: where notices go.
     package var channel: (any Channel)?
-    /// The timer that calls `evaluate` at the life cycle's next deadline.
-    package var timer: Task<Void, Never>?
     /// Its recent crashes: enough within the policy's window refuse launches.
     package var crashLoop = CrashLoop()
     /// How the last process ended.

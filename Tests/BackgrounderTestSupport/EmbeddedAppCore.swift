@@ -2,6 +2,7 @@ package import BackgrounderAppCore
 package import BackgrounderCore
 package import BackgrounderProtocol
 package import BackgrounderSystem
+package import Foundation
 package import Logging
 
 /// An app core for testing a capability without processes, in the manner of swift-nio's
@@ -39,6 +40,11 @@ package final class EmbeddedAppCore: AppCore {
     package let logger: Logger
     package var policy: any BackgroundPolicy
     package private(set) var now: Duration = .zero
+    /// The wall clock, moved on with ``now`` by ``advance(by:)``.
+    package var wallClock = Date(timeIntervalSince1970: 1_800_000_000)
+    package var clock: any CoreClock { ManualCoreClock(now: now, wallClock: wallClock) }
+    /// The capabilities' deadlines on the core's timer, by capability.
+    private var deadlines: [ObjectIdentifier: Duration] = [:]
     package var foreground: String?
     package var idleSince: ContinuousClock.Instant?
     package var externalPower = true
@@ -65,8 +71,24 @@ package final class EmbeddedAppCore: AppCore {
         apps[manifest.bundleIdentifier] = App(manifest: manifest, state: state, checkedIn: state != .notRunning)
     }
 
-    /// Moves the manual clock on.
-    package func advance(by duration: Duration) { now += duration }
+    /// Moves the manual clock (and the wall clock) on, and tells each capability whose
+    /// deadline has come, soonest first, as the core's timer does.
+    package func advance(by duration: Duration) {
+        now += duration
+        wallClock += duration.seconds
+        let due = capabilities.compactMap { capability in
+            deadlines[ObjectIdentifier(capability)].flatMap { $0 <= now ? (capability, $0) : nil }
+        }
+        for (capability, _) in due.sorted(by: { $0.1 < $1.1 }) {
+            deadlines[ObjectIdentifier(capability)] = nil
+            capability.deadlineReached(in: self)
+        }
+    }
+
+    /// The deadline a capability has set on the core's timer, if any.
+    package func deadline(of capability: any AppCapability) -> Duration? {
+        deadlines[ObjectIdentifier(capability)]
+    }
 
     /// The notices sent to one app.
     package func notices(to app: String) -> [DaemonMessage.Body] {
@@ -107,6 +129,10 @@ package final class EmbeddedAppCore: AppCore {
     package func notify(_ identifier: String, _ body: DaemonMessage.Body) {
         guard canHear(identifier) else { return }
         notices.append((identifier, body))
+    }
+
+    package func setDeadline(_ deadline: Duration?, for capability: any AppCapability) {
+        deadlines[ObjectIdentifier(capability)] = deadline
     }
 
     package func setAssertion(_ assertion: BackgroundAssertion, held: Bool, for identifier: String) {
@@ -191,5 +217,16 @@ package final class EmbeddedAppCore: AppCore {
 
     package func cutWindow(_ identifier: String, _ window: EventWindowID) {
         asks.append(.cutWindow(identifier, window))
+    }
+}
+
+/// The embedded core's clock, read at one moment: its deadlines fire from
+/// ``EmbeddedAppCore/advance(by:)``, never by sleeping.
+package struct ManualCoreClock: CoreClock {
+    package let now: Duration
+    package let wallClock: Date
+
+    package func sleep(until deadline: Duration) async throws {
+        while true { try await Task.sleep(for: .seconds(3600)) }
     }
 }

@@ -93,16 +93,24 @@ final class NotificationCapabilityTests {
         #expect(error?.code == .notAuthorized)
     }
 
-    @Test("a time-interval notification waits for its time on the clock, then is shown; the app is not woken")
+    /// Moves the core's clock and the capability's wall clock on together.
+    func pass(_ seconds: Int) {
+        wallClock.withLock { $0 += Double(seconds) }
+        core.advance(by: .seconds(seconds))
+    }
+
+    @Test("a time-interval notification waits for its time on the core's timer, then is shown; the app is not woken")
     func firesAtItsTime() async throws {
+        core.wallClock = wallClock.withLock { $0 }
         try grant()
         _ = try notifications.add(
             Self.reminders, Self.request("water", .timeInterval(seconds: 60, repeats: false)), in: core)
-        notifications.wake(in: core)
+        #expect(core.deadline(of: notifications) == .seconds(60))
+        pass(59)
         #expect(notifications.list(Self.reminders).pending.map(\.request.identifier) == ["water"])
 
-        wallClock.withLock { $0 += 61 }
-        notifications.wake(in: core)
+        pass(1)
+        #expect(core.deadline(of: notifications) == nil, "nothing left to fire")
         var shown = presenter.shown.makeAsyncIterator()
         #expect(await shown.next() == "\(Self.reminders)/water")
         #expect(notifications.list(Self.reminders).pending.isEmpty)

@@ -9,8 +9,8 @@ package import Logging
 /// store, fired at their time whether the app is running, suspended or not running (never
 /// launching it to do so), and handed to a ``NotificationPresenter``.
 ///
-/// One timer serves every app (docs/decisions/0010): it is set for the soonest next fire and,
-/// when it goes off, fires everything due. An app in front is asked first (`willPresent`) and
+/// One deadline on the core's timer serves every app (docs/decisions/0010): it is set for the
+/// soonest next fire and, when it comes, fires everything due. An app in front is asked first (`willPresent`) and
 /// the notification is shown only if it answers within a second saying how; an app that does
 /// not answer is not shown one, as on iOS. Requests are in NotificationCapability+Requests.swift.
 @AppCoreActor
@@ -35,7 +35,7 @@ package final class NotificationCapability: AppCapability {
     /// Responses waiting for their app to check in, at most
     /// ``AppLimits/maximumPendingRemoteCommands`` per app.
     package var responses: [String: [NotificationResponse]] = [:]
-    private var timer: Task<Void, Never>?
+    /// The next fire set on the core's timer.
     private var timerDue: Date?
 
     /// Loads grants and notifications stored by an earlier run.
@@ -111,22 +111,14 @@ package final class NotificationCapability: AppCapability {
     package func reschedule(in apps: any AppCore) {
         boundAfterClockSetBack()
         let soonest = pending.values.lazy.flatMap(\.values).compactMap(\.nextFire).min()
-        guard let soonest else {
-            timer?.cancel()
-            timer = nil
-            timerDue = nil
-            return
-        }
-        let due = Date(timeIntervalSince1970: soonest)
+        let due = soonest.map { Date(timeIntervalSince1970: $0) }
         guard due != timerDue else { return }
-        timer?.cancel()
         timerDue = due
-        let delay = max(0, due.timeIntervalSince(clock()))
-        timer = Task { [weak self, weak apps] in
-            try? await Task.sleep(for: .seconds(delay))
-            guard !Task.isCancelled, let self, let apps else { return }
-            wake(in: apps)
-        }
+        apps.setDeadline(atWallClock: due, for: self)
+    }
+
+    package func deadlineReached(in apps: any AppCore) {
+        wake(in: apps)
     }
 
     /// A wall clock set back leaves requests further away than their own rhythm: they are
@@ -151,7 +143,6 @@ package final class NotificationCapability: AppCapability {
 
     /// The timer went off: fires every request due by now.
     package func wake(in apps: any AppCore) {
-        timer = nil
         timerDue = nil
         let now = clock()
         for (bundle, requests) in pending.sorted(by: { $0.key < $1.key }) {

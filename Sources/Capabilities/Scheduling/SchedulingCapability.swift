@@ -10,7 +10,8 @@ package import Logging
 ///
 /// The rules are Core's pure functions (``FetchScheduler``, ``TaskReadiness``,
 /// ``PushBudget``, ``WakeCoalescer``); this class keeps their state, persists it, and runs
-/// one timer for all apps: at each wake it starts every piece of work due by then, so N apps
+/// one deadline for all apps on the core's timer: at each wake it starts every piece of work
+/// due by then, so N apps
 /// due about together cost one wake-up, not N. Requests are in
 /// SchedulingCapability+Requests.swift.
 @AppCoreActor
@@ -53,7 +54,7 @@ package final class SchedulingCapability: AppCapability {
     /// Network as the condition monitor last said; power (which the policy's numbers depend
     /// on too) and idleness are the core's.
     package var network = true
-    private var timer: Task<Void, Never>?
+    /// The wake set on the core's timer.
     private var timerDue: Date?
     /// Wake-ups the timer made, for `bgctl status` and the benchmark.
     package private(set) var wakeUps = 0
@@ -274,26 +275,18 @@ package final class SchedulingCapability: AppCapability {
     package func reschedule(in apps: any AppCore) {
         let jobs = jobs(in: apps)
         let tolerance = apps.schedulingPolicy(for: .placeholder).coalescingTolerance
-        guard let wake = WakeCoalescer.nextWake(jobs, tolerance: tolerance) else {
-            timer?.cancel()
-            timer = nil
-            timerDue = nil
-            return
-        }
+        let wake = WakeCoalescer.nextWake(jobs, tolerance: tolerance)
         guard wake != timerDue else { return }
-        timer?.cancel()
         timerDue = wake
-        let delay = max(0, wake.timeIntervalSince(clock()))
-        timer = Task { [weak self, weak apps] in
-            try? await Task.sleep(for: .seconds(delay))
-            guard !Task.isCancelled, let self, let apps else { return }
-            self.wake(in: apps)
-        }
+        apps.setDeadline(atWallClock: wake, for: self)
+    }
+
+    package func deadlineReached(in apps: any AppCore) {
+        wake(in: apps)
     }
 
     /// The timer fired: starts every job due by now.
     package func wake(in apps: any AppCore) {
-        timer = nil
         timerDue = nil
         wakeUps += 1
         let due = WakeCoalescer.due(jobs(in: apps), at: clock())

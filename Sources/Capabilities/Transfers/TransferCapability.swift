@@ -51,7 +51,7 @@ package final class TransferCapability: AppCapability {
     package var network = true
     /// Set while the daemon stops: attempts cut short stay waiting, to resume next run.
     package var stopping = false
-    private var timer: Task<Void, Never>?
+    /// The next check set on the core's timer.
     private var timerDue: Date?
 
     /// An app's session.
@@ -188,16 +188,13 @@ package final class TransferCapability: AppCapability {
 
     private func arm(_ due: Date?, in apps: any AppCore) {
         guard due != timerDue else { return }
-        timer?.cancel()
         timerDue = due
-        guard let due else { return }
-        let delay = max(0, due.timeIntervalSince(clock()))
-        timer = Task { [weak self, weak apps] in
-            try? await Task.sleep(for: .seconds(delay))
-            guard !Task.isCancelled, let self, let apps else { return }
-            timerDue = nil
-            reschedule(in: apps)
-        }
+        apps.setDeadline(atWallClock: due, for: self)
+    }
+
+    package func deadlineReached(in apps: any AppCore) {
+        timerDue = nil
+        reschedule(in: apps)
     }
 
     /// Starts one attempt.
@@ -466,7 +463,8 @@ package final class TransferCapability: AppCapability {
     /// the client's connections close.
     package func stop(in apps: any AppCore) async {
         stopping = true
-        timer?.cancel()
+        timerDue = nil
+        apps.setDeadline(nil, for: self)
         for transfer in transfers.values { transfer.attempt?.cancel() }
         await client.shutdown()
     }
