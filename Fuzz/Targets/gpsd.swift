@@ -43,7 +43,7 @@ public func fuzzGPSD(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     var deduplicator = FixDeduplicator()
     var monitor = RegionMonitor()
     for region in regions {
-        try? monitor.add(region, owner: "org.example.fuzz")
+        try? monitor.add(region, owner: .app("org.example.fuzz"))
     }
 
     for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {

@@ -65,7 +65,7 @@ struct FixDispatchTests {
         let region = CircularRegion(
             identifier: "home", center: Geo.ljubljana, radius: 100)
         let entry = RegionTransition(
-            owner: "hike", region: region, from: .outside, to: .inside,
+            owner: .app("hike"), region: region, from: .outside, to: .inside,
             location: fix(Geo.ljubljana, at: 2_000), qualifiedAt: 2_000)
         var fresh = ["hike": LocationListener(recorder)]
         let both = FixDispatch(
@@ -74,5 +74,35 @@ struct FixDispatchTests {
         #expect(both.events.map(\.kind) == [.enter, .location])
         #expect(
             both.decisions == ["hike": .queueAndWake], "a region entry wakes; the standard update alone would queue")
+    }
+
+    @Test("a notification request's region crossing reaches no app: it posts the notification instead")
+    func notificationRegions() {
+        let region = CircularRegion(identifier: "summit", center: Geo.ljubljana, radius: 100)
+        let crossing = { (owner: RegionOwner) in
+            RegionTransition(
+                owner: owner, region: region, from: .outside, to: .inside,
+                location: fix(Geo.ljubljana, at: 2_000), qualifiedAt: 2_000)
+        }
+        var listeners: [String: LocationListener] = [:]
+        let dispatch = { (owner: RegionOwner) in
+            FixDispatch(fix(Geo.ljubljana, at: 2_000), transitions: [crossing(owner)], listeners: &listeners) {
+                FixDispatch.Recipient(manifest: manifest($0), authorization: .always, state: .suspended)
+            }
+        }
+        #expect(dispatch(.notification("hike")).events.isEmpty)
+        #expect(dispatch(.app("hike")).events.map(\.owner) == ["hike"], "the control: the app's own region")
+    }
+
+    @Test(
+        "a region's owner is kept in the store as the bundle, or notification: and the bundle",
+        arguments: [
+            (RegionOwner.app("org.example.hike"), "org.example.hike"),
+            (.notification("org.example.hike"), "notification:org.example.hike"),
+        ])
+    func storedOwner(_ owner: RegionOwner, _ stored: String) {
+        #expect(owner.stored == stored)
+        #expect(RegionOwner(stored: stored) == owner)
+        #expect(owner.bundle == "org.example.hike")
     }
 }

@@ -34,7 +34,7 @@ struct LocationFixtureTests {
                 identifier: "office", center: Geo.offset(table, distance: 100 + offset, bearing: bearing), radius: 100)
             for start in [RegionState.unknown, .inside, .outside] {
                 var monitor = RegionMonitor()
-                try monitor.add(region, owner: "app", state: start)
+                try monitor.add(region, owner: .app("app"), state: start)
                 let transitions = fixes.flatMap { monitor.offer($0) }
                 // From a known state nothing changes; from unknown the region may be placed
                 // once, on the side the table is on.
@@ -77,7 +77,7 @@ struct LocationFixtureTests {
         }
         #expect(crossings.count == 6)
         var monitor = RegionMonitor()
-        try monitor.add(viewpoint, owner: "app", state: .outside)
+        try monitor.add(viewpoint, owner: .app("app"), state: .outside)
         let transitions = track.fixes.flatMap { monitor.offer($0) }
         #expect(transitions.map(\.notification) == [.enter, .exit])
         // Each is confirmed where the truth agrees, after the dwell.
@@ -101,7 +101,7 @@ struct LocationFixtureTests {
         var monitor = RegionMonitor()
         let oldTown = CircularRegion(
             identifier: "old town", center: Coordinate(latitude: 46.04983, longitude: 14.5065), radius: 400)
-        try monitor.add(oldTown, owner: "app", state: .inside)
+        try monitor.add(oldTown, owner: .app("app"), state: .inside)
         #expect(track.fixes.flatMap { monitor.offer($0) }.isEmpty)
     }
 }

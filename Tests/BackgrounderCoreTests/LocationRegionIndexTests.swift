@@ -7,7 +7,7 @@ import Testing
 /// ``Coordinate/distance(to:)``. The monitor's spatial index must give exactly the same answers.
 struct ReferenceRegionMonitor {
     struct Entry {
-        var owner: String
+        var owner: RegionOwner
         var region: CircularRegion
         var state: RegionState
         var candidate: RegionState?
@@ -18,12 +18,12 @@ struct ReferenceRegionMonitor {
     let configuration: RegionMonitor.Configuration
     var entries: [Entry] = []
 
-    mutating func add(_ region: CircularRegion, owner: String, state: RegionState) {
+    mutating func add(_ region: CircularRegion, owner: RegionOwner, state: RegionState) {
         remove(region.identifier, owner: owner)
         entries.append(Entry(owner: owner, region: region, state: state))
     }
 
-    mutating func remove(_ identifier: String, owner: String) {
+    mutating func remove(_ identifier: String, owner: RegionOwner) {
         entries.removeAll { $0.owner == owner && $0.region.identifier == identifier }
     }
 
@@ -144,9 +144,9 @@ struct LocationRegionIndexTests {
         let configuration = RegionMonitor.Configuration(dwell: 10)
         var monitor = RegionMonitor(configuration)
         var reference = ReferenceRegionMonitor(configuration: configuration)
-        let owners = ["si.a", "si.b", "si.c", "si.d"]
+        let owners = ["si.a", "si.b", "si.c", "si.d"].map(RegionOwner.app)
         let states: [RegionState] = [.unknown, .unknown, .inside, .outside]
-        var added: [(identifier: String, owner: String, region: CircularRegion)] = []
+        var added: [(identifier: String, owner: RegionOwner, region: CircularRegion)] = []
         var serial = 0
 
         func addRandom() throws {

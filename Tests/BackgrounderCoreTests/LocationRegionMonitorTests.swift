@@ -5,7 +5,7 @@ import Testing
 @Suite("Region monitoring", .timeLimit(.minutes(5)))
 struct LocationRegionMonitorTests {
     private let home = CircularRegion(identifier: "home", center: Geo.ljubljana, radius: 100)
-    private let owner = "si.example.app"
+    private let owner = RegionOwner.app("si.example.app")
 
     /// A monitor watching ``home`` from `state`.
     private func monitor(_ state: RegionState = .unknown, _ configuration: RegionMonitor.Configuration = .init())
@@ -243,7 +243,7 @@ struct LocationRegionMonitorTests {
     @Test("many owners: the same identifiers, counted, listed and removed per owner")
     func manyOwners() throws {
         var monitor = RegionMonitor()
-        let owners = (0..<50).map { "si.example.app\($0)" }
+        let owners = (0..<50).map { RegionOwner.app("si.example.app\($0)") }
         for (index, owner) in owners.enumerated() {
             try monitor.add(home, owner: owner, state: index.isMultiple(of: 2) ? .outside : .unknown)
             let work = Geo.offset(Geo.ljubljana, east: 1_000 + Double(index) * 10)
@@ -251,9 +251,9 @@ struct LocationRegionMonitorTests {
             try monitor.add(.init(identifier: "a-gym", center: work, radius: 50), owner: owner)
         }
         #expect(monitor.count == 150)
-        #expect(monitor.count(owner: "si.example.app7") == 3)
-        #expect(monitor.regions(owner: "si.example.app7").map(\.identifier) == ["a-gym", "home", "work"])
-        #expect(monitor.regions(owner: "nobody").isEmpty && monitor.count(owner: "nobody") == 0)
+        #expect(monitor.count(owner: .app("si.example.app7")) == 3)
+        #expect(monitor.regions(owner: .app("si.example.app7")).map(\.identifier) == ["a-gym", "home", "work"])
+        #expect(monitor.regions(owner: .app("nobody")).isEmpty && monitor.count(owner: .app("nobody")) == 0)
 
         let transitions = offer((0..<30).map { at(0, Double($0)) }, to: &monitor)
         // Every owner's home is entered (from outside: notified) or placed (from unknown: not);
@@ -264,12 +264,12 @@ struct LocationRegionMonitorTests {
         #expect(transitions.filter { $0.region.identifier != "home" }.allSatisfy { $0.to == .outside })
         #expect(transitions.count == 150)
 
-        #expect(evaluated(monitor.remove("home", owner: "si.example.app3")))
-        #expect(evaluated(!monitor.remove("home", owner: "si.example.app3")))
-        #expect(monitor.state(of: "home", owner: "si.example.app3") == nil)
-        #expect(monitor.state(of: "home", owner: "si.example.app4") == .inside)
-        monitor.removeAll(owner: "si.example.app4")
-        #expect(monitor.count == 146 && monitor.count(owner: "si.example.app4") == 0)
+        #expect(evaluated(monitor.remove("home", owner: .app("si.example.app3"))))
+        #expect(evaluated(!monitor.remove("home", owner: .app("si.example.app3"))))
+        #expect(monitor.state(of: "home", owner: .app("si.example.app3")) == nil)
+        #expect(monitor.state(of: "home", owner: .app("si.example.app4")) == .inside)
+        monitor.removeAll(owner: .app("si.example.app4"))
+        #expect(monitor.count == 146 && monitor.count(owner: .app("si.example.app4")) == 0)
         // The others still leave.
         let exits = offer((30..<60).map { at(1_000, Double($0)) }, to: &monitor)
         #expect(exits.count == 48 && exits.allSatisfy { $0.notification == .exit })
@@ -283,14 +283,14 @@ struct LocationRegionMonitorTests {
             let center = Coordinate(
                 latitude: Double.random(in: 47...55, using: &random),
                 longitude: Double.random(in: 0...30, using: &random))
-            try monitor.add(.init(identifier: "r\(index)", center: center, radius: 300), owner: "app\(index % 7)")
+            try monitor.add(.init(identifier: "r\(index)", center: center, radius: 300), owner: .app("app\(index % 7)"))
         }
         #expect(monitor.offer(at(0, 0)).isEmpty)
         let placed = monitor.offer(at(0, 1))
         #expect(placed.count == 20_000)
         #expect(placed.allSatisfy { $0.from == .unknown && $0.to == .outside && $0.notification == nil })
         #expect(monitor.offer(at(0, 2)).isEmpty)
-        #expect(monitor.state(of: "r123", owner: "app4") == .outside)
+        #expect(monitor.state(of: "r123", owner: .app("app4")) == .outside)
     }
 
     @Test(

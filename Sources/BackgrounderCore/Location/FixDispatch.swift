@@ -65,13 +65,14 @@ public struct FixDispatch: Sendable {
         recipient: (String) -> Recipient?
     ) {
         for transition in transitions {
-            guard let notification = transition.notification else { continue }
+            // A notification's region posts it; the app hears only its own regions.
+            guard case .app(let owner) = transition.owner, let notification = transition.notification else { continue }
             route(
                 .region,
                 Event(
-                    owner: transition.owner, kind: notification == .enter ? .enter : .exit,
+                    owner: owner, kind: notification == .enter ? .enter : .exit,
                     location: transition.location, region: transition.region),
-                subscription: listeners[transition.owner]?.subscription ?? LocationSubscription(),
+                subscription: listeners[owner]?.subscription ?? LocationSubscription(),
                 recipient: recipient)
         }
         for identifier in listeners.keys.sorted() {

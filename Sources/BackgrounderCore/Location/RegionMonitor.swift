@@ -59,7 +59,7 @@ public struct RegionMonitor: Sendable {
 
     /// The rest of a region, read only when it changes state.
     private struct Record {
-        var owner: String
+        var owner: RegionOwner
         var region: CircularRegion
     }
 
@@ -68,7 +68,7 @@ public struct RegionMonitor: Sendable {
     private var records: [Record?] = []
     private var freeSlots: [Int32] = []
     /// Slot of each region by owner and identifier.
-    private var byOwner: [String: [String: Int32]] = [:]
+    private var byOwner: [RegionOwner: [String: Int32]] = [:]
     private var grid = RegionGrid()
     /// Regions every fix looks at: not known to be outside, or about to change.
     private var attention: [Int32] = []
@@ -91,11 +91,12 @@ public struct RegionMonitor: Sendable {
     /// Starts monitoring (replacing a region of the same owner and identifier), with a state restored from storage or .unknown.
     /// - Parameters:
     ///   - region: The region.
-    ///   - owner: The bundle identifier of the app that asked.
+    ///   - owner: Whose it is: the app that asked, or its notification request.
     ///   - state: The state it was last known in; `.unknown` for a new region.
     /// - Throws: ``RegionError`` when the identifier, centre or radius is unusable; a region
     ///   already monitored under that identifier then stays as it was.
-    public mutating func add(_ region: CircularRegion, owner: String, state: RegionState = .unknown) throws(RegionError)
+    public mutating func add(_ region: CircularRegion, owner: RegionOwner, state: RegionState = .unknown)
+        throws(RegionError)
     {
         try region.validate(maximumRadius: configuration.maximumRadius)
         remove(region.identifier, owner: owner)
@@ -123,10 +124,10 @@ public struct RegionMonitor: Sendable {
     /// Stops monitoring a region.
     /// - Parameters:
     ///   - identifier: The region's identifier.
-    ///   - owner: The bundle identifier of the app that added it.
+    ///   - owner: Whose it is.
     /// - Returns: Whether there was such a region.
     @discardableResult
-    public mutating func remove(_ identifier: String, owner: String) -> Bool {
+    public mutating func remove(_ identifier: String, owner: RegionOwner) -> Bool {
         guard let index = byOwner[owner]?.removeValue(forKey: identifier) else { return false }
         if byOwner[owner]?.isEmpty == true { byOwner[owner] = nil }
         release(Int(index))
@@ -134,32 +135,32 @@ public struct RegionMonitor: Sendable {
     }
 
     /// Stops monitoring every region of an app (it was deleted, or stopped all monitoring).
-    /// - Parameter owner: The app's bundle identifier.
-    public mutating func removeAll(owner: String) {
+    /// - Parameter owner: Whose they are.
+    public mutating func removeAll(owner: RegionOwner) {
         guard let indices = byOwner.removeValue(forKey: owner) else { return }
         for index in indices.values { release(Int(index)) }
     }
 
     /// The regions an app monitors.
-    /// - Parameter owner: The app's bundle identifier.
+    /// - Parameter owner: Whose they are.
     /// - Returns: Its regions, sorted by identifier.
-    public func regions(owner: String) -> [CircularRegion] {
+    public func regions(owner: RegionOwner) -> [CircularRegion] {
         guard let indices = byOwner[owner] else { return [] }
         return indices.sorted { $0.key < $1.key }.compactMap { records[Int($0.value)]?.region }
     }
 
     /// How many regions an app monitors (iOS allows 20 per app; the daemon decides).
-    /// - Parameter owner: The app's bundle identifier.
-    public func count(owner: String) -> Int {
+    /// - Parameter owner: Whose they are.
+    public func count(owner: RegionOwner) -> Int {
         byOwner[owner]?.count ?? 0
     }
 
     /// A region's confirmed state.
     /// - Parameters:
     ///   - identifier: The region's identifier.
-    ///   - owner: The app's bundle identifier.
+    ///   - owner: Whose it is.
     /// - Returns: The state, or `nil` when there is no such region.
-    public func state(of identifier: String, owner: String) -> RegionState? {
+    public func state(of identifier: String, owner: RegionOwner) -> RegionState? {
         guard let index = byOwner[owner]?[identifier] else { return nil }
         return slots[Int(index)].tracker.state
     }

@@ -8,8 +8,8 @@ public struct RegionTransition: Sendable, Hashable {
         case exit
     }
 
-    /// The app's bundle identifier.
-    public var owner: String
+    /// Whose the region is: an app's own, or its notification request's.
+    public var owner: RegionOwner
     /// The region, as the app registered it.
     public var region: CircularRegion
     /// The state before.
@@ -23,7 +23,7 @@ public struct RegionTransition: Sendable, Hashable {
 
     /// Creates a transition.
     public init(
-        owner: String,
+        owner: RegionOwner,
         region: CircularRegion,
         from: RegionState,
         to: RegionState,

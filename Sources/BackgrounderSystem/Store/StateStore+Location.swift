@@ -145,7 +145,7 @@ extension StateStore {
 
     /// A stored region.
     package struct StoredRegion {
-        package var owner: String
+        package var owner: RegionOwner
         package var region: CircularRegion
         package var state: RegionState
     }
@@ -156,7 +156,7 @@ extension StateStore {
             try Row.fetchAll(db, sql: "SELECT bundleIdentifier, region, state FROM monitoredRegion").map { row in
                 let state: String = row["state"]
                 return StoredRegion(
-                    owner: row["bundleIdentifier"],
+                    owner: RegionOwner(stored: row["bundleIdentifier"]),
                     region: try Self.decode(CircularRegion.self, row["region"]),
                     state: RegionState(rawValue: state) ?? .unknown
                 )
@@ -165,7 +165,7 @@ extension StateStore {
     }
 
     /// Adds or replaces a region.
-    package func saveRegion(_ region: CircularRegion, owner: String, state: RegionState) throws {
+    package func saveRegion(_ region: CircularRegion, owner: RegionOwner, state: RegionState) throws {
         try write { db in
             try db.execute(
                 sql: """
@@ -173,30 +173,30 @@ extension StateStore {
                     ON CONFLICT(bundleIdentifier, identifier) DO UPDATE SET
                         region = excluded.region, state = excluded.state
                     """,
-                arguments: [owner, region.identifier, try Self.json(region), state.rawValue]
+                arguments: [owner.stored, region.identifier, try Self.json(region), state.rawValue]
             )
         }
     }
 
     /// Records regions' confirmed states.
-    package func saveRegionStates(_ states: [(owner: String, identifier: String, state: RegionState)]) throws {
+    package func saveRegionStates(_ states: [(owner: RegionOwner, identifier: String, state: RegionState)]) throws {
         guard !states.isEmpty else { return }
         try write { db in
             for change in states {
                 try db.execute(
                     sql: "UPDATE monitoredRegion SET state = ? WHERE bundleIdentifier = ? AND identifier = ?",
-                    arguments: [change.state.rawValue, change.owner, change.identifier]
+                    arguments: [change.state.rawValue, change.owner.stored, change.identifier]
                 )
             }
         }
     }
 
     /// Stops keeping a region.
-    package func removeRegion(_ identifier: String, owner: String) throws {
+    package func removeRegion(_ identifier: String, owner: RegionOwner) throws {
         try write { db in
             try db.execute(
                 sql: "DELETE FROM monitoredRegion WHERE bundleIdentifier = ? AND identifier = ?",
-                arguments: [owner, identifier]
+                arguments: [owner.stored, identifier]
             )
         }
     }

@@ -4,18 +4,10 @@ package import BackgrounderProtocol
 import BackgrounderSystem
 
 /// Regions of notification requests (`UNLocationNotificationTrigger`), kept by the region
-/// monitor beside apps' own regions under an owner of their own, `notification:BUNDLE`: a
-/// crossing posts the notification and never reaches the app, so it is neither woken nor
-/// launched for it. A bundle identifier cannot contain `:`, so no app owns these.
+/// monitor beside apps' own regions under an owner of their own (``RegionOwner/notification(_:)``):
+/// a crossing posts the notification and never reaches the app, so it is neither woken nor
+/// launched for it.
 extension LocationCapability: NotificationRegionWatching {
-    /// The monitor's owner for an app's notification regions.
-    package nonisolated static func notificationOwner(_ bundle: String) -> String { "notification:" + bundle }
-
-    /// The app whose notification regions an owner stands for, or `nil` for an app's own.
-    package nonisolated static func notificationBundle(owner: String) -> String? {
-        owner.hasPrefix("notification:") ? String(owner.dropFirst("notification:".count)) : nil
-    }
-
     /// Monitors a notification request's region (its identifier is the request's). Needs at
     /// least a when-in-use grant, as iOS does for location triggers, and counts against the
     /// policy's region limit apart from the app's own regions.
@@ -29,7 +21,7 @@ extension LocationCapability: NotificationRegionWatching {
                 "trigger.region: a location trigger needs location; a person grants it with "
                     + "`bgctl authorize \(bundle) location when-in-use`")
         }
-        let owner = Self.notificationOwner(bundle)
+        let owner = RegionOwner.notification(bundle)
         var watched = region
         watched.identifier = request
         let limit = apps.policy.maximumMonitoredRegions(for: manifest)
@@ -50,7 +42,7 @@ extension LocationCapability: NotificationRegionWatching {
 
     /// Stops monitoring notification requests' regions.
     package func stopMonitoringForNotifications(_ bundle: String, requests: [String]) {
-        let owner = Self.notificationOwner(bundle)
+        let owner = RegionOwner.notification(bundle)
         for request in requests where book.monitor.remove(request, owner: owner) {
             try? store.removeRegion(request, owner: owner)
         }
@@ -59,8 +51,7 @@ extension LocationCapability: NotificationRegionWatching {
     /// Hands crossings of notification regions to the notification capability.
     package func postNotifications(for transitions: [RegionTransition], in apps: any AppCore) {
         for transition in transitions {
-            guard let bundle = Self.notificationBundle(owner: transition.owner), transition.notification != nil
-            else { continue }
+            guard case .notification(let bundle) = transition.owner, transition.notification != nil else { continue }
             notificationTriggers?.regionCrossed(bundle, request: transition.region.identifier, in: apps)
         }
     }

@@ -153,19 +153,19 @@ extension LocationCapability {
             )
         }
         let limit = apps.policy.maximumMonitoredRegions(for: manifest)
-        let replacing = book.monitor.state(of: region.identifier, owner: identifier) != nil
-        guard replacing || book.monitor.count(owner: identifier) < limit else {
+        let replacing = book.monitor.state(of: region.identifier, owner: .app(identifier)) != nil
+        guard replacing || book.monitor.count(owner: .app(identifier)) < limit else {
             throw ProtocolError(
                 .limitReached,
                 "region '\(region.identifier)': \(identifier) already monitors \(limit) regions, the policy's limit")
         }
         do {
-            try book.monitor.add(region, owner: identifier)
+            try book.monitor.add(region, owner: .app(identifier))
         } catch {
             throw ProtocolError(.badRequest, error.description)
         }
         do {
-            try store.saveRegion(region, owner: identifier, state: .unknown)
+            try store.saveRegion(region, owner: .app(identifier), state: .unknown)
         } catch {
             throw ProtocolError(.failed, "cannot store region '\(region.identifier)': \(error)")
         }
@@ -178,16 +178,16 @@ extension LocationCapability {
 
     /// `REGION_STOP` from an app.
     package func stopMonitoring(_ identifier: String, region: String) -> Done {
-        let removed = book.monitor.remove(region, owner: identifier)
-        try? store.removeRegion(region, owner: identifier)
+        let removed = book.monitor.remove(region, owner: .app(identifier))
+        try? store.removeRegion(region, owner: .app(identifier))
         return Done(detail: removed ? "stopped monitoring \(region)" : "\(region) was not monitored")
     }
 
     /// `REGION_STATE` from an app: the last fix, through the monitor's hysteresis; inside the
     /// boundary's margin, the last confirmed state.
     package func regionState(_ identifier: String, region: String) throws(ProtocolError) -> RegionStateReply {
-        guard let confirmed = book.monitor.state(of: region, owner: identifier),
-            let monitored = book.monitor.regions(owner: identifier).first(where: { $0.identifier == region })
+        guard let confirmed = book.monitor.state(of: region, owner: .app(identifier)),
+            let monitored = book.monitor.regions(owner: .app(identifier)).first(where: { $0.identifier == region })
         else {
             throw ProtocolError(.notFound, "\(identifier) does not monitor a region '\(region)'")
         }
@@ -199,9 +199,10 @@ extension LocationCapability {
     package func monitoredRegions(_ identifier: String, in apps: any AppCore) throws(ProtocolError) -> RegionList {
         _ = try apps.bundle(of: identifier)
         return RegionList(
-            regions: book.monitor.regions(owner: identifier).map { region in
+            regions: book.monitor.regions(owner: .app(identifier)).map { region in
                 RegionList.Entry(
-                    region: region, state: book.monitor.state(of: region.identifier, owner: identifier) ?? .unknown)
+                    region: region,
+                    state: book.monitor.state(of: region.identifier, owner: .app(identifier)) ?? .unknown)
             }
         )
     }

@@ -50,7 +50,7 @@ package final class LocationCapability: AppCapability {
     package func identityChanged(_ identifier: String, in apps: any AppCore) {
         book.listeners[identifier] = nil
         book.deliveries[identifier] = nil
-        book.monitor.removeAll(owner: identifier)
+        book.monitor.removeAll(owner: .app(identifier))
         book.authorizations[identifier] = (try? store.locationAuthorizations())?[identifier]
     }
 
@@ -105,7 +105,7 @@ package final class LocationCapability: AppCapability {
             }
         }
         for transition in transitions {
-            apps.appLogger(transition.owner).info(
+            apps.appLogger(transition.owner.bundle).info(
                 "region '\(transition.region.identifier)': \(transition.from.rawValue) -> \(transition.to.rawValue)")
         }
         // Location triggers of notifications post without the app hearing the fix.
