@@ -387,6 +387,9 @@ let package = Package(
         capabilityTests("SchedulingCapabilityTests", "BackgrounderScheduling"),
         capabilityTests("NotificationCapabilityTests", "BackgrounderNotifications"),
         capabilityTests("SharingCapabilityTests", "BackgrounderSharing"),
+        capabilityTests("AudioCapabilityTests", "BackgrounderAudio"),
+        capabilityTests("TransferCapabilityTests", "BackgrounderTransfers"),
+        capabilityTests("ResourceCapabilityTests", "BackgrounderResources"),
         .testTarget(
             name: "BackgrounderBundlesTests",
             dependencies: ["BackgrounderBundles", "BackgrounderTestSupport"],

@@ -56,6 +56,9 @@ package final class EmbeddedAppCore: AppCore {
     /// The capabilities under test: told of the changes the core makes (a wake, a launch), as
     /// the daemon's core tells them.
     package var capabilities: [any AppCapability] = []
+    /// Each app's process as the supervisor would give it (``process(of:)``): none unless a
+    /// test says, so a capability that works on processes (resources) finds none by default.
+    package var processes: [String: Supervisor.Launched] = [:]
     private var nextWindow: EventWindowID = 1
 
     /// An empty core with the standard policy.
@@ -90,6 +93,30 @@ package final class EmbeddedAppCore: AppCore {
         deadlines[ObjectIdentifier(capability)]
     }
 
+    /// The suspension mechanism, faked: the app moves to `state` (frozen or thawed, to the
+    /// front or away from it) and the capabilities hear it, as the daemon's core tells them.
+    package func move(_ identifier: String, to state: ApplicationState) {
+        guard let before = apps[identifier]?.state, before != state else { return }
+        apps[identifier]?.state = state
+        if state == .active {
+            foreground = identifier
+        } else if foreground == identifier {
+            foreground = nil
+        }
+        tell(identifier, .moved(from: before, to: state))
+    }
+
+    /// The app's process ended, however it did: it is not running, holds nothing, and the
+    /// capabilities hear it.
+    package func exit(_ identifier: String) {
+        apps[identifier]?.state = .notRunning
+        apps[identifier]?.checkedIn = false
+        apps[identifier]?.assertions = []
+        if foreground == identifier { foreground = nil }
+        processes[identifier] = nil
+        tell(identifier, .exited)
+    }
+
     /// The notices sent to one app.
     package func notices(to app: String) -> [DaemonMessage.Body] {
         notices.filter { $0.app == app }.map(\.body)
@@ -117,7 +144,7 @@ package final class EmbeddedAppCore: AppCore {
         apps[identifier]?.assertions ?? []
     }
 
-    package func process(of identifier: String) -> Supervisor.Launched? { nil }
+    package func process(of identifier: String) -> Supervisor.Launched? { processes[identifier] }
     package func containerPaths(of identifier: String) -> [String] { [] }
 
     package func schedulingPolicy(for manifest: AppManifest) -> SchedulingPolicy {
@@ -137,11 +164,14 @@ package final class EmbeddedAppCore: AppCore {
 
     package func setAssertion(_ assertion: BackgroundAssertion, held: Bool, for identifier: String) {
         asks.append(.assertion(assertion, held: held, identifier))
+        let before = apps[identifier]?.assertions
         if held {
             apps[identifier]?.assertions.insert(assertion)
         } else {
             apps[identifier]?.assertions.remove(assertion)
         }
+        // As the daemon's core: the capabilities hear a change, not a repeat.
+        if apps[identifier]?.assertions != before { tell(identifier, .assertionsChanged) }
     }
 
     @discardableResult
