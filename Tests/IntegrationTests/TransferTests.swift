@@ -63,7 +63,11 @@ struct TransferTests {
         let fixture = try await TransferFixture(prefix: "xfer-wake") { _ in }
         atTeardown { await fixture.tearDown() }
         let sha = try await fixture.serveFile("/big.bin", bytes: 4 << 20)
-        fixture.server.inject(.drip(bytesPerSecond: 1 << 20), at: "/big.bin")
+        // The first response stalls after a megabyte until the test drops it, so the transfer is
+        // still running while the app is suspended and listed, however slow the machine (a
+        // 4 s drip once finished, and the app acknowledged it, before bgctl listed it); the
+        // daemon then resumes it with a Range request.
+        fixture.server.inject(.stallAfter(bytes: 1 << 20), at: "/big.bin", times: 1)
         let id = try fixture.app("Sleeper", script: Self.handOff([fixture.server.url("/big.bin")], then: "serve"))
         _ = try fixture.request(.reload)
         _ = try fixture.request(.open(AppReference(bundle: id)))
@@ -81,8 +85,10 @@ struct TransferTests {
             ["transfers", "--json", "--socket", fixture.daemon.socketPath], in: fixture.directory)
         let listed = TransferList(transfers: try CLIJSON.decode([TransferInfo].self, "transfers", from: json.output))
         #expect(listed.transfers.map(\.bundle) == [id])
+        // The daemon's own read timeout may have cut the stall already, which is the same cut.
+        await fixture.server.dropConnections()
 
-        await waitUntil(timeout: .seconds(60)) { !fixture.reports(id, "finished").isEmpty }
+        await waitUntil(timeout: .seconds(90)) { !fixture.reports(id, "finished").isEmpty }
         let finished = try #require(fixture.reports(id, "finished").first, "\(fixture.appLog(id))")
         #expect(await fixture.downloaded(id, transfer: try #require(finished["transfer"] as? Int)) == sha)
         #expect(fixture.reports(id, "checkin").count == 1, "woken, not relaunched")
