@@ -419,6 +419,7 @@ package final class AppManager {
 
     /// Ends every app, for daemon shutdown.
     package func terminateAll() async {
+        deadlines.clearCapabilities()
         for identifier in apps.keys where apps[identifier]?.process != nil {
             apply(identifier) { lifecycle, _ in lifecycle.terminate(.daemonShutdown) }
         }

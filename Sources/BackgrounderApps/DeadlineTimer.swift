@@ -37,9 +37,10 @@ final class DeadlineTimer {
     /// The owner's deadline, if it has one.
     func deadline(of owner: Owner) -> Duration? { deadlines[owner] }
 
-    /// Stops the timer: no deadline fires after this.
-    func cancelAll() {
-        deadlines.removeAll()
+    /// Clears every capability's deadline: at shutdown, once the capabilities stopped, none
+    /// may start work (a scheduled launch, a notification) while the apps are being ended.
+    func clearCapabilities() {
+        deadlines = deadlines.filter { if case .app = $0.key { true } else { false } }
         arm()
     }
 

@@ -46,17 +46,15 @@ final class CgroupFreezeWatcher: Sendable {
     }
 
     private let state = Locked(State())
-    /// A pipe whose write end wakes the thread for a new wait or a thaw.
+    /// A socket pair whose second end wakes the thread for a new wait or a thaw.
     private let doorbell: (read: Int32, write: Int32)
 
     private init() {
         var descriptors: [Int32] = [-1, -1]
-        if pipe(&descriptors) == 0 {
-            for descriptor in descriptors {
-                _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-                _ = fcntl(descriptor, F_SETFL, O_NONBLOCK)
-            }
-        }
+        // A socket pair, made close-on-exec and non-blocking at once (pipe2 is not in Swift's
+        // Glibc): an app forked meanwhile must not inherit it.
+        let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
+        if socketpair(AF_UNIX, type, 0, &descriptors) != 0 { descriptors = [-1, -1] }
         doorbell = (descriptors[0], descriptors[1])
     }
 
@@ -66,9 +64,10 @@ final class CgroupFreezeWatcher: Sendable {
     ///   - cgroup: The cgroup directory, whose `cgroup.freeze` was just set to 1.
     ///   - limit: The longest wait.
     func waitUntilFrozen(_ cgroup: String, within limit: Duration) async -> Outcome {
+        let deadline = ContinuousClock.now + limit
+        guard doorbell.read >= 0 else { return await checkEveryMillisecond(cgroup, until: deadline) }
         let events = open(cgroup + "/cgroup.events", O_RDONLY | O_CLOEXEC)
         guard events >= 0 else { return .thawed }
-        let deadline = ContinuousClock.now + limit
         return await withCheckedContinuation { continuation in
             let start = state.withLock { state in
                 state.nextID += 1
@@ -84,6 +83,17 @@ final class CgroupFreezeWatcher: Sendable {
             } else {
                 ringDoorbell()
             }
+        }
+    }
+
+    /// Without a doorbell (no descriptor was left for it), the wait cannot hand itself
+    /// to the thread: it looks every millisecond instead, still without blocking a thread.
+    private func checkEveryMillisecond(_ cgroup: String, until deadline: ContinuousClock.Instant) async -> Outcome {
+        while true {
+            if CgroupFreezer.isFrozen(cgroup) { return .frozen }
+            if !CgroupFreezer.isFreezeRequested(cgroup) { return .thawed }
+            if ContinuousClock.now >= deadline { return .timedOut }
+            try? await Task.sleep(for: .milliseconds(1))
         }
     }
 
@@ -138,8 +148,7 @@ final class CgroupFreezeWatcher: Sendable {
         guard count > 0 else { return .thawed }
         let lines = String(decoding: buffer.prefix(count), as: UTF8.self).split(separator: "\n")
         if lines.contains("frozen 1") { return .frozen }
-        let requested = try? String(contentsOfFile: waiter.cgroup + "/cgroup.freeze", encoding: .utf8)
-        if requested?.hasPrefix("1") != true { return .thawed }
+        if !CgroupFreezer.isFreezeRequested(waiter.cgroup) { return .thawed }
         return now >= waiter.deadline ? .timedOut : nil
     }
 }

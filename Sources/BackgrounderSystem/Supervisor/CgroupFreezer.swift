@@ -224,6 +224,11 @@ public struct CgroupFreezer: SuspensionMechanism {
     /// Whether `cgroup.events` says the cgroup is frozen.
     static func isFrozen(_ path: String) -> Bool { events(of: path, say: "frozen 1") }
 
+    /// Whether `cgroup.freeze` asks for the cgroup to be frozen (the kernel may not be done).
+    static func isFreezeRequested(_ path: String) -> Bool {
+        (try? String(contentsOfFile: path + "/cgroup.freeze", encoding: .utf8))?.hasPrefix("1") == true
+    }
+
     /// Whether a cgroup's `cgroup.events` has this line; not when it cannot be read.
     private static func events(of path: String, say line: String) -> Bool {
         guard let text = try? String(contentsOfFile: path + "/cgroup.events", encoding: .utf8) else { return false }

@@ -45,23 +45,32 @@ public final class SignalFreezer: SuspensionMechanism {
 
     /// Stops every other process of the app, pass by pass, on a thread of its own: one that
     /// forked before its stop took hold has its child stopped in the next pass. Returns once
-    /// every one is stopped, as the freezer does (or after 5 s, for one stuck in the kernel).
+    /// every one is stopped, as the freezer does; throws after 5 s with some still running
+    /// (one stuck in the kernel).
     public func waitUntilFrozen(_ container: AppContainer, leader: Int32) async throws -> Bool {
-        await withCheckedContinuation { continuation in
+        try await withCheckedContinuation { continuation in
             startThread(named: "backgrounderd-stop") { [self] in continuation.resume(returning: stopPasses(leader)) }
-        }
+        }.get()
     }
 
-    private func stopPasses(_ leader: Int32) -> Bool {
+    private func stopPasses(_ leader: Int32) -> Result<Bool, DaemonError> {
         let deadline = ContinuousClock.now + .seconds(5)
         while true {
             // Under the lock a thaw takes too: a pass never stops an app thawed before it.
-            let done: Bool? = stopping.withLock { stopping in
-                guard stopping.contains(leader) else { return false }
+            let done: Result<Bool, DaemonError>? = stopping.withLock { stopping in
+                guard stopping.contains(leader) else { return .success(false) }
                 let table = ProcessTable.read()
                 endStrays(in: table)
-                let running = processes(ofApp: leader, in: table).filter { !table.isStopped($0) }
-                guard !running.isEmpty, ContinuousClock.now < deadline else { return true }
+                let family = processes(ofApp: leader, in: table).filter { !table.isDead($0) }
+                guard !family.isEmpty else { return .success(false) }  // the app is gone
+                let running = family.filter { !table.isStopped($0) }
+                guard !running.isEmpty else { return .success(true) }
+                guard ContinuousClock.now < deadline else {
+                    return .failure(
+                        DaemonError(
+                            .configuration, path: "process group \(leader)",
+                            "\(running.count) of the app's processes did not stop within 5 s"))
+                }
                 for pid in running { Glibc.kill(pid, SIGSTOP) }
                 return nil
             }

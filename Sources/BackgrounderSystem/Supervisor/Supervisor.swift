@@ -452,9 +452,12 @@ package final class Supervisor: Sendable {
     }
 
     /// Whether the app's processes are frozen now (its cgroup frozen, or its lead process
-    /// stopped under signals).
+    /// stopped under signals). A cgroup freeze asked for and not complete yet counts: a run
+    /// stopped between asking and the kernel finishing left it to finish all the same.
     package func isFrozen(_ launched: Launched) -> Bool {
-        if let path = launched.container.cgroupPath { return CgroupFreezer.isFrozen(path) }
+        if let path = launched.container.cgroupPath {
+            return CgroupFreezer.isFrozen(path) || CgroupFreezer.isFreezeRequested(path)
+        }
         return ProcessStat.read(launched.pid)?.state == "T"
     }
 
