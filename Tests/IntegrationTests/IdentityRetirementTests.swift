@@ -63,8 +63,14 @@ struct IdentityRetirementTests {
         let scene = try Scene(prefix: "keep")
         defer { scene.directory.remove() }
         try scene.write("old", in: scene.data)
+        let region = CircularRegion(identifier: "home", center: Coordinate(latitude: 46, longitude: 14), radius: 100)
+        try scene.store.saveRegion(region, owner: .app(Self.id), state: .inside)
+        try scene.store.saveRegion(region, owner: .notification(Self.id), state: .unknown)
+        try scene.store.saveRegion(region, owner: .notification("org.example.other"), state: .unknown)
         #expect(try scene.retirement.retire(Self.claim))
         #expect(scene.read(scene.kept) == "old")
+        // Its regions go with it, its notifications' too; another app's stay.
+        #expect(try scene.store.monitoredRegions().map(\.owner) == [.notification("org.example.other")])
         #expect(!FileManager.default.fileExists(atPath: scene.data))
         #expect(try scene.store.retiredIdentity(Self.id) == "/gone/Old.bundle")
 

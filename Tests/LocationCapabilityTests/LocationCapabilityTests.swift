@@ -131,4 +131,16 @@ final class LocationCapabilityTests {
         let heard = core.notices(to: Self.recorder).filter { if case .authorization = $0 { false } else { true } }
         #expect(heard.isEmpty, "the app heard \(heard)")
     }
+
+    @Test("a changed identity drops the regions it monitored, its notifications' too")
+    func identityChangeDropsRegions() throws {
+        core.add(Self.recorderManifest(), state: .active)
+        try grant(.always)
+        let region = CircularRegion(identifier: "x", center: Coordinate(latitude: 46.5, longitude: 7.9), radius: 100)
+        _ = try location.startMonitoring(Self.recorder, region, in: core)
+        try location.monitorForNotification(Self.recorder, request: "summit", region, in: core)
+        #expect(location.book.monitor.count == 2)
+        location.identityChanged(Self.recorder, in: core)
+        #expect(location.book.monitor.count == 0)
+    }
 }

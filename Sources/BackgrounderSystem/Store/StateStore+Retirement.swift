@@ -96,5 +96,9 @@ extension StateStore {
         for table in identityTables {
             try db.execute(sql: "DELETE FROM \(table) WHERE bundleIdentifier = ?", arguments: [identifier])
         }
+        // Its notification requests' trigger regions are kept under an owner of their own.
+        try db.execute(
+            sql: "DELETE FROM monitoredRegion WHERE bundleIdentifier = ?",
+            arguments: [RegionOwner.notification(identifier).stored])
     }
 }

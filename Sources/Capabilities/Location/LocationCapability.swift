@@ -51,6 +51,7 @@ package final class LocationCapability: AppCapability {
         book.listeners[identifier] = nil
         book.deliveries[identifier] = nil
         book.monitor.removeAll(owner: .app(identifier))
+        book.monitor.removeAll(owner: .notification(identifier))
         book.authorizations[identifier] = (try? store.locationAuthorizations())?[identifier]
     }
 
