@@ -88,7 +88,12 @@ final class AudioCapabilityTests {
         #expect(core.asks.isEmpty)
 
         let answer = try audio.remoteCommand(RemoteCommandRequest(bundle: Self.player, command: .nextTrack), in: core)
-        #expect(core.asks == [.wake(Self.player, because: "the remote command nextTrack")])
+        // Woken, and kept awake until it answers: its grace must not freeze it mid-answer.
+        #expect(
+            core.asks == [
+                .wake(Self.player, because: "the remote command nextTrack"),
+                .assertion(.audio, held: true, Self.player),
+            ])
         #expect(
             core.notices(to: Self.player) == [
                 .remoteCommand(RemoteCommandRequest(bundle: Self.player, command: .nextTrack, ticket: 1))
@@ -99,9 +104,12 @@ final class AudioCapabilityTests {
             try audio.answer(Self.game, RemoteCommandStatusReport(ticket: 1, status: .success), in: core)
         }
         #expect(stranger?.code == .notFound)
+        #expect(core.assertions(of: Self.player) == [.audio])
         _ = try audio.answer(
             Self.player, RemoteCommandStatusReport(ticket: 1, status: .noSuchContent, reason: "the last track"),
             in: core)
+        // Answered, and playing nothing: the ordinary rules apply again.
+        #expect(core.assertions(of: Self.player).isEmpty)
         let reply = try await answer.value()
         #expect(reply.detail == "woke \(Self.player) and sent nextTrack; it answered noSuchContent")
         #expect(reply.handlerStatus == .noSuchContent)
@@ -109,13 +117,18 @@ final class AudioCapabilityTests {
     }
 
     @Test(
-        "a remote command launches a player that is not running; commands wait for its check-in, as many as the queue holds, and fail when it exits unanswered"
+        "a remote command launches a player that is not running and keeps it running until it answers; commands wait for its check-in, as many as the queue holds, and fail when it exits unanswered"
     )
     func remoteCommandsWaitForCheckIn() async throws {
         core.apps[Self.player]?.state = .notRunning
         core.apps[Self.player]?.forceQuit = true
         var answers = [try audio.remoteCommand(RemoteCommandRequest(bundle: Self.player, command: .play), in: core)]
-        #expect(core.asks == [.clearForceQuit(Self.player), .launch(Self.player, .audio)])
+        // The assertion covers the launch too: a launch slower than the grace period must not
+        // be suspended at its check-in with the command unheard.
+        #expect(
+            core.asks == [
+                .clearForceQuit(Self.player), .launch(Self.player, .audio), .assertion(.audio, held: true, Self.player),
+            ])
         for _ in 1..<AppLimits.maximumPendingRemoteCommands {
             answers.append(
                 try audio.remoteCommand(RemoteCommandRequest(bundle: Self.player, command: .nextTrack), in: core))
@@ -133,6 +146,10 @@ final class AudioCapabilityTests {
         }
         #expect(sent.map(\.ticket) == (1...AppLimits.maximumPendingRemoteCommands).map { Optional($0) })
         #expect(sent.first?.command == .play)
+        // One answer of many owed keeps it running for the rest.
+        _ = try audio.answer(Self.player, RemoteCommandStatusReport(ticket: 2, status: .success), in: core)
+        #expect(core.assertions(of: Self.player) == [.audio])
+        #expect(try await answers[1].value().handlerStatus == .success)
 
         core.exit(Self.player)
         let abandoned = await #expect(throws: ProtocolError.self) { try await answers[0].value() }

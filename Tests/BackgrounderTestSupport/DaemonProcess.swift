@@ -120,6 +120,21 @@ public final class DaemonProcess: Sendable {
         try ControlClient(socketPath: socketPath, timeout: timeout)
     }
 
+    /// Sends one request on a fresh connection and waits for the reply on a thread of its
+    /// own: a request that waits for an app (a remote command waits for its answer, launch
+    /// included) would otherwise hold one of the cooperative pool's two threads.
+    /// - Parameters:
+    ///   - body: The request.
+    ///   - timeout: How long the connection waits for the reply; it bounds a failure only.
+    public func request(_ body: ClientMessage.Body, timeout: Duration = .seconds(30)) async throws
+        -> DaemonMessage.Body
+    {
+        let socketPath = self.socketPath
+        return try await onOwnThread {
+            try ControlClient(socketPath: socketPath, timeout: timeout).request(body).body
+        }
+    }
+
     /// The daemon's status, through a fresh connection.
     public func status() throws -> DaemonStatus {
         let reply = try client().request(.status)

@@ -17,8 +17,13 @@ extension RealTimeSuites {
         .timeLimit(.minutes(5)), .tearsDown
     )
     struct AudioAbuseTests {
-        /// Connects to the audio socket, sends `text`, returns the daemon's answer line.
-        static func exchange(_ socketPath: String, _ text: String?) throws -> String {
+        /// Connects to the audio socket, sends `text`, returns the daemon's answer line; on a
+        /// thread of its own, since a silent client waits a second for the daemon to drop it.
+        static func exchange(_ socketPath: String, _ text: String?) async throws -> String {
+            try await onOwnThread { try blockingExchange(socketPath, text) }
+        }
+
+        private static func blockingExchange(_ socketPath: String, _ text: String?) throws -> String {
             let descriptor = try DaemonSocket.connect(to: socketPath)
             defer { close(descriptor) }
             if let text {
@@ -71,18 +76,18 @@ extension RealTimeSuites {
                 try SampleBundles.assemble("BackgroundPlayer", into: bundles)
             } test: { fixture in
                 let (_, path) = try fixture.signal(seconds: 30)
-                _ = try fixture.command(.play, path)
+                _ = try await fixture.command(.play, path)
                 #expect(try await fixture.waitUntilPlaying())
                 let audioSocket = fixture.daemon.socketPath.replacingOccurrences(of: ".sock", with: "-audio.sock")
 
-                #expect(try Self.exchange(audioSocket, "HELLO\n") == "ERR expected ATTACH TOKEN or OPEN PATH\n")
+                #expect(try await Self.exchange(audioSocket, "HELLO\n") == "ERR expected ATTACH TOKEN or OPEN PATH\n")
                 // Only an app's processes may attach at all; this test process is no app's.
                 #expect(
-                    try Self.exchange(audioSocket, "ATTACH 0123-4567\n")
+                    try await Self.exchange(audioSocket, "ATTACH 0123-4567\n")
                         == "ERR pid \(getpid()) is not a process of any app\n")
-                #expect(try Self.exchange(audioSocket, String(repeating: "A", count: 5000)) == "")
+                #expect(try await Self.exchange(audioSocket, String(repeating: "A", count: 5000)) == "")
                 // Says nothing: dropped after a second, without an answer.
-                #expect(try Self.exchange(audioSocket, nil) == "")
+                #expect(try await Self.exchange(audioSocket, nil) == "")
 
                 try await Self.expectPlayingOn(fixture, trackSeconds: 30)
                 #expect(fixture.daemon.isRunning)
@@ -151,7 +156,7 @@ extension RealTimeSuites {
                 // Served one at a time, the hog's connections held the player's attach past its
                 // token's ten seconds, and it never played.
                 let (_, path) = try fixture.signal(seconds: 30)
-                _ = try fixture.command(.play, path)
+                _ = try await fixture.command(.play, path)
                 #expect(try await fixture.waitUntilPlaying(), "\(fixture.appLog(AudioFixture.player))")
                 let answers = heard()?["answers"] as? [String] ?? []
                 #expect(
@@ -173,7 +178,7 @@ extension RealTimeSuites {
                 try TestAppBundles.make("Tone", behavior: "tone-duck", into: bundles)
             } test: { fixture in
                 let (_, path) = try fixture.signal(seconds: 30)
-                _ = try fixture.command(.play, path)
+                _ = try await fixture.command(.play, path)
                 #expect(try await fixture.waitUntilPlaying())
                 _ = try fixture.request(.open(AppReference(bundle: tone)))
                 #expect(try await fixture.waitUntilPlaying(tone))

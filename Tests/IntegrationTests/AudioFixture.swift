@@ -93,11 +93,15 @@ struct AudioFixture {
         (try? String(contentsOfFile: daemon.stateDirectory + "/logs/\(id).log", encoding: .utf8)) ?? ""
     }
 
-    /// Sends the player a remote command; the reply waits (up to 10 s) for the app's answer.
-    func command(_ command: RemoteCommand, _ argument: String? = nil) throws -> DaemonMessage.Body {
-        try daemon.client(timeout: .seconds(20)).request(
-            .remoteCommand(RemoteCommandRequest(bundle: Self.player, command: command, argument: argument))
-        ).body
+    /// Sends the player a remote command; the reply waits (up to 10 s) for the app's answer,
+    /// on a thread of its own so that the wait holds none of the cooperative pool's two.
+    func command(_ command: RemoteCommand, _ argument: String? = nil) async throws -> DaemonMessage.Body {
+        let daemon = self.daemon
+        return try await onOwnThread {
+            try daemon.client(timeout: .seconds(20)).request(
+                .remoteCommand(RemoteCommandRequest(bundle: Self.player, command: command, argument: argument))
+            ).body
+        }
     }
 
     func capture(_ name: String) async throws -> PulseCapture {

@@ -30,7 +30,7 @@ extension RealTimeSuites {
                     return
                 }
                 #expect(await waitUntil { (try? fixture.app(AudioFixture.player).state) == .active })
-                _ = try fixture.command(.play, path)
+                _ = try await fixture.command(.play, path)
                 #expect(try await fixture.waitUntilPlaying(), "log: \(fixture.appLog(AudioFixture.player))")
                 guard case .done = try fixture.request(.home) else {
                     Issue.record("home failed")
@@ -72,7 +72,7 @@ extension RealTimeSuites {
             } test: { fixture in
                 let (_, path) = try fixture.signal(seconds: 30)
                 let capture = try await fixture.capture("capture.raw")
-                _ = try fixture.command(.play, path)
+                _ = try await fixture.command(.play, path)
                 #expect(try await fixture.waitUntilPlaying(), "log: \(fixture.appLog(AudioFixture.player))")
                 _ = try fixture.request(.lock)
                 let pid = try #require(try fixture.app(AudioFixture.player).pid)
@@ -122,13 +122,13 @@ extension RealTimeSuites {
                 let (_, path) = try fixture.signal(seconds: 30)
                 _ = try fixture.request(.open(AppReference(bundle: AudioFixture.player)))
                 #expect(await waitUntil { (try? fixture.app(AudioFixture.player).state) == .active })
-                _ = try fixture.command(.play, path)
+                _ = try await fixture.command(.play, path)
                 #expect(try await fixture.waitUntilPlaying())
                 _ = try fixture.request(.home)
                 try await Task.sleep(for: .seconds(3))
                 #expect(try fixture.app(AudioFixture.player).state == .background)
 
-                _ = try fixture.command(.pause)
+                _ = try await fixture.command(.pause)
                 #expect(await waitUntil { (try? fixture.app(AudioFixture.player).state) == .suspended })
                 let pid = try #require(try fixture.app(AudioFixture.player).pid)
                 #expect(await SuspensionEvidence.becomeFrozen(pid), "cgroup.events does not say frozen 1")
@@ -145,7 +145,7 @@ extension RealTimeSuites {
 
                 // Its own command wakes it and it plays on, holding the assertion again.
                 let capture = try await fixture.capture("resumed.raw")
-                _ = try fixture.command(.play)
+                _ = try await fixture.command(.play)
                 #expect(try await fixture.waitUntilPlaying())
                 // The control: thawed with the player, the witness spins. It goes now, leaving
                 // the CPU to the player.
@@ -158,7 +158,7 @@ extension RealTimeSuites {
                 #expect(ToneAnalysis.rms(samples.suffix(PulseCapture.sampleRate)) > 0.1, "not heard after resuming")
 
                 // Paused and suspended again; `bgctl open` brings it back too.
-                _ = try fixture.command(.pause)
+                _ = try await fixture.command(.pause)
                 #expect(await waitUntil { (try? fixture.app(AudioFixture.player).state) == .suspended })
                 _ = try fixture.request(.open(AppReference(bundle: AudioFixture.player)))
                 #expect(await waitUntil { (try? fixture.app(AudioFixture.player).state) == .active })

@@ -89,7 +89,7 @@ extension RealTimeSuites {
                 try SampleBundles.assemble("BackgroundPlayer", into: $0)
             } test: { fixture in
                 let (_, path) = try fixture.signal(seconds: 40)
-                _ = try fixture.command(.play, path)
+                _ = try await fixture.command(.play, path)
                 #expect(try await fixture.waitUntilPlaying())
                 try await Task.sleep(for: .seconds(3))
 
@@ -142,7 +142,7 @@ extension RealTimeSuites {
             } test: { fixture in
                 let tone = "org.backgrounder.tests.tone"
                 let (_, path) = try fixture.signal(seconds: 40)
-                _ = try fixture.command(.play, path)
+                _ = try await fixture.command(.play, path)
                 #expect(try await fixture.waitUntilPlaying())
 
                 _ = try fixture.request(.open(AppReference(bundle: tone)))
@@ -175,7 +175,7 @@ extension RealTimeSuites {
             } test: { fixture in
                 let navigator = "org.backgrounder.tests.navigator"
                 let (_, path) = try fixture.signal(seconds: 40)
-                _ = try fixture.command(.play, path)
+                _ = try await fixture.command(.play, path)
                 #expect(try await fixture.waitUntilPlaying())
                 #expect(try fixture.stream(AudioFixture.player)?.volume == 1)
 

@@ -45,7 +45,7 @@ struct BusTrustTests {
         // The player plays, is sent home and paused by the person: suspended.
         let music = daemon.stateDirectory + "/data/" + player + "/music"
         try WAVFile.writeTwoTones(into: music, amplitude: 16_000, seconds: 180)
-        _ = try daemon.client().request(
+        _ = try await daemon.request(
             .remoteCommand(RemoteCommandRequest(bundle: player, command: .play, argument: music)))
         #expect(
             await waitUntil(timeout: .seconds(20)) { (try? await status()) == "Playing" }, "\(daemon.log.suffix(2000))")

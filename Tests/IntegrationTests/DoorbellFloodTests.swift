@@ -21,7 +21,7 @@ extension RealTimeSuites {
                 try TestAppBundles.make("Flooder", behavior: "doorbell-flood", into: bundles)
             } test: { fixture in
                 let (_, path) = try fixture.signal(seconds: 40)
-                _ = try fixture.command(.play, path)
+                _ = try await fixture.command(.play, path)
                 #expect(try await fixture.waitUntilPlaying())
                 // Past the start, where a loaded machine may cost an underrun on its own.
                 try await Task.sleep(for: .seconds(3))

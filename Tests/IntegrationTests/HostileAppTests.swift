@@ -177,9 +177,8 @@ struct HostileAppTests {
         _ = try running.request(.open(AppReference(bundle: intruder)))
         #expect(await waitUntil { running.appLog(intruder).contains("checkin ") })
 
-        let reply = try running.daemon.client(timeout: .seconds(30)).request(
-            .remoteCommand(RemoteCommandRequest(bundle: victim, command: .nextTrack))
-        ).body
+        let reply = try await running.daemon.request(
+            .remoteCommand(RemoteCommandRequest(bundle: victim, command: .nextTrack)))
         guard case .error(let error) = reply else {
             Issue.record("the intruder's answer was taken: \(reply); \(running.appLog(intruder))")
             return

@@ -39,7 +39,7 @@ struct MediaKeysTests {
         // its title was read.
         try WAVFile.writeTwoTones(into: music, amplitude: 16_000, seconds: 180)
 
-        _ = try daemon.client().request(
+        _ = try await daemon.request(
             .remoteCommand(RemoteCommandRequest(bundle: id, command: .play, argument: music)))
         #expect(
             await waitUntil(timeout: .seconds(20)) {

@@ -24,17 +24,21 @@ struct RestartAdoptionTests {
         let front: String
         let sleeper: String
 
-        init(prefix: String, suspension: String, extraArguments: [String] = []) throws {
+        init(prefix: String, suspension: String) throws {
             directory = try TemporaryDirectory(prefix: prefix)
             bundles = directory.appending("bundles")
             try FileManager.default.createDirectory(atPath: bundles, withIntermediateDirectories: true)
             front = try TestAppBundles.make("Front", into: bundles)
             sleeper = try TestAppBundles.make("Sleeper", behavior: "spin", into: bundles)
-            arguments = LifecycleTests.fastPolicy + ["--suspension", suspension] + extraArguments
+            arguments = LifecycleTests.fastPolicy + ["--suspension", suspension]
         }
 
-        func start() async throws -> DaemonProcess {
-            try await DaemonProcess(directory: directory, bundleDirectories: [bundles], extraArguments: arguments)
+        /// Starts a daemon on the scene; `extraArguments` are this run's only, so a daemon
+        /// that adopts what a `--live-restore` one left ends the apps (and unmounts their
+        /// data volumes) when the test stops it.
+        func start(_ extraArguments: [String] = []) async throws -> DaemonProcess {
+            try await DaemonProcess(
+                directory: directory, bundleDirectories: [bundles], extraArguments: arguments + extraArguments)
         }
 
         func appLog(_ id: String, of daemon: DaemonProcess) -> String {
@@ -88,9 +92,9 @@ struct RestartAdoptionTests {
     }
 
     private func adoptsAfter(signal: Int32, suspension: String, extraArguments: [String] = []) async throws {
-        let scene = try Scene(prefix: "adopt", suspension: suspension, extraArguments: extraArguments)
+        let scene = try Scene(prefix: "adopt", suspension: suspension)
         atTeardown { scene.directory.remove() }
-        let first = try await scene.start()
+        let first = try await scene.start(extraArguments)
         let pids = try await Self.prepare(scene, first)
         let spinning = [pids.sleeper, pids.sleeperChild]
         await Self.expectFrozen(spinning, suspension: suspension, "before the restart")

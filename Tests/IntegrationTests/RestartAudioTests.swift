@@ -59,7 +59,7 @@ struct RestartAudioTests {
         chmod(path, 0o644)
         let capture = try await PulseCapture(pulse: pulse, path: directory.appending("capture.raw"))
 
-        _ = try first.client().request(
+        _ = try await first.request(
             .remoteCommand(RemoteCommandRequest(bundle: AudioFixture.player, command: .play, argument: path)))
         #expect(await waitUntil(timeout: .seconds(20)) { playing(first) })
         _ = try first.client().request(.home)

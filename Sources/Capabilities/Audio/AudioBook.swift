@@ -35,6 +35,11 @@ package struct AudioBook: Sendable {
         sessions[identifier] ?? AudioSessionConfiguration()
     }
 
+    /// Whether a person waits for the app's answer to a remote command.
+    package func owesAnswer(_ identifier: String) -> Bool {
+        awaiting.values.contains { $0.bundle == identifier }
+    }
+
     /// Forgets an app that exited (its streams are closed by the engine).
     package mutating func forget(_ identifier: String) {
         sessions[identifier] = nil

@@ -185,7 +185,8 @@ extension AudioCapability {
 
     /// `REMOTE_COMMAND` from a person: delivered to the media app, which is woken, or
     /// launched into the background, to receive it. The reply waits for the app's answer
-    /// (``answer(_:_:in:)``), at most ``remoteCommandAnswerSeconds``.
+    /// (``answer(_:_:in:)``), at most ``remoteCommandAnswerSeconds``, and the app holds the
+    /// `audio` assertion while it owes it (``updateAssertion(_:in:)``).
     package func remoteCommand(_ request: RemoteCommandRequest, in apps: any AppCore) throws(ProtocolError)
         -> RemoteCommandAnswer
     {
@@ -217,6 +218,7 @@ extension AudioCapability {
                 release(request)
                 throw error
             }
+            updateAssertion(identifier, in: apps)
             return answer
         case .suspended:
             apps.wakeIfSuspended(identifier, because: "the remote command \(command)")
@@ -231,11 +233,13 @@ extension AudioCapability {
                 release(request)
                 throw error
             }
+            updateAssertion(identifier, in: apps)
             return answer
         }
         let delivery = woken ? "woke \(identifier) and sent \(command)" : "sent \(command) to \(identifier)"
         let answer = holdForAnswer(&request, delivery: delivery, in: apps)
         apps.notify(identifier, .remoteCommand(request))
+        updateAssertion(identifier, in: apps)
         return answer
     }
 

@@ -45,6 +45,7 @@ package final class AudioCapability: AppCapability {
             for request in book.pendingCommands.removeValue(forKey: identifier) ?? [] {
                 apps.notify(identifier, .remoteCommand(request))
             }
+            updateAssertion(identifier, in: apps)
         case .moved:
             // A change of state may change who is heard (the foreground app left, say).
             applyFocus(in: apps)
@@ -121,14 +122,22 @@ package final class AudioCapability: AppCapability {
         for identifier in verdicts.keys.sorted() { updateAssertion(identifier, in: apps) }
     }
 
-    /// Holds the `audio` assertion while the app may play in the background and plays or records.
+    /// Holds the `audio` assertion while the app may play in the background and plays or
+    /// records, or owes a person the answer to a remote command.
+    ///
+    /// The answer is part of the command: a player launched or woken for `play` must not be
+    /// suspended by its grace period before it heard the command or while it opens its
+    /// stream (a slow launch on a busy machine used the whole grace before it checked in).
+    /// The wait for the answer bounds it, so this keeps no app longer than
+    /// ``remoteCommandAnswerSeconds``.
     package func updateAssertion(_ identifier: String, in apps: any AppCore) {
         guard apps.isRunning(identifier), let manifest = apps.manifest(of: identifier) else { return }
         let session = book.session(identifier)
         let verdict = book.verdicts[identifier] ?? AudioFocus.Verdict()
-        let held =
-            manifest.backgroundModes.contains(.audio) && session.isActive
-            && session.category.continuesInBackground && !verdict.interrupted && service.engine.isActive(identifier)
+        let plays =
+            session.isActive && session.category.continuesInBackground && !verdict.interrupted
+            && service.engine.isActive(identifier)
+        let held = manifest.backgroundModes.contains(.audio) && (plays || book.owesAnswer(identifier))
         apps.setAssertion(.audio, held: held, for: identifier)
     }
 

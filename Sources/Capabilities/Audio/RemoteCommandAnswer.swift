@@ -56,6 +56,7 @@ extension AudioCapability {
         }
         book.awaiting[report.ticket] = nil
         awaited.timeout.cancel()
+        updateAssertion(identifier, in: apps)
         let command = awaited.command.rawValue
         apps.appLogger(identifier).info("answered the remote command \(command): \(report.status.rawValue)")
         awaited.answer.finish(
@@ -75,6 +76,7 @@ extension AudioCapability {
     package func answerTimedOut(_ ticket: Int, in apps: any AppCore) {
         guard let awaited = book.awaiting.removeValue(forKey: ticket) else { return }
         book.pendingCommands[awaited.bundle]?.removeAll { $0.ticket == ticket }
+        updateAssertion(awaited.bundle, in: apps)
         let command = awaited.command.rawValue
         apps.appLogger(awaited.bundle).notice(
             "did not answer the remote command \(command) within \(Self.remoteCommandAnswerSeconds) s")
