@@ -73,6 +73,13 @@ start=$SECONDS
 swift build --build-tests --explicit-target-dependency-import-check error "${BUILD[@]}"
 echo "== built in $((SECONDS - start)) s"
 LOG=$(mktemp /tmp/backgrounder-test-log.XXXXXX)
+# Swift Testing 6.3 starts every test case at once unless told a width: some 900 cases, most
+# of them starting a daemon, a sound server or gpsd, on two cores. Under load that herd held
+# the two threads of the concurrency pool for minutes and 140 tests ran past their time limit
+# (docs/TESTING.md, run BG). A width bounds how many run at once, and a test's time limit
+# starts when it runs, not while it waits for a place.
+export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-8}
+echo "== at most $SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH test cases at once"
 start=$SECONDS
 status=0
 swift test --skip-build "${BUILD[@]}" "${FILTER[@]}" "$@" 2>&1 | tee "$LOG" || status=$?

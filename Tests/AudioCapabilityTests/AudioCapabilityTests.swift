@@ -158,6 +158,39 @@ final class AudioCapabilityTests {
     }
 
     @Test(
+        "an unanswered remote command fails after 10 s on the core's timer, soonest first; the assertion goes and a command still queued is dropped"
+    )
+    func remoteCommandsTimeOutOnTheCoreTimer() async throws {
+        let sent = try audio.remoteCommand(RemoteCommandRequest(bundle: Self.player, command: .pause), in: core)
+        #expect(core.deadline(of: audio) == .seconds(10))
+        core.advance(by: .seconds(4))
+        core.apps[Self.podcasts]?.state = .notRunning
+        let queued = try audio.remoteCommand(RemoteCommandRequest(bundle: Self.podcasts, command: .play), in: core)
+        // The soonest wait sets the timer; the later one waits its turn.
+        #expect(core.deadline(of: audio) == .seconds(10))
+        #expect(core.assertions(of: Self.player) == [.audio])
+
+        core.advance(by: .seconds(6))
+        let late = await #expect(throws: ProtocolError.self) { try await sent.value() }
+        #expect(late?.code == .unavailable)
+        #expect(late?.message == "\(Self.player) did not answer pause within 10 s (sent pause to \(Self.player))")
+        #expect(core.assertions(of: Self.player).isEmpty)
+        #expect(core.deadline(of: audio) == .seconds(14))
+        // Too late to answer now: the ticket is gone.
+        #expect(throws: ProtocolError.self) {
+            try audio.answer(Self.player, RemoteCommandStatusReport(ticket: 1, status: .success), in: core)
+        }
+
+        core.advance(by: .seconds(4))
+        let unheard = await #expect(throws: ProtocolError.self) { try await queued.value() }
+        #expect(unheard?.message.hasPrefix("\(Self.podcasts) did not answer play within 10 s (launched") == true)
+        #expect(core.deadline(of: audio) == nil)
+        // The person was told it failed: the launch's check-in does not carry it out later.
+        core.checkIn(Self.podcasts)
+        #expect(!core.notices(to: Self.podcasts).contains { if case .remoteCommand = $0 { true } else { false } })
+    }
+
+    @Test(
         "a non-mixable session in front interrupts a background player's, which is woken to resume when it ends; a ducking one only lowers it"
     )
     func sessionsInterruptAndDuck() throws {

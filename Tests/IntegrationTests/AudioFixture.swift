@@ -123,7 +123,7 @@ struct AudioFixture {
 
     /// Waits until the player's stream plays.
     func waitUntilPlaying(_ id: String = Self.player) async throws -> Bool {
-        await waitUntil(timeout: .seconds(20)) { (try? stream(id))??.state == "playing" }
+        await waitUntil { (try? stream(id))??.state == "playing" }
     }
 
     func tearDown() async {

@@ -81,17 +81,20 @@ extension RealTimeSuites {
             zip(track, track.dropFirst()).reduce(0) { $0 + $1.0.distance(to: $1.1) }
         }
 
-        static func run(_ program: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: program)
-            process.arguments = arguments
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = pipe
-            try process.run()
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        /// Runs a program to its end, on a thread of its own: the read and the wait block.
+        static func run(_ program: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
+            try await onOwnThread {
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: program)
+                process.arguments = arguments
+                let pipe = Pipe()
+                process.standardOutput = pipe
+                process.standardError = pipe
+                try process.run()
+                let data = pipe.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+            }
         }
 
         // MARK: Hike
@@ -148,7 +151,7 @@ extension RealTimeSuites {
             let exporter = Locations.product("HikeRecorder")
             var points: [(latitude: Double, longitude: Double)] = []
             _ = try await waitUntil(timeout: .seconds(90)) {
-                _ = try Self.run(exporter, ["export", gpx, "--state-dir", setup.state])
+                _ = try await Self.run(exporter, ["export", gpx, "--state-dir", setup.state])
                 points = Self.trackPoints(gpx)
                 return points.count >= reported.count
             }
@@ -160,12 +163,13 @@ extension RealTimeSuites {
 
             // Another GPX reader agrees.
             if Locations.hasProgram("gpsbabel") {
-                let csv = try Self.run("/usr/bin/gpsbabel", ["-t", "-i", "gpx", "-f", gpx, "-o", "unicsv", "-F", "-"])
+                let csv = try await Self.run(
+                    "/usr/bin/gpsbabel", ["-t", "-i", "gpx", "-f", gpx, "-o", "unicsv", "-F", "-"])
                 #expect(csv.status == 0, "\(csv.output)")
                 #expect(csv.output.split(whereSeparator: \.isNewline).count == reported.count + 1)
             }
             if Locations.hasProgram("xmllint") {
-                let lint = try Self.run("/usr/bin/xmllint", ["--noout", gpx])
+                let lint = try await Self.run("/usr/bin/xmllint", ["--noout", gpx])
                 #expect(lint.status == 0, "\(lint.output)")
             }
         }
@@ -216,7 +220,7 @@ extension RealTimeSuites {
             let gpx = scratch.appending("hike.gpx")
             var points: [(latitude: Double, longitude: Double)] = []
             _ = try await waitUntil(timeout: .seconds(90)) {
-                _ = try Self.run(Locations.product("HikeRecorder"), ["export", gpx, "--state-dir", setup.state])
+                _ = try await Self.run(Locations.product("HikeRecorder"), ["export", gpx, "--state-dir", setup.state])
                 points = Self.trackPoints(gpx)
                 return points.count >= reported.count - (resumedAt - killedAt) - 2
                     && points.last.map { abs($0.latitude - reported.last!.latitude) < 1e-7 } == true
@@ -263,7 +267,7 @@ extension RealTimeSuites {
         func regionsFollowTheGrant() async throws {
             let setup = try await Setup("rgngrant", gpsdPort: try LoopbackPort.free(), samples: ["RegionAlerts"])
             atTeardown { await setup.running.tearDown() }
-            let add = try Self.run(
+            let add = try await Self.run(
                 Locations.product("RegionAlerts"),
                 ["add", "viewpoint", "46.3654", "14.0899", "150", "--state-dir", setup.state])
             #expect(add.status == 0, "\(add.output)")
@@ -297,7 +301,7 @@ extension RealTimeSuites {
             let track = try Self.truthTrack("walk-bled")
             let center = track[track.count * 2 / 5]
             let radius = 150.0
-            let add = try Self.run(
+            let add = try await Self.run(
                 Locations.product("RegionAlerts"),
                 [
                     "add", "viewpoint", "\(center.latitude)", "\(center.longitude)", "\(radius)", "--state-dir",
@@ -440,7 +444,7 @@ extension RealTimeSuites {
             // well inside the receiver's error.
             let radius = 100.0
             let north = (radius + 5) / 111_195
-            let add = try Self.run(
+            let add = try await Self.run(
                 Locations.product("RegionAlerts"),
                 ["add", "edge", "\(46.0569 + north)", "14.5058", "\(radius)", "--state-dir", setup.state])
             #expect(add.status == 0, "\(add.output)")

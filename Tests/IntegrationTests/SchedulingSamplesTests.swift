@@ -77,17 +77,10 @@ struct SchedulingSamplesTests {
     }
 
     /// Points FeedReader at a URL with its own command line, as a person does.
-    static func subscribe(_ running: LifecycleTests.Running, to url: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Locations.product("FeedReader"))
-        process.arguments = ["subscribe", url, "--state-dir", running.daemon.stateDirectory]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(output)")
+    static func subscribe(_ running: LifecycleTests.Running, to url: String) async throws {
+        let run = try await CLIRun.run(
+            Locations.product("FeedReader"), ["subscribe", url, "--state-dir", running.daemon.stateDirectory])
+        #expect(run.status == 0, "\(run)")
     }
 
     // MARK: FeedReader
@@ -98,7 +91,7 @@ struct SchedulingSamplesTests {
         defer { server.stop() }
         server.serve("/feed.xml", Self.feed(["1"]))
         try await Self.withSample("FeedReader", prefix: "feed") { running in
-            try Self.subscribe(running, to: server.baseURL + "/feed.xml")
+            try await Self.subscribe(running, to: server.baseURL + "/feed.xml")
             try await Self.openAndSuspend(running, Self.reader, opened: "opened: newData (1 items, 1 new)")
 
             server.serve("/feed.xml", Self.feed(["2", "1"]))
@@ -120,7 +113,7 @@ struct SchedulingSamplesTests {
     func fetchFromFile() async throws {
         try await Self.withSample("FeedReader", prefix: "feedfile") { running in
             let feed = running.dataDirectory(Self.reader) + "/feed.xml"
-            try Self.subscribe(running, to: feed)
+            try await Self.subscribe(running, to: feed)
             // World-readable: under a root daemon the app has a uid of its own.
             try Self.write(Self.feed(["1"]), to: feed)
             try await Self.openAndSuspend(running, Self.reader, opened: "opened: newData (1 items, 1 new)")
@@ -140,7 +133,7 @@ struct SchedulingSamplesTests {
         defer { server.stop() }
         server.serve("/feed.xml", Self.feed(["1"]))
         try await Self.withSample("FeedReader", prefix: "feedkill") { running in
-            try Self.subscribe(running, to: server.baseURL + "/feed.xml")
+            try await Self.subscribe(running, to: server.baseURL + "/feed.xml")
             try await Self.openAndSuspend(running, Self.reader, opened: "opened: newData")
             // Killed while suspended, as under memory pressure: not a force quit.
             let victim = try #require(try running.app(Self.reader).pid)
@@ -163,7 +156,7 @@ struct SchedulingSamplesTests {
         defer { server.stop() }
         server.serve("/feed.xml", Self.feed(["1"]))
         try await Self.withSample("FeedReader", prefix: "feedtask") { running in
-            try Self.subscribe(running, to: server.baseURL + "/feed.xml")
+            try await Self.subscribe(running, to: server.baseURL + "/feed.xml")
             try await Self.openAndSuspend(
                 running, Self.reader, opened: "scheduled appRefresh \(Self.refreshTask) in 15 min")
 
@@ -191,7 +184,7 @@ struct SchedulingSamplesTests {
             "FeedReader", prefix: "feedexp", extraArguments: ["--task-budget", "300", "--expiration-warning", "20"]
         ) { running in
             let log = { running.appLog(Self.reader) }
-            try Self.subscribe(running, to: server.baseURL + "/feed.xml")
+            try await Self.subscribe(running, to: server.baseURL + "/feed.xml")
             try await Self.openAndSuspend(running, Self.reader, opened: "opened: newData (1 items, 1 new)")
 
             server.serve("/feed.xml", Self.feed(["2", "1"]))

@@ -215,7 +215,7 @@ extension AudioCapability {
                 try apps.launchInBackground(identifier, reason: .audio)
             } catch {
                 // Not launched: nothing will check in for it.
-                release(request)
+                release(request, in: apps)
                 throw error
             }
             updateAssertion(identifier, in: apps)
@@ -230,7 +230,7 @@ extension AudioCapability {
             do {
                 try queueRemoteCommand(request, in: apps)
             } catch {
-                release(request)
+                release(request, in: apps)
                 throw error
             }
             updateAssertion(identifier, in: apps)

@@ -36,8 +36,9 @@ package struct AwaitedCommand: Sendable {
     /// What the daemon did to deliver it (`sent`, `woke`, `launched`), for the reply.
     package var delivery: String
     package var answer: RemoteCommandAnswer
-    /// Ends the wait after ``AudioCapability/remoteCommandAnswerSeconds``.
-    package var timeout: Task<Void, Never>
+    /// When the wait ends unanswered, on the core's clock: ``AudioCapability/remoteCommandAnswerSeconds``
+    /// after it was sent.
+    package var due: Duration
 }
 
 extension AudioCapability {
@@ -55,7 +56,7 @@ extension AudioCapability {
             throw ProtocolError(.notFound, "no remote command \(report.ticket) waits for an answer from \(identifier)")
         }
         book.awaiting[report.ticket] = nil
-        awaited.timeout.cancel()
+        scheduleAnswerDeadline(in: apps)
         updateAssertion(identifier, in: apps)
         let command = awaited.command.rawValue
         apps.appLogger(identifier).info("answered the remote command \(command): \(report.status.rawValue)")
@@ -71,9 +72,24 @@ extension AudioCapability {
         return Done(detail: "answer to \(command) passed on")
     }
 
+    /// The core's timer reached the soonest answer's deadline: every command whose wait ran
+    /// out is answered for the app.
+    package func deadlineReached(in apps: any AppCore) {
+        let now = apps.now
+        for (ticket, awaited) in book.awaiting.sorted(by: { $0.key < $1.key }) where awaited.due <= now {
+            answerTimedOut(ticket, in: apps)
+        }
+        scheduleAnswerDeadline(in: apps)
+    }
+
+    /// Sets the core's timer for the soonest answer still awaited, or clears it.
+    private func scheduleAnswerDeadline(in apps: any AppCore) {
+        apps.setDeadline(book.awaiting.values.map(\.due).min(), for: self)
+    }
+
     /// The app did not answer in time: the person hears so, and a command still queued for
     /// the app's check-in is dropped, since the person was told it was not carried out.
-    package func answerTimedOut(_ ticket: Int, in apps: any AppCore) {
+    private func answerTimedOut(_ ticket: Int, in apps: any AppCore) {
         guard let awaited = book.awaiting.removeValue(forKey: ticket) else { return }
         book.pendingCommands[awaited.bundle]?.removeAll { $0.ticket == ticket }
         updateAssertion(awaited.bundle, in: apps)
@@ -94,20 +110,21 @@ extension AudioCapability {
             // A command queued for the next launch's check-in still has its chance.
             guard !(book.pendingCommands[identifier] ?? []).contains(where: { $0.ticket == ticket }) else { continue }
             book.awaiting[ticket] = nil
-            awaited.timeout.cancel()
             awaited.answer.finish(
                 .failure(
                     ProtocolError(
                         .unavailable, "\(identifier) exited before it answered \(awaited.command.rawValue)")))
         }
+        scheduleAnswerDeadline(in: apps)
     }
 
     /// Undoes ``holdForAnswer(_:delivery:in:)`` for a command that was refused before it was
     /// delivered or queued: the refusal is the person's reply.
-    package func release(_ request: RemoteCommandRequest) {
+    package func release(_ request: RemoteCommandRequest, in apps: any AppCore) {
         guard let ticket = request.ticket else { return }
         book.pendingCommands[request.bundle]?.removeAll { $0.ticket == ticket }
-        book.awaiting.removeValue(forKey: ticket)?.timeout.cancel()
+        book.awaiting[ticket] = nil
+        scheduleAnswerDeadline(in: apps)
     }
 
     /// Numbers a command, and holds the person's request until the app answers it or the
@@ -121,16 +138,8 @@ extension AudioCapability {
         let answer = RemoteCommandAnswer()
         book.awaiting[ticket] = AwaitedCommand(
             bundle: request.bundle, command: request.command, delivery: delivery, answer: answer,
-            timeout: timeout(ticket, of: apps))
+            due: apps.now + .seconds(Self.remoteCommandAnswerSeconds))
+        scheduleAnswerDeadline(in: apps)
         return answer
-    }
-
-    /// Ends the wait for a ticket's answer after ``remoteCommandAnswerSeconds``.
-    private func timeout(_ ticket: Int, of apps: any AppCore) -> Task<Void, Never> {
-        Task { [weak self, weak apps] in
-            try? await Task.sleep(for: .seconds(Self.remoteCommandAnswerSeconds))
-            guard !Task.isCancelled, let self, let apps else { return }
-            answerTimedOut(ticket, in: apps)
-        }
     }
 }
