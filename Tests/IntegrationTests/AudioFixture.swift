@@ -94,14 +94,11 @@ struct AudioFixture {
     }
 
     /// Sends the player a remote command; the reply waits (up to 10 s) for the app's answer,
-    /// on a thread of its own so that the wait holds none of the cooperative pool's two.
+    /// off the cooperative pool (``DaemonProcess/request(_:timeout:)``).
     func command(_ command: RemoteCommand, _ argument: String? = nil) async throws -> DaemonMessage.Body {
-        let daemon = self.daemon
-        return try await onOwnThread {
-            try daemon.client(timeout: .seconds(20)).request(
-                .remoteCommand(RemoteCommandRequest(bundle: Self.player, command: command, argument: argument))
-            ).body
-        }
+        try await daemon.request(
+            .remoteCommand(RemoteCommandRequest(bundle: Self.player, command: command, argument: argument)),
+            timeout: .seconds(20))
     }
 
     func capture(_ name: String) async throws -> PulseCapture {
