@@ -136,4 +136,12 @@ for process in (pipe, daemon, gpsd):
         os.killpg(process.pid, 15)
     except ProcessLookupError:
         pass
+# The daemon ends its apps and unmounts their data volumes as it stops: wait for that, or the
+# run directory cannot be removed and the volumes stay mounted.
+for process in (pipe, daemon, gpsd):
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, 9)
+        process.wait()
 PY
