@@ -43,14 +43,14 @@ package protocol AppCapability: AnyObject, Sendable {
     var authorizationServices: [AuthorizationService] { get }
 
     /// Told of a change in an app's life, after the core carried it out.
-    func app(_ identifier: String, changed change: LifecycleChange, in apps: any AppCore)
+    func app(_ identifier: BundleID, changed change: LifecycleChange, in apps: any AppCore)
 
     /// Told that the app's identity changed while it was not running: kept aside because
     /// another bundle claimed its identifier after its own was removed, or exchanged back by
     /// `bgctl adopt-bundle`. The store already holds the identity now in force (nothing, or
     /// the adopted grants): drop everything held in memory for the app and read its grants
     /// again, so nothing of one identity reaches the other.
-    func identityChanged(_ identifier: String, in apps: any AppCore)
+    func identityChanged(_ identifier: BundleID, in apps: any AppCore)
 
     /// The daemon is about to serve: work stored by an earlier run resumes (apps recorded
     /// by that run were adopted already).

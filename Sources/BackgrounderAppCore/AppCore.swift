@@ -26,7 +26,7 @@ package protocol AppCore: AnyObject, Sendable {
     /// Time since the core started, on ``clock``.
     var now: Duration { get }
     /// The app in front, if any.
-    var foreground: String? { get }
+    var foreground: BundleID? { get }
     /// Since when the device has been idle (locked, no app in front); `nil` while in use.
     var idleSince: ContinuousClock.Instant? { get }
     /// Whether the device is on external power, as the condition monitor last saw it.
@@ -36,33 +36,33 @@ package protocol AppCore: AnyObject, Sendable {
     var appDirectories: [String] { get }
 
     /// A logger that names the app (and its process).
-    func appLogger(_ identifier: String, pid: Int32?) -> Logger
+    func appLogger(_ identifier: BundleID, pid: Int32?) -> Logger
     /// The manifest that speaks for the app now: the one it was launched with while it runs,
     /// the registry's otherwise; `nil` when it is neither running nor loaded.
-    func manifest(of identifier: String) -> AppManifest?
+    func manifest(of identifier: BundleID) -> AppManifest?
     /// The bundle that speaks for the app now (as ``manifest(of:)``).
     /// - Throws: ``ProtocolError`` `notFound` for no loaded app, `badRequest` for a policy.
-    func bundle(of identifier: String) throws(ProtocolError) -> ValidatedBundle
+    func bundle(of identifier: BundleID) throws(ProtocolError) -> ValidatedBundle
     /// The app's state; `.notRunning` for one the core has no record of.
-    func state(of identifier: String) -> ApplicationState
+    func state(of identifier: BundleID) -> ApplicationState
     /// Whether the app is in front, or being launched there.
-    func isInFront(_ identifier: String) -> Bool
+    func isInFront(_ identifier: BundleID) -> Bool
     /// Whether the app has a process.
-    func isRunning(_ identifier: String) -> Bool
+    func isRunning(_ identifier: BundleID) -> Bool
     /// Whether the app's process checked in and its connection is open: notices reach it.
-    func canHear(_ identifier: String) -> Bool
+    func canHear(_ identifier: BundleID) -> Bool
     /// Whether a person force-quit the app (and has not opened it since).
-    func isForceQuit(_ identifier: String) -> Bool
+    func isForceQuit(_ identifier: BundleID) -> Bool
     /// The assertions the app holds (`audio`, `location`, a background task's).
-    func assertions(of identifier: String) -> Set<BackgroundAssertion>
+    func assertions(of identifier: BundleID) -> Set<BackgroundAssertion>
     /// The app's process, when it has one.
-    func process(of identifier: String) -> Supervisor.Launched?
+    func process(of identifier: BundleID) -> Supervisor.Launched?
     /// The app's own directories (data, then temporary): the only places a transfer may use.
-    func containerPaths(of identifier: String) -> [String]
+    func containerPaths(of identifier: BundleID) -> [String]
     /// The policy's scheduling numbers for an app on the power the device is on now.
     func schedulingPolicy(for manifest: AppManifest) -> SchedulingPolicy
     /// The app's background time left, in seconds; `nil` when it has no limit now.
-    func remaining(_ identifier: String) -> Double?
+    func remaining(_ identifier: BundleID) -> Double?
 
     // MARK: Asking
 
@@ -71,41 +71,41 @@ package protocol AppCore: AnyObject, Sendable {
     /// A capability keeps no timer of its own.
     func setDeadline(_ deadline: Duration?, for capability: any AppCapability)
     /// Sends a notice on the app's own connection, when it has one.
-    func notify(_ identifier: String, _ body: DaemonMessage.Body)
+    func notify(_ identifier: BundleID, _ body: DaemonMessage.Body)
     /// Takes or releases an assertion (`audio`, `location`) that keeps the app running in the
     /// background.
-    func setAssertion(_ assertion: BackgroundAssertion, held: Bool, for identifier: String)
+    func setAssertion(_ assertion: BackgroundAssertion, held: Bool, for identifier: BundleID)
     /// Wakes a suspended app for a reason of the capability's; any other state is left.
     /// - Returns: Whether it was woken.
     @discardableResult
-    func wakeIfSuspended(_ identifier: String, because reason: String) -> Bool
+    func wakeIfSuspended(_ identifier: BundleID, because reason: String) -> Bool
     /// Launches an app that is not running into the background, for an event.
-    func launchInBackground(_ identifier: String, reason: LaunchReason) throws(ProtocolError)
+    func launchInBackground(_ identifier: BundleID, reason: LaunchReason) throws(ProtocolError)
     /// Clears a force quit: a person asked for the app (a media command).
-    func clearForceQuit(_ identifier: String)
+    func clearForceQuit(_ identifier: BundleID)
     /// Opens the app in front for a person (a notification they chose).
-    func open(_ identifier: String) throws(ProtocolError) -> Done
+    func open(_ identifier: BundleID) throws(ProtocolError) -> Done
     /// An app asked for a service nothing was decided for: the question waits for a person
     /// (`bgctl prompts`, a desktop notification), whose answer comes back through
     /// ``AppCapability/authorize(_:in:)``.
-    func askPerson(_ identifier: String, for service: AuthorizationService, asks: String, usage: String?)
+    func askPerson(_ identifier: BundleID, for service: AuthorizationService, asks: String, usage: String?)
 
     // MARK: Event windows (decision 0010)
 
     /// Delivers an event: launches, wakes or tells the app, and opens a window of background
     /// time for it. Capabilities call it as ``deliverEvent(_:_:window:payload:task:session:)``.
     func deliver(
-        _ reason: LaunchReason, to identifier: String, window: EventWindowKind?, payload: JSONValue?, task: String?,
+        _ reason: LaunchReason, to identifier: BundleID, window: EventWindowKind?, payload: JSONValue?, task: String?,
         session: String?
     ) throws(ProtocolError) -> (done: Done, window: EventWindowID?)
     /// Opens a window of background time for an app that is running.
     @discardableResult
-    func openEventWindow(_ identifier: String, kind: EventWindowKind) -> EventWindowID?
+    func openEventWindow(_ identifier: BundleID, kind: EventWindowKind) -> EventWindowID?
     /// The app completed a window. - Returns: Whether it was open.
     @discardableResult
-    func completeWindow(_ identifier: String, _ window: EventWindowID) -> Bool
+    func completeWindow(_ identifier: BundleID, _ window: EventWindowID) -> Bool
     /// Ends a window the app did not complete (its conditions broke).
-    func cutWindow(_ identifier: String, _ window: EventWindowID)
+    func cutWindow(_ identifier: BundleID, _ window: EventWindowID)
 }
 
 extension AppCore {
@@ -116,13 +116,13 @@ extension AppCore {
     }
 
     /// A logger that names the app.
-    package func appLogger(_ identifier: String) -> Logger { appLogger(identifier, pid: nil) }
+    package func appLogger(_ identifier: BundleID) -> Logger { appLogger(identifier, pid: nil) }
 
     /// Delivers an event (``deliver(_:to:window:payload:task:session:)``), naming only what it
     /// has. A name of its own: with the requirement's, it would stand in for a conformer's
     /// missing witness and call itself.
     package func deliverEvent(
-        _ identifier: String, _ reason: LaunchReason, window: EventWindowKind? = nil, payload: JSONValue? = nil,
+        _ identifier: BundleID, _ reason: LaunchReason, window: EventWindowKind? = nil, payload: JSONValue? = nil,
         task: String? = nil, session: String? = nil
     ) throws(ProtocolError) -> (done: Done, window: EventWindowID?) {
         try deliver(reason, to: identifier, window: window, payload: payload, task: task, session: session)

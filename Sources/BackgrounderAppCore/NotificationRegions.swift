@@ -9,17 +9,17 @@ package protocol NotificationRegionWatching: AnyObject {
     /// Monitors a location trigger's region (its identifier is the request's).
     /// - Throws: ``ProtocolError`` when the app may not use location or has too many.
     func monitorForNotification(
-        _ bundle: String, request: String, _ region: CircularRegion, in apps: any AppCore
+        _ app: BundleID, request: String, _ region: CircularRegion, in apps: any AppCore
     ) throws(ProtocolError)
 
     /// Stops monitoring the regions of these requests.
-    func stopMonitoringForNotifications(_ bundle: String, requests: [String])
+    func stopMonitoringForNotifications(_ app: BundleID, requests: [String])
 }
 
 /// What location tells the notification capability: the device crossed a location trigger's
 /// region. The notification capability conforms; the composition hands it to location.
 @AppCoreActor
 package protocol NotificationRegionCrossing: AnyObject {
-    /// The device entered or left the region of `bundle`'s request `request`.
-    func regionCrossed(_ bundle: String, request: String, in apps: any AppCore)
+    /// The device entered or left the region of `app`'s request `request`.
+    func regionCrossed(_ app: BundleID, request: String, in apps: any AppCore)
 }

@@ -1,3 +1,4 @@
+package import BackgrounderCore
 package import BackgrounderProtocol
 
 /// Who sent a request that reached the core or a capability, as the control socket
@@ -6,26 +7,26 @@ package import BackgrounderProtocol
 /// more, an app's needs to know which app.
 package struct Requester: Sendable {
     /// The app whose connection checked in, or `nil` (a person, or an app before `CHECKIN`).
-    package var bundle: String?
+    package var bundle: BundleID?
     /// The request's wire name, for the refusal.
     package var request: String
 
     /// Creates a requester.
-    package init(bundle: String?, request: String) {
+    package init(bundle: BundleID?, request: String) {
         self.bundle = bundle
         self.request = request
     }
 
     /// The app an app's request speaks for.
     /// - Throws: ``ProtocolError`` `notCheckedIn` before the connection's `CHECKIN`.
-    package func app() throws(ProtocolError) -> String {
+    package func app() throws(ProtocolError) -> BundleID {
         guard let bundle else { throw ProtocolError(.notCheckedIn, "\(request) needs a CHECKIN first") }
         return bundle
     }
 
     /// The app a person's request names, or else the app whose request it is.
-    package func app(or named: String?) throws(ProtocolError) -> String {
-        if let named { return named }
+    package func app(or named: String?) throws(ProtocolError) -> BundleID {
+        if let named { return BundleID(named) }
         return try app()
     }
 }

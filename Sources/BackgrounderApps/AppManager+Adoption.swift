@@ -13,7 +13,7 @@ import Foundation
 /// upgrade, a crash), so that restarting the daemon ends no app. See docs/RESTART.md.
 extension AppManager {
     /// Records the app's process (or its new state) when what a later run needs changed.
-    package func recordProcess(_ identifier: String) {
+    package func recordProcess(_ identifier: BundleID) {
         guard let app = apps[identifier], let process = app.process, let bootID else { return }
         let suspended = app.lifecycle.state == .suspended
         let foreground = app.lifecycle.wantsForeground
@@ -36,7 +36,7 @@ extension AppManager {
     }
 
     /// Forgets a process that ended.
-    package func forgetProcess(_ identifier: String, pid: Int32) {
+    package func forgetProcess(_ identifier: BundleID, pid: Int32) {
         do {
             try store.forgetProcess(identifier, pid: pid)
         } catch {

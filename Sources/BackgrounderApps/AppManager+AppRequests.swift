@@ -29,7 +29,7 @@ extension AppManager {
     /// - Returns: The task, or task 0 (`.invalid`) when the app has no background time left.
     /// - Throws: ``ProtocolError`` when the task is refused whatever the time: too many
     ///   open, or a name too long (``AppLifecycle/taskRefusal(named:)``).
-    package func beginTask(_ identifier: String, named name: String) throws(ProtocolError) -> TaskReference {
+    package func beginTask(_ identifier: BundleID, named name: String) throws(ProtocolError) -> TaskReference {
         guard var app = apps[identifier] else { return TaskReference(task: 0) }
         if let refusal = app.lifecycle.taskRefusal(named: name) {
             appLogger(identifier, pid: app.process?.pid).warning("background task refused: \(refusal)")
@@ -43,14 +43,14 @@ extension AppManager {
     }
 
     /// `END_TASK` from a checked-in app.
-    package func endTask(_ identifier: String, task: Int) -> Done {
+    package func endTask(_ identifier: BundleID, task: Int) -> Done {
         guard apps[identifier] != nil else { return Done(detail: "no such app") }
         let state = apply(identifier) { $0.endTask(task, now: $1) }
         return Done(detail: "ended task \(task)", state: state)
     }
 
     /// The app's connection closed (it may reconnect).
-    package func disconnected(_ identifier: String, channel: any Channel) {
+    package func disconnected(_ identifier: BundleID, channel: any Channel) {
         guard apps[identifier]?.channel === channel else { return }
         apps[identifier]?.channel = nil
     }

@@ -22,7 +22,7 @@ extension AppManager {
     ///   - service: What it asks for.
     ///   - asks: How much (`always`, `when-in-use`, `granted`).
     ///   - usage: Its Info.plist's reason, shown with the question.
-    package func askPerson(_ identifier: String, for service: AuthorizationService, asks: String, usage: String?) {
+    package func askPerson(_ identifier: BundleID, for service: AuthorizationService, asks: String, usage: String?) {
         let name = manifest(of: identifier)?.name ?? identifier
         let (prompt, isNew) = consent.ask(
             identifier, app: name, service: service, asks: asks, usage: usage, at: Date().timeIntervalSince1970)

@@ -21,7 +21,7 @@ extension AppManager {
     /// - Throws: ``ProtocolError`` `invalidState` when the routing rules refuse the event,
     ///   or what a launch throws.
     package func deliverEvent(
-        _ identifier: String, _ reason: LaunchReason, window: EventWindowKind? = nil,
+        _ identifier: BundleID, _ reason: LaunchReason, window: EventWindowKind? = nil,
         payload: JSONValue? = nil, task: String? = nil, session: String? = nil
     ) throws(ProtocolError) -> (done: Done, window: EventWindowID?) {
         let app = try app(identifier)
@@ -78,7 +78,7 @@ extension AppManager {
     /// launched the app).
     /// - Returns: The window, or `nil` when the app runs no code in the background.
     @discardableResult
-    package func openEventWindow(_ identifier: String, kind: EventWindowKind) -> EventWindowID? {
+    package func openEventWindow(_ identifier: BundleID, kind: EventWindowKind) -> EventWindowID? {
         guard let manifest = manifest(of: identifier) else { return nil }
         let length = schedulingPolicy(for: manifest).windowLength(kind)
         let window = openWindow(identifier, kind: kind, length: length)
@@ -88,7 +88,7 @@ extension AppManager {
 
     /// Opens a window of background time for a running app.
     /// - Returns: The window, or `nil` when the app has no process or is being ended.
-    package func openWindow(_ identifier: String, kind: EventWindowKind, length: Duration) -> EventWindowID? {
+    package func openWindow(_ identifier: BundleID, kind: EventWindowKind, length: Duration) -> EventWindowID? {
         guard apps[identifier]?.process != nil else { return nil }
         let id = nextWindowID
         nextWindowID += 1
@@ -103,7 +103,7 @@ extension AppManager {
     /// The app ended a window with its completion handler.
     /// - Returns: Whether the window was open; a second completion, or one after the window
     ///   ran out, finds it closed.
-    package func completeWindow(_ identifier: String, _ window: EventWindowID) -> Bool {
+    package func completeWindow(_ identifier: BundleID, _ window: EventWindowID) -> Bool {
         var open = false
         apply(identifier) { lifecycle, now in
             guard let actions = lifecycle.completeWindow(window, now: now) else { return [] }
@@ -114,18 +114,18 @@ extension AppManager {
     }
 
     /// Cuts a window short: the app hears its expiration now and it ends after the warning.
-    package func cutWindow(_ identifier: String, _ window: EventWindowID) {
+    package func cutWindow(_ identifier: BundleID, _ window: EventWindowID) {
         apply(identifier) { $0.cutWindow(window, now: $1) }
     }
 
     /// Seconds of background time the app has left, or `nil` when unlimited.
-    package func remaining(_ identifier: String) -> Double? {
+    package func remaining(_ identifier: BundleID) -> Double? {
         apps[identifier]?.lifecycle.backgroundTimeRemaining(now: now)?.seconds
     }
 
     /// Tells the app its background time when it moved since it was last told: woken, a
     /// window opened or closed, a task or an assertion begun or ended.
-    package func tellBackgroundTimeIfChanged(_ identifier: String) {
+    package func tellBackgroundTimeIfChanged(_ identifier: BundleID) {
         guard let app = apps[identifier], app.channel != nil else { return }
         let deadline = app.lifecycle.backgroundDeadline
         guard !app.toldBackgroundTime || app.toldBackgroundDeadline != deadline else { return }

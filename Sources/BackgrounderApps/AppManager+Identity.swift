@@ -24,7 +24,7 @@ extension AppManager {
     /// was kept aside; the two exchange, so adopting again undoes it.
     /// - Throws: ``ProtocolError``: `notFound` with no such bundle or nothing kept aside,
     ///   `invalidState` while the app runs, `failed` when the move fails.
-    package func adoptBundle(_ identifier: String) throws(ProtocolError) -> Done {
+    package func adoptBundle(_ identifier: BundleID) throws(ProtocolError) -> Done {
         guard let bundle = registry.catalog.loaded[identifier] else {
             throw ProtocolError(.notFound, "no bundle is loaded as \(identifier) (see `bgctl bundles`)")
         }
@@ -54,7 +54,7 @@ extension AppManager {
 
     /// The identity changed under an app that is not running: the record and everything
     /// the capabilities hold go, and grants are read again from the store.
-    private func identityChanged(_ identifier: String) {
+    private func identityChanged(_ identifier: BundleID) {
         apps[identifier] = nil
         forceQuit.remove(identifier)
         launchesAwaitingUnlock[identifier] = nil

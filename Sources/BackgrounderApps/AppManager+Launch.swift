@@ -12,7 +12,7 @@ import Foundation
 extension AppManager {
     /// Starts the app: re-validates its bundle, refuses a crash loop, makes its connection
     /// and hands the rest to the ``Supervisor``.
-    package func launch(_ identifier: String, reason: LaunchReason, foreground: Bool) throws(ProtocolError) {
+    package func launch(_ identifier: BundleID, reason: LaunchReason, foreground: Bool) throws(ProtocolError) {
         var app = try app(identifier)
         // A bundle is launched only as it was when last validated: checked again now, and
         // taken as the last scan loaded it (a reload may have changed or refused it).
@@ -66,7 +66,7 @@ extension AppManager {
     }
 
     /// The reaper saw the process end.
-    package func exited(_ identifier: String, status: ExitStatus) {
+    package func exited(_ identifier: BundleID, status: ExitStatus) {
         guard var app = apps[identifier], let process = app.process else { return }
         let logger = appLogger(identifier, pid: process.pid)
         let exit: AppExit

@@ -8,7 +8,7 @@ import BackgrounderSystem
 extension AppManager {
     /// `bgctl open`: launches the app in the foreground, or brings it there. Refused while
     /// the screen is locked: as on iOS, nothing comes to the front behind the lock screen.
-    package func open(_ identifier: String) throws(ProtocolError) -> Done {
+    package func open(_ identifier: BundleID) throws(ProtocolError) -> Done {
         let app = try app(identifier)
         guard !screenLocked else {
             throw ProtocolError(
@@ -64,7 +64,7 @@ extension AppManager {
     }
 
     /// `bgctl quit`: force quit, remembered so most events do not relaunch it.
-    package func quit(_ identifier: String) throws(ProtocolError) -> Done {
+    package func quit(_ identifier: BundleID) throws(ProtocolError) -> Done {
         let app = try app(identifier)
         forceQuit.insert(identifier)
         try? store.setForceQuit(identifier, true)
@@ -111,7 +111,7 @@ extension AppManager {
         return Done(detail: "memory pressure: ended \(victim) (\(megabytes) MB)", state: state)
     }
 
-    package func sendToBackground(_ identifier: String) {
+    package func sendToBackground(_ identifier: BundleID) {
         apply(identifier) { $0.moveToBackground(now: $1) }
     }
 }

@@ -39,16 +39,16 @@ package final class AppManager {
     /// Keeps identities aside and exchanges them back (``retire(_:)``, ``adoptBundle(_:)``).
     package nonisolated let retirement: IdentityRetirement
 
-    package var apps: [String: ManagedApp] = [:]
-    package var foreground: String?
-    package var lockedForeground: String?
+    package var apps: [BundleID: ManagedApp] = [:]
+    package var foreground: BundleID?
+    package var lockedForeground: BundleID?
     /// Whether the screen is locked (`bgctl lock`, or logind's session).
     package var screenLocked = false
     /// Locked since boot and not yet unlocked: background launches wait, as on a device with
     /// a passcode before its first unlock.
     package var awaitingFirstUnlock = false
     /// Background launches that wait for the first unlock, by app: the events they were for.
-    package var launchesAwaitingUnlock: [String: [DeferredLaunch]] = [:]
+    package var launchesAwaitingUnlock: [BundleID: [DeferredLaunch]] = [:]
     /// The policy's scheduling numbers for an app, on external power or not: event windows'
     /// lengths, fetch and push budgets.
     package let schedulingNumbers: @Sendable (AppManifest, _ onExternalPower: Bool) -> SchedulingPolicy
@@ -59,7 +59,7 @@ package final class AppManager {
     /// Prompts asked and settled, for the desktop to show as notifications and take back.
     package nonisolated let consentEvents: AsyncStream<ConsentEvent>
     package let consentEventSink: AsyncStream<ConsentEvent>.Continuation
-    package var forceQuit: Set<String>
+    package var forceQuit: Set<BundleID>
     /// The next event window's identifier: unique within this run.
     package var nextWindowID: EventWindowID = 1
     /// Since when the device has been idle (locked, no app in front), for processing tasks.
@@ -116,7 +116,7 @@ package final class AppManager {
 
     package var now: Duration { clock.now }
 
-    package func appLogger(_ identifier: String, pid: Int32? = nil) -> Logger {
+    package func appLogger(_ identifier: BundleID, pid: Int32? = nil) -> Logger {
         var logger = self.logger
         logger[metadataKey: "bundle"] = "\(identifier)"
         if let pid { logger[metadataKey: "app.pid"] = "\(pid)" }
@@ -131,7 +131,7 @@ package final class AppManager {
     /// registry loaded last, so a bundle updated and reloaded is seen at once by grants,
     /// requests and the next launch (as iOS installs an update over an app that is not
     /// running).
-    package func app(_ identifier: String) throws(ProtocolError) -> ManagedApp {
+    package func app(_ identifier: BundleID) throws(ProtocolError) -> ManagedApp {
         if let app = apps[identifier], app.process != nil { return app }
         guard let bundle = registry.catalog.loaded[identifier] else {
             // No longer loaded: the record is kept so a launch can say why (the scan's
@@ -150,26 +150,26 @@ package final class AppManager {
 
     /// The manifest that speaks for the app now (see ``app(_:)``), or `nil` when it is
     /// neither running nor loaded.
-    package func manifest(of identifier: String) -> AppManifest? {
+    package func manifest(of identifier: BundleID) -> AppManifest? {
         if let app = apps[identifier], app.process != nil { return app.bundle.manifest }
         return registry.catalog.loaded[identifier].flatMap { $0.manifest.kind == .application ? $0.manifest : nil }
     }
 
     /// The app's state; `.notRunning` for one the core has no record of.
-    package func state(of identifier: String) -> ApplicationState {
+    package func state(of identifier: BundleID) -> ApplicationState {
         apps[identifier]?.lifecycle.state ?? .notRunning
     }
 
     /// Whether the app is in front, or being launched there.
-    package func isInFront(_ identifier: String) -> Bool {
+    package func isInFront(_ identifier: BundleID) -> Bool {
         apps[identifier]?.lifecycle.wantsForeground ?? false
     }
 
     /// Whether the app has a process.
-    package func isRunning(_ identifier: String) -> Bool { apps[identifier]?.process != nil }
+    package func isRunning(_ identifier: BundleID) -> Bool { apps[identifier]?.process != nil }
 
     /// Whether the app's process checked in and its connection is open: notices reach it.
-    package func canHear(_ identifier: String) -> Bool {
+    package func canHear(_ identifier: BundleID) -> Bool {
         guard let app = apps[identifier] else { return false }
         return app.process != nil && app.channel != nil
     }
@@ -185,12 +185,12 @@ package final class AppManager {
     }
 
     /// Tells every capability of a change.
-    package func tell(_ identifier: String, _ change: LifecycleChange) {
+    package func tell(_ identifier: BundleID, _ change: LifecycleChange) {
         for capability in capabilities { capability.app(identifier, changed: change, in: self) }
     }
 
     /// Tells every capability that the app's identity changed (``AppCapability/identityChanged(_:in:)``).
-    package func tellIdentityChanged(_ identifier: String) {
+    package func tellIdentityChanged(_ identifier: BundleID) {
         for capability in capabilities { capability.identityChanged(identifier, in: self) }
     }
 
@@ -207,7 +207,7 @@ package final class AppManager {
     /// - Returns: The app's state afterwards, or `nil` when the core has no record of it.
     @discardableResult
     package func apply(
-        _ identifier: String, _ input: (inout AppLifecycle, Duration) -> [AppLifecycle.Action]
+        _ identifier: BundleID, _ input: (inout AppLifecycle, Duration) -> [AppLifecycle.Action]
     ) -> ApplicationState? {
         guard var app = apps[identifier] else { return nil }
         let before = app.lifecycle.state
@@ -218,7 +218,7 @@ package final class AppManager {
     }
 
     /// Takes or releases an assertion (`location`, `audio`) for a running app.
-    package func setAssertion(_ assertion: BackgroundAssertion, held: Bool, for identifier: String) {
+    package func setAssertion(_ assertion: BackgroundAssertion, held: Bool, for identifier: BundleID) {
         guard let before = apps[identifier], before.process != nil else { return }
         // Applied even when nothing is due at once: the app's timer moves to the grace
         // period's end (or goes, for unlimited time).
@@ -259,7 +259,7 @@ package final class AppManager {
     /// is due); an app in any other state is left as it is.
     /// - Returns: Whether it was woken.
     @discardableResult
-    package func wakeIfSuspended(_ identifier: String, because reason: String) -> Bool {
+    package func wakeIfSuspended(_ identifier: BundleID, because reason: String) -> Bool {
         guard let app = apps[identifier], app.lifecycle.state == .suspended else { return false }
         appLogger(identifier, pid: app.process?.pid).info("woken for \(reason)")
         apply(identifier) { $0.wake(now: $1) }
@@ -268,7 +268,7 @@ package final class AppManager {
 
     /// Launches an app that is not running into the background, for an event.
     /// - Throws: ``ProtocolError`` when it cannot be launched (throttled, refused bundle).
-    package func launchInBackground(_ identifier: String, reason: LaunchReason) throws(ProtocolError) {
+    package func launchInBackground(_ identifier: BundleID, reason: LaunchReason) throws(ProtocolError) {
         guard apps[identifier]?.process == nil else { return }
         if awaitingFirstUnlock {
             _ = try app(identifier)
@@ -282,13 +282,13 @@ package final class AppManager {
     }
 
     /// Clears a force quit: a person asked for the app (opened it, sent it a media command).
-    package func clearForceQuit(_ identifier: String) {
+    package func clearForceQuit(_ identifier: BundleID) {
         if forceQuit.remove(identifier) != nil { try? store.setForceQuit(identifier, false) }
     }
 
     // MARK: Carrying out decisions
 
-    private func perform(_ actions: [AppLifecycle.Action], for identifier: String, from before: ApplicationState) {
+    private func perform(_ actions: [AppLifecycle.Action], for identifier: BundleID, from before: ApplicationState) {
         guard let app = apps[identifier] else { return }
         let logger = appLogger(identifier, pid: app.process?.pid)
         var closed: [EventWindowID] = []
@@ -358,13 +358,13 @@ package final class AppManager {
     }
 
     /// Sends a notice on the app's own connection, if it checked in.
-    package func notify(_ identifier: String, _ body: DaemonMessage.Body) {
+    package func notify(_ identifier: BundleID, _ body: DaemonMessage.Body) {
         guard let channel = apps[identifier]?.channel, let data = try? codec.encode(DaemonMessage(body)) else { return }
         channel.writeAndFlush(ByteBuffer(bytes: data), promise: nil)
     }
 
     /// SIGTERM (after a notice, a moment to exit by itself), a grace period, then kill.
-    private func terminate(_ identifier: String, reason: TerminationReason) {
+    private func terminate(_ identifier: BundleID, reason: TerminationReason) {
         guard let process = apps[identifier]?.process else { return }
         let logger = appLogger(identifier, pid: process.pid)
         logger.notice("terminating: \(reason.rawValue)")
@@ -389,12 +389,12 @@ package final class AppManager {
         }
     }
 
-    private func isRunning(_ identifier: String, pid: Int32) -> Bool {
+    private func isRunning(_ identifier: BundleID, pid: Int32) -> Bool {
         apps[identifier]?.process?.pid == pid
     }
 
     /// Sets the app's deadline on the core's timer: the life cycle's next.
-    package func reschedule(_ identifier: String) {
+    package func reschedule(_ identifier: BundleID) {
         tellBackgroundTimeIfChanged(identifier)
         deadlines.set(apps[identifier]?.lifecycle.nextDeadline, for: .app(identifier))
     }

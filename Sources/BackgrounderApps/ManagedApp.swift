@@ -35,7 +35,7 @@ package struct ManagedApp: Sendable {
         self.lifecycle = AppLifecycle(manifest: bundle.manifest, policy: policy)
     }
 
-    package var identifier: String { bundle.manifest.bundleIdentifier }
+    package var identifier: BundleID { bundle.manifest.bundleIdentifier }
 
     /// Takes a bundle that changed (reloaded, or re-validated at launch) with a fresh life
     /// cycle for its manifest; called only while no process runs.

@@ -36,7 +36,7 @@ public struct BundleScanner: Sendable {
     ///   - incumbents: The path each identifier was loaded from before, which keeps it.
     /// - Returns: The catalog, and a problem for each directory that could not be listed and
     ///   for each directory in them not named `Name.bundle` (skipped, but said).
-    public func scan(directories: [String], incumbents: [String: String] = [:]) -> (
+    public func scan(directories: [String], incumbents: [BundleID: String] = [:]) -> (
         catalog: BundleCatalog, unreadable: [BundleProblem]
     ) {
         var outcomes: [Result<ValidatedBundle, BundleProblem>] = []

@@ -177,7 +177,7 @@ public struct BundleEntry: Sendable, Hashable, Codable {
     /// An entry for a loaded bundle.
     public static func loaded(_ bundle: ValidatedBundle) -> BundleEntry {
         BundleEntry(
-            id: bundle.manifest.bundleIdentifier,
+            id: bundle.manifest.bundleIdentifier.rawValue,
             name: bundle.manifest.name,
             path: bundle.path,
             status: .loaded,

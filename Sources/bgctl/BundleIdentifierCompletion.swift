@@ -74,7 +74,7 @@ enum BundleIdentifierCompletion {
     static func fromDirectories(_ directories: [String]) -> [String] {
         BundleScanner().scan(directories: directories).catalog.loaded.values
             .filter { $0.manifest.kind == .application }
-            .map(\.manifest.bundleIdentifier)
+            .map(\.manifest.bundleIdentifier.rawValue)
     }
 
     /// Whether the bundle at `path` is a policy plug-in. The daemon's list does not say, so

@@ -18,7 +18,7 @@ public struct FixDispatch: Sendable {
         }
 
         /// The app.
-        public var owner: String
+        public var owner: BundleID
         /// What it hears.
         public var kind: Kind
         /// The fix (for a region event, the fix that confirmed it).
@@ -47,9 +47,9 @@ public struct FixDispatch: Sendable {
     /// Events to queue, in order.
     public private(set) var events: [Event] = []
     /// Per app, what to do once its events are stored.
-    public private(set) var decisions: [String: LocationRouting.Decision] = [:]
+    public private(set) var decisions: [BundleID: LocationRouting.Decision] = [:]
     /// Apps whose significant-change filter passed this fix.
-    public private(set) var significantChanges: [String] = []
+    public private(set) var significantChanges: [BundleID] = []
 
     /// Routes one fix.
     /// - Parameters:
@@ -61,8 +61,8 @@ public struct FixDispatch: Sendable {
     public init(
         _ fix: Location,
         transitions: [RegionTransition],
-        listeners: inout [String: LocationListener],
-        recipient: (String) -> Recipient?
+        listeners: inout [BundleID: LocationListener],
+        recipient: (BundleID) -> Recipient?
     ) {
         for transition in transitions {
             // A notification's region posts it; the app hears only its own regions.
@@ -104,7 +104,7 @@ public struct FixDispatch: Sendable {
 
     private mutating func route(
         _ source: LocationRouting.Source, _ event: Event, subscription: LocationSubscription,
-        deferralDue: Bool = false, recipient: (String) -> Recipient?
+        deferralDue: Bool = false, recipient: (BundleID) -> Recipient?
     ) {
         guard let facts = recipient(event.owner) else { return }
         let decision = LocationRouting.decide(

@@ -3,12 +3,12 @@
 /// and never reaches the app (it is neither woken nor launched for it).
 public enum RegionOwner: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The app's own region; a crossing is delivered to the app.
-    case app(String)
+    case app(BundleID)
     /// A notification request's trigger region, of this app.
-    case notification(String)
+    case notification(BundleID)
 
     /// The app the region is for, either way.
-    public var bundle: String {
+    public var bundle: BundleID {
         switch self {
         case .app(let bundle), .notification(let bundle): bundle
         }
@@ -18,8 +18,8 @@ public enum RegionOwner: Hashable, Sendable, Comparable, CustomStringConvertible
     /// and the bundle identifier for a notification's (a bundle identifier cannot hold `:`).
     public var stored: String {
         switch self {
-        case .app(let bundle): bundle
-        case .notification(let bundle): Self.notificationPrefix + bundle
+        case .app(let bundle): bundle.rawValue
+        case .notification(let bundle): Self.notificationPrefix + bundle.rawValue
         }
     }
 
@@ -27,7 +27,8 @@ public enum RegionOwner: Hashable, Sendable, Comparable, CustomStringConvertible
     public init(stored: String) {
         self =
             stored.hasPrefix(Self.notificationPrefix)
-            ? .notification(String(stored.dropFirst(Self.notificationPrefix.count))) : .app(stored)
+            ? .notification(BundleID(String(stored.dropFirst(Self.notificationPrefix.count))))
+            : .app(BundleID(stored))
     }
 
     public var description: String { stored }

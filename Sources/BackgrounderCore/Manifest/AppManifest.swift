@@ -4,7 +4,7 @@
 /// keys it does not know.
 public struct AppManifest: Sendable, Hashable, Codable {
     /// `CFBundleIdentifier`: reverse-DNS identity, unique among loaded bundles.
-    public var bundleIdentifier: String
+    public var bundleIdentifier: BundleID
     /// `CFBundleName`: the short name shown to people.
     public var name: String
     /// `CFBundleExecutable`: the executable's path relative to the bundle directory.
@@ -33,7 +33,7 @@ public struct AppManifest: Sendable, Hashable, Codable {
 
     /// Creates a manifest; validation lives in ``ManifestValidator``.
     public init(
-        bundleIdentifier: String,
+        bundleIdentifier: BundleID,
         name: String,
         executable: String,
         backgroundModes: Set<BackgroundMode> = [],

@@ -2,7 +2,7 @@
 /// identifiers kept unique.
 public struct BundleCatalog: Sendable, Hashable {
     /// Bundles that passed validation, keyed by bundle identifier.
-    public private(set) var loaded: [String: ValidatedBundle] = [:]
+    public private(set) var loaded: [BundleID: ValidatedBundle] = [:]
     /// Bundles that were refused, in scan order.
     public private(set) var refused: [BundleProblem] = []
 
@@ -16,7 +16,7 @@ public struct BundleCatalog: Sendable, Hashable {
     ///     identifier against a copy dropped into its own directory (or a later one), wherever
     ///     the copy's name sorts; one in an earlier directory still overrides it, as in a
     ///     search path.
-    public init(_ outcomes: [Result<ValidatedBundle, BundleProblem>], incumbents: [String: String] = [:]) {
+    public init(_ outcomes: [Result<ValidatedBundle, BundleProblem>], incumbents: [BundleID: String] = [:]) {
         var directoryRank: [String: Int] = [:]
         for outcome in outcomes {
             let path =
@@ -72,7 +72,7 @@ public struct BundleCatalog: Sendable, Hashable {
     ///   - recorded: The path each identifier was last loaded from (the daemon's store).
     ///   - exists: Whether anything is still at a path.
     /// - Returns: The claims, by identifier.
-    public func claimsOnRemovedApps(recorded: [String: String], exists: (String) -> Bool) -> [BundleClaim] {
+    public func claimsOnRemovedApps(recorded: [BundleID: String], exists: (String) -> Bool) -> [BundleClaim] {
         sortedLoaded.compactMap { bundle in
             let identifier = bundle.manifest.bundleIdentifier
             guard let previous = recorded[identifier], previous != bundle.path, !exists(previous) else { return nil }
@@ -106,13 +106,13 @@ public struct BundleCatalog: Sendable, Hashable {
 /// A bundle that claims the identifier of an app whose bundle is gone.
 public struct BundleClaim: Sendable, Hashable {
     /// The identifier both claim.
-    public var identifier: String
+    public var identifier: BundleID
     /// The claimant's path.
     public var claimant: String
     /// Where the removed app was loaded from.
     public var previous: String
 
-    public init(identifier: String, claimant: String, previous: String) {
+    public init(identifier: BundleID, claimant: String, previous: String) {
         self.identifier = identifier
         self.claimant = claimant
         self.previous = previous

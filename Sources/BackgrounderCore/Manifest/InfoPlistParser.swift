@@ -130,7 +130,7 @@ enum InfoPlistParser {
         }
 
         var manifest = AppManifest(
-            bundleIdentifier: identifier,
+            bundleIdentifier: BundleID(identifier),
             name: name,
             executable: executable,
             backgroundModes: modes,

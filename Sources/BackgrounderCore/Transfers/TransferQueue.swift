@@ -14,7 +14,7 @@ public enum TransferQueue {
         /// The transfer's identifier.
         public var id: Int
         /// The app's bundle identifier.
-        public var bundle: String
+        public var bundle: BundleID
         /// When it was created: older goes first.
         public var created: Date
         /// Waits for external power.
@@ -26,7 +26,7 @@ public enum TransferQueue {
 
         /// A waiting transfer.
         public init(
-            id: Int, bundle: String, created: Date, discretionary: Bool = false, earliestBeginDate: Date? = nil,
+            id: Int, bundle: BundleID, created: Date, discretionary: Bool = false, earliestBeginDate: Date? = nil,
             retryAt: Date? = nil
         ) {
             self.id = id
@@ -57,7 +57,7 @@ public enum TransferQueue {
     ///   - running: How many transfers each app has running.
     ///   - foreground: The app in front, if any.
     public static func plan(
-        waiting: [Waiting], running: [String: Int], foreground: String?, conditions: DeviceConditions,
+        waiting: [Waiting], running: [BundleID: Int], foreground: BundleID?, conditions: DeviceConditions,
         policy: SchedulingPolicy, now: Date
     ) -> Plan {
         let ordered = waiting.sorted { a, b in
@@ -105,7 +105,7 @@ public enum TransferQueue {
     ///   - diskBytes: What its transfers hold on disk now.
     ///   - expected: The new transfer's expected size, if the app said.
     public static func admit(
-        bundle: String, pendingCount: Int, diskBytes: Int64, expected: Int64?, policy: SchedulingPolicy
+        bundle: BundleID, pendingCount: Int, diskBytes: Int64, expected: Int64?, policy: SchedulingPolicy
     ) -> String? {
         if pendingCount >= policy.transferPending {
             return

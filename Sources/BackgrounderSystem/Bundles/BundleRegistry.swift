@@ -20,7 +20,7 @@ package actor BundleRegistry {
     private let fingerprints = Locked([String: BundleFingerprint]())
     /// Bundles held back because they claim the identifier of an app whose bundle is gone
     /// and its identity could not be kept aside yet, by identifier: the claimant's path.
-    private let held = Locked([String: String]())
+    private let held = Locked([BundleID: String]())
     /// Keeps a removed app's identity aside for a claimant; `nil` while
     /// ``IdentityRetirement`` is used directly (at start, before any app's state is loaded).
     private var retire: (@Sendable (BundleClaim) async -> String?)?
@@ -68,7 +68,7 @@ package actor BundleRegistry {
         var (newCatalog, unreadable) = scanner.scan(directories: directories, incumbents: incumbents)
         // A bundle claiming a removed app's identifier starts fresh: the app's identity is
         // kept aside first, or the claimant waits.
-        var claimants: [String: String] = [:]
+        var claimants: [BundleID: String] = [:]
         for claim in newCatalog.claimsOnRemovedApps(
             recorded: recorded, exists: { FileManager.default.fileExists(atPath: $0) })
         {
@@ -115,8 +115,8 @@ package actor BundleRegistry {
         return ReloadResult(
             loaded: newCatalog.loaded.count,
             refused: newCatalog.refused.count,
-            added: after.subtracting(before).sorted(),
-            removed: before.subtracting(after).sorted()
+            added: after.subtracting(before).sorted().map(\.rawValue),
+            removed: before.subtracting(after).sorted().map(\.rawValue)
         )
     }
 
@@ -136,7 +136,7 @@ package actor BundleRegistry {
     ///   validates the new version).
     /// - Parameter lastPath: Where the app's bundle was when the daemon last knew it, to
     ///   name the reason a later scan refused it.
-    package nonisolated func bundleToLaunch(_ identifier: String, lastPath: String?) throws(BundleProblem)
+    package nonisolated func bundleToLaunch(_ identifier: BundleID, lastPath: String?) throws(BundleProblem)
         -> ValidatedBundle
     {
         let catalog = self.catalog
@@ -153,7 +153,7 @@ package actor BundleRegistry {
                 throw refusal
             }
             throw BundleProblem(
-                path: identifier, key: "CFBundleIdentifier",
+                path: identifier.rawValue, key: "CFBundleIdentifier",
                 reason: "no bundle with this identifier passed the last scan (see `bgctl bundles`)")
         }
         let before = fingerprints.withLock { $0[loaded.path] }

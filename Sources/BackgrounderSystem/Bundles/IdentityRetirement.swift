@@ -51,7 +51,7 @@ package struct IdentityRetirement: Sendable {
         // Done already (the store names the claimant): nothing of the claimant's may move.
         guard try store.recordedBundlePaths()[identifier] == claim.previous else { return false }
         try PrivateDirectory.prepareOwn(directories.retired, purpose: "retired identity", mode: 0o700)
-        try volumes?.detach(directories.data + "/" + identifier)
+        try volumes?.detach(directories.data + "/" + identifier.rawValue)
         // Staged first, so the claimant never sees the data, whatever stops us here.
         for item in items(identifier) {
             let staged = item.kept + Stage.retiring.rawValue
@@ -60,15 +60,15 @@ package struct IdentityRetirement: Sendable {
         guard try store.retire(claim, at: Date()) else { return false }
         for item in items(identifier) { try finish(item.kept) }
         // Its temporary files were never the kind to keep.
-        try? FileManager.default.removeItem(atPath: directories.temporary + "/" + identifier)
+        try? FileManager.default.removeItem(atPath: directories.temporary + "/" + identifier.rawValue)
         return true
     }
 
     /// Exchanges the identity kept aside for the app's current one, the bundle at `currentPath`.
     /// - Returns: Where the restored identity was loaded from, or `nil` when none is kept.
-    package func exchange(_ identifier: String, currentPath: String) throws -> String? {
+    package func exchange(_ identifier: BundleID, currentPath: String) throws -> String? {
         guard try store.retiredIdentity(identifier) != nil else { return nil }
-        try volumes?.detach(directories.data + "/" + identifier)
+        try volumes?.detach(directories.data + "/" + identifier.rawValue)
         for item in items(identifier) {
             let staged = item.kept + Stage.adopting.rawValue
             if exists(item.kept) { try move(item.kept, to: staged) }
@@ -112,9 +112,9 @@ package struct IdentityRetirement: Sendable {
 
     /// What an identity holds on disk, where it is in use and where it is kept aside: its
     /// data directory, and where data directories are volumes its image.
-    private func items(_ identifier: String) -> [(current: String, kept: String)] {
-        let kept = directories.retired + "/" + identifier
-        var items = [(current: directories.data + "/" + identifier, kept: kept)]
+    private func items(_ identifier: BundleID) -> [(current: String, kept: String)] {
+        let kept = directories.retired + "/" + identifier.rawValue
+        var items = [(current: directories.data + "/" + identifier.rawValue, kept: kept)]
         if let volumes { items.append((current: volumes.image(identifier), kept: kept + Self.imageSuffix)) }
         return items
     }
@@ -122,7 +122,7 @@ package struct IdentityRetirement: Sendable {
     /// Where an item kept as `retired/NAME` is in use.
     private func current(of keptName: String) -> String {
         guard keptName.hasSuffix(Self.imageSuffix), let volumes else { return directories.data + "/" + keptName }
-        return volumes.image(String(keptName.dropLast(Self.imageSuffix.count)))
+        return volumes.image(BundleID(String(keptName.dropLast(Self.imageSuffix.count))))
     }
 
     /// The staged item replaces the one kept aside before (one identity is kept per identifier).

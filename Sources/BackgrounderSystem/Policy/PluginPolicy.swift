@@ -38,11 +38,11 @@ package struct PluginPolicy: BackgroundPolicy {
     /// - Returns: The plug-in's policy.
     /// - Throws: ``DaemonError`` naming the bundle, library or symbol and what went wrong.
     package static func load(
-        _ identifier: String, from catalog: BundleCatalog, standard: StandardPolicy,
+        _ identifier: BundleID, from catalog: BundleCatalog, standard: StandardPolicy,
         logger: Logger = Logger(label: "backgrounderd.policy")
     ) throws -> PluginPolicy {
         guard let bundle = catalog.loaded[identifier] else {
-            let refused = catalog.refused.first { $0.path.contains(identifier) }
+            let refused = catalog.refused.first { $0.path.contains(identifier.rawValue) }
             throw DaemonError(
                 .configuration,
                 path: "--policy \(identifier)",
@@ -105,7 +105,7 @@ package struct PluginPolicy: BackgroundPolicy {
                 standard: standard.scheduling, logger: logger)
         }
         return PluginPolicy(
-            name: identifier,
+            name: identifier.rawValue,
             numbers: StandardPolicy(
                 suspendGrace: .seconds(numbers.suspend_grace),
                 taskBudget: .seconds(numbers.task_budget),

@@ -18,7 +18,7 @@ package final class PluginScheduling: @unchecked Sendable {
     private let cache = Locked<[Key: SchedulingPolicy]>([:])
 
     private struct Key: Hashable {
-        var bundle: String
+        var bundle: BundleID
         var onExternalPower: Bool
     }
 
@@ -31,12 +31,12 @@ package final class PluginScheduling: @unchecked Sendable {
 
     /// The numbers for an app in a power state: the plug-in's, or the standard ones for each
     /// field it got wrong (logged once, when first asked).
-    package func numbers(for bundle: String, onExternalPower: Bool) -> SchedulingPolicy {
+    package func numbers(for bundle: BundleID, onExternalPower: Bool) -> SchedulingPolicy {
         cache.withLock { cache in
             let key = Key(bundle: bundle, onExternalPower: onExternalPower)
             if let known = cache[key] { return known }
             var numbers = Self.cNumbers(standard)
-            let status = bundle.withCString { entry($0, onExternalPower ? 1 : 0, &numbers) }
+            let status = bundle.rawValue.withCString { entry($0, onExternalPower ? 1 : 0, &numbers) }
             let power = onExternalPower ? "on external power" : "on battery"
             let answer: SchedulingPolicy
             if status != 0 {

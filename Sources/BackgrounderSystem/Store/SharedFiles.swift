@@ -1,3 +1,4 @@
+package import BackgrounderCore
 import Foundation
 import Synchronization
 
@@ -13,23 +14,23 @@ import Synchronization
 /// The descriptor socket's thread reads the table while the app manager's actor changes it,
 /// hence the lock.
 package final class SharedFiles: Sendable {
-    private let table: Mutex<[String: [SharedFileGrant]]>
+    private let table: Mutex<[BundleID: [SharedFileGrant]]>
     /// The directories holding the apps' own files: a link found there on the way to a shared
     /// path is not followed (an app may have planted it), as for imports.
     private let appDirectories: Set<FileIdentity>
 
-    package init(_ grants: [String: [SharedFileGrant]], appDirectories: Set<FileIdentity>) {
+    package init(_ grants: [BundleID: [SharedFileGrant]], appDirectories: Set<FileIdentity>) {
         table = Mutex(grants)
         self.appDirectories = appDirectories
     }
 
     /// What is shared with an app, by path.
-    package func grants(for identifier: String) -> [SharedFileGrant] {
+    package func grants(for identifier: BundleID) -> [SharedFileGrant] {
         table.withLock { $0[identifier] ?? [] }
     }
 
     /// Sets what is shared with an app (after the store recorded it).
-    package func replace(_ identifier: String, with grants: [SharedFileGrant]) {
+    package func replace(_ identifier: BundleID, with grants: [SharedFileGrant]) {
         table.withLock { $0[identifier] = grants.isEmpty ? nil : grants.sorted { $0.path < $1.path } }
     }
 
@@ -39,7 +40,7 @@ package final class SharedFiles: Sendable {
     ///   - identifier: The app, as the kernel identified the asking process.
     /// - Returns: A descriptor opened `O_RDONLY | O_NONBLOCK`, and whether it is a folder.
     /// - Throws: ``SharedFileRefusal`` saying why, in words for the app's log.
-    package func open(_ requested: String, for identifier: String) throws(SharedFileRefusal) -> (
+    package func open(_ requested: String, for identifier: BundleID) throws(SharedFileRefusal) -> (
         descriptor: Int32, directory: Bool
     ) {
         guard requested.hasPrefix("/") else { throw SharedFileRefusal("\(requested): not an absolute path") }

@@ -21,7 +21,7 @@ extension StateStore {
     ///   - isTaken: Whether the system already uses an id (a passwd or group entry).
     /// - Throws: ``DaemonError`` when the range is exhausted, or the store's error.
     package func appUser(
-        for bundleIdentifier: String,
+        for bundleIdentifier: BundleID,
         in range: AppUserRange,
         isTaken: (UInt32) -> Bool
     ) throws -> UInt32 {

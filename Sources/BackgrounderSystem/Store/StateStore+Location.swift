@@ -57,24 +57,24 @@ extension StateStore {
     // MARK: Authorization
 
     /// Every stored location grant.
-    package func locationAuthorizations() throws -> [String: LocationAuthorization] {
+    package func locationAuthorizations() throws -> [BundleID: LocationAuthorization] {
         try authorizationLevels(service: .location).mapValues { LocationAuthorization(rawValue: $0) ?? .notDetermined }
     }
 
     /// Every stored microphone grant.
-    package func microphoneAuthorizations() throws -> [String: MicrophoneAuthorization] {
+    package func microphoneAuthorizations() throws -> [BundleID: MicrophoneAuthorization] {
         try authorizationLevels(service: .microphone).mapValues {
             MicrophoneAuthorization(rawValue: $0) ?? .notDetermined
         }
     }
 
     /// Every stored grant for one service, as stored words (``storedLevel(_:)``) by app.
-    package func authorizationLevels(service: AuthorizationService) throws -> [String: String] {
+    package func authorizationLevels(service: AuthorizationService) throws -> [BundleID: String] {
         try database.read { db in
             let rows = try Row.fetchAll(
                 db, sql: "SELECT bundleIdentifier, level FROM authorization WHERE service = ?",
                 arguments: [service.rawValue])
-            var grants: [String: String] = [:]
+            var grants: [BundleID: String] = [:]
             for row in rows {
                 grants[row["bundleIdentifier"]] = row["level"]
             }
@@ -83,7 +83,7 @@ extension StateStore {
     }
 
     /// Stores a grant.
-    package func setAuthorization(_ bundleIdentifier: String, _ grant: AuthorizationGrant) throws {
+    package func setAuthorization(_ bundleIdentifier: BundleID, _ grant: AuthorizationGrant) throws {
         try write { db in
             try db.execute(
                 sql: """
@@ -113,9 +113,9 @@ extension StateStore {
     // MARK: Subscriptions
 
     /// Every stored subscription.
-    package func locationSubscriptions() throws -> [String: LocationSubscription] {
+    package func locationSubscriptions() throws -> [BundleID: LocationSubscription] {
         try database.read { db in
-            var subscriptions: [String: LocationSubscription] = [:]
+            var subscriptions: [BundleID: LocationSubscription] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT bundleIdentifier, subscription FROM locationSubscription") {
                 subscriptions[row["bundleIdentifier"]] = try Self.decode(LocationSubscription.self, row["subscription"])
             }
@@ -124,7 +124,7 @@ extension StateStore {
     }
 
     /// Stores a subscription; an empty one is removed, with the app's queued fixes.
-    package func setLocationSubscription(_ bundleIdentifier: String, _ subscription: LocationSubscription) throws {
+    package func setLocationSubscription(_ bundleIdentifier: BundleID, _ subscription: LocationSubscription) throws {
         try write { db in
             if subscription.isEmpty {
                 try db.execute(
@@ -205,13 +205,13 @@ extension StateStore {
 
     /// An event waiting for its app.
     package struct QueuedEvent {
-        package var owner: String
+        package var owner: BundleID
         package var kind: LocationEvent.Kind
         package var location: Location
         package var region: CircularRegion?
 
         /// Creates a value from its parts.
-        package init(owner: String, kind: LocationEvent.Kind, location: Location, region: CircularRegion? = nil) {
+        package init(owner: BundleID, kind: LocationEvent.Kind, location: Location, region: CircularRegion? = nil) {
             self.owner = owner
             self.kind = kind
             self.location = location
@@ -256,7 +256,7 @@ extension StateStore {
     }
 
     /// An app's queued events after `seq`, oldest first.
-    package func queuedEvents(for owner: String, after seq: Int64, limit: Int) throws -> [LocationEvent] {
+    package func queuedEvents(for owner: BundleID, after seq: Int64, limit: Int) throws -> [LocationEvent] {
         try database.read { db in
             try Row.fetchAll(
                 db,
@@ -286,13 +286,13 @@ extension StateStore {
     /// - Returns: How many events were forgotten.
     /// - Throws: ``LocationAckRefusal`` (nothing is forgotten), or the database's error.
     @discardableResult
-    package func acknowledge(_ owner: String, through seq: Int64, deliveredThrough: Int64) throws -> Int {
+    package func acknowledge(_ owner: BundleID, through seq: Int64, deliveredThrough: Int64) throws -> Int {
         guard seq <= deliveredThrough else {
             throw LocationAckRefusal.notDelivered(through: seq, deliveredThrough: deliveredThrough)
         }
         return try write { db in
             // A seq still queued for another app is not one this app was sent.
-            if let holder = try String.fetchOne(
+            if let holder = try BundleID.fetchOne(
                 db, sql: "SELECT bundleIdentifier FROM locationEvent WHERE seq = ?", arguments: [seq]),
                 holder != owner
             {
@@ -305,12 +305,12 @@ extension StateStore {
     }
 
     /// Every event queued for an app, oldest first (for tests and diagnostics).
-    package func allQueuedEvents(for owner: String) throws -> [LocationEvent] {
+    package func allQueuedEvents(for owner: BundleID) throws -> [LocationEvent] {
         try queuedEvents(for: owner, after: Int64.min, limit: Int.max)
     }
 
     /// Forgets all of an app's queued standard and significant-change fixes (it stopped updates).
-    package func dropQueuedFixes(for owner: String) throws {
+    package func dropQueuedFixes(for owner: BundleID) throws {
         try write { db in
             try db.execute(
                 sql: "DELETE FROM locationEvent WHERE bundleIdentifier = ? AND kind = 'location'", arguments: [owner])

@@ -24,8 +24,8 @@ extension StateStore {
 
     /// Every stored notification, by app.
     package struct StoredNotifications {
-        package var pending: [String: [String: PendingNotification]] = [:]
-        package var delivered: [String: [String: DeliveredNotification]] = [:]
+        package var pending: [BundleID: [String: PendingNotification]] = [:]
+        package var delivered: [BundleID: [String: DeliveredNotification]] = [:]
     }
 
     private static func notificationJSON(_ request: NotificationRequest) throws -> String {
@@ -39,7 +39,7 @@ extension StateStore {
         try database.read { db in
             var stored = StoredNotifications()
             for row in try Row.fetchAll(db, sql: "SELECT * FROM notification") {
-                let bundle: String = row["bundleIdentifier"]
+                let bundle: BundleID = row["bundleIdentifier"]
                 let text: String = row["request"]
                 guard let request = try? JSONDecoder().decode(NotificationRequest.self, from: Data(text.utf8)) else {
                     skipped("\(bundle)'s notification \(row["identifier"] as String)")
@@ -58,7 +58,7 @@ extension StateStore {
     }
 
     /// Adds or replaces a pending request.
-    package func savePendingNotification(_ pending: PendingNotification, for bundle: String) throws {
+    package func savePendingNotification(_ pending: PendingNotification, for bundle: BundleID) throws {
         let text = try Self.notificationJSON(pending.request)
         try write { db in
             try db.execute(
@@ -71,7 +71,7 @@ extension StateStore {
     }
 
     /// Removes some (or, with `nil`, all) of an app's pending requests or delivered notifications.
-    package func removeNotifications(_ list: NotificationListKind, identifiers: [String]?, for bundle: String) throws {
+    package func removeNotifications(_ list: NotificationListKind, identifiers: [String]?, for bundle: BundleID) throws {
         try write { db in
             guard let identifiers else {
                 try db.execute(
@@ -89,7 +89,7 @@ extension StateStore {
 
     /// A request fired: it is pending again at `nextFire`, pending still (a repeating region
     /// trigger, `keepPending`), or no longer pending.
-    package func recordFired(_ request: NotificationRequest, nextFire: Date?, keepPending: Bool, for bundle: String)
+    package func recordFired(_ request: NotificationRequest, nextFire: Date?, keepPending: Bool, for bundle: BundleID)
         throws
     {
         guard !keepPending || nextFire != nil else { return }
@@ -110,7 +110,7 @@ extension StateStore {
     }
 
     /// Records a delivered notification, replacing an earlier delivery of the same identifier.
-    package func saveDelivered(_ delivered: DeliveredNotification, for bundle: String) throws {
+    package func saveDelivered(_ delivered: DeliveredNotification, for bundle: BundleID) throws {
         let text = try Self.notificationJSON(delivered.request)
         try write { db in
             try db.execute(
@@ -124,7 +124,7 @@ extension StateStore {
     }
 
     /// Records the presenter's handle for a delivered notification.
-    package func setNotificationPresenter(_ presenter: String?, identifier: String, for bundle: String) throws {
+    package func setNotificationPresenter(_ presenter: String?, identifier: String, for bundle: BundleID) throws {
         try write { db in
             try db.execute(
                 sql: """

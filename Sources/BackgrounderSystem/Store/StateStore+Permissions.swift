@@ -6,7 +6,7 @@ import GRDB
 extension StateStore {
     /// One stored grant.
     package struct StoredGrant: Equatable {
-        package var bundleIdentifier: String
+        package var bundleIdentifier: BundleID
         package var service: AuthorizationService
         /// The stored word (``StateStore/storedLevel(_:)``).
         package var level: String
@@ -14,7 +14,7 @@ extension StateStore {
     }
 
     /// Every stored grant, or one app's, by identifier then service.
-    package func grants(for bundleIdentifier: String? = nil) throws -> [StoredGrant] {
+    package func grants(for bundleIdentifier: BundleID? = nil) throws -> [StoredGrant] {
         try database.read { db in
             try Row.fetchAll(
                 db,

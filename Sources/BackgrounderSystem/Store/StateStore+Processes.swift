@@ -8,7 +8,7 @@ extension StateStore {
     /// One process as the store keeps it.
     package struct ProcessRecord: Sendable, Hashable {
         /// The app.
-        package var bundleIdentifier: String
+        package var bundleIdentifier: BundleID
         /// The process the daemon started; it leads its session and process group.
         package var pid: Int32
         /// Its start time in clock ticks after boot: with the pid, it names this process
@@ -62,7 +62,7 @@ extension StateStore {
 
     /// Forgets an app's process: it ended (only the row of that pid, so a late report of an
     /// older process cannot erase a newer one).
-    package func forgetProcess(_ bundleIdentifier: String, pid: Int32) throws {
+    package func forgetProcess(_ bundleIdentifier: BundleID, pid: Int32) throws {
         try write { db in
             try db.execute(
                 sql: "DELETE FROM appProcess WHERE bundleIdentifier = ? AND pid = ?",

@@ -54,7 +54,7 @@ extension StateStore {
     /// kept grants become the app's, and the current ones (with the bundle at `currentPath`)
     /// are kept aside in their place, so a second adoption undoes the first.
     /// - Returns: The path the restored identity was loaded from, or `nil` when none is kept.
-    package func exchangeRetired(_ identifier: String, currentPath: String, at time: Date) throws -> String? {
+    package func exchangeRetired(_ identifier: BundleID, currentPath: String, at time: Date) throws -> String? {
         try write { db in
             guard
                 let previous = try String.fetchOne(
@@ -76,14 +76,14 @@ extension StateStore {
     }
 
     /// Where the identity kept aside for `identifier` was loaded from, if one is kept.
-    package func retiredIdentity(_ identifier: String) throws -> String? {
+    package func retiredIdentity(_ identifier: BundleID) throws -> String? {
         try database.read { db in
             try String.fetchOne(
                 db, sql: "SELECT path FROM retiredIdentity WHERE bundleIdentifier = ?", arguments: [identifier])
         }
     }
 
-    private static func keepAside(_ identifier: String, loadedFrom path: String, at time: Date, _ db: Database) throws {
+    private static func keepAside(_ identifier: BundleID, loadedFrom path: String, at time: Date, _ db: Database) throws {
         try db.execute(sql: "DELETE FROM retiredAuthorization WHERE bundleIdentifier = ?", arguments: [identifier])
         try db.execute(
             sql: """

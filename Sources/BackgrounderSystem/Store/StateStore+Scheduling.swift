@@ -34,15 +34,15 @@ extension StateStore {
 
     /// Everything scheduled, as stored.
     package struct StoredSchedule {
-        package var histories: [String: FetchHistory] = [:]
-        package var requests: [String: [String: BackgroundTaskRequest]] = [:]
-        package var tokens: [String: String] = [:]
-        package var budgets: [String: PushBudget] = [:]
+        package var histories: [BundleID: FetchHistory] = [:]
+        package var requests: [BundleID: [String: BackgroundTaskRequest]] = [:]
+        package var tokens: [BundleID: String] = [:]
+        package var budgets: [BundleID: PushBudget] = [:]
 
         /// Creates a value from its parts.
         package init(
-            histories: [String: FetchHistory] = [:], requests: [String: [String: BackgroundTaskRequest]] = [:],
-            tokens: [String: String] = [:], budgets: [String: PushBudget] = [:]
+            histories: [BundleID: FetchHistory] = [:], requests: [BundleID: [String: BackgroundTaskRequest]] = [:],
+            tokens: [BundleID: String] = [:], budgets: [BundleID: PushBudget] = [:]
         ) {
             self.histories = histories
             self.requests = requests
@@ -81,7 +81,7 @@ extension StateStore {
         String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
     }
 
-    package func saveFetchHistory(_ history: FetchHistory, for bundle: String) throws {
+    package func saveFetchHistory(_ history: FetchHistory, for bundle: BundleID) throws {
         let text = try Self.json(history)
         try write { db in
             try db.execute(
@@ -91,7 +91,7 @@ extension StateStore {
     }
 
     /// Stores a task request, replacing one pending for the same identifier.
-    package func saveTaskRequest(_ request: BackgroundTaskRequest, for bundle: String) throws {
+    package func saveTaskRequest(_ request: BackgroundTaskRequest, for bundle: BundleID) throws {
         let text = try Self.json(request)
         try write { db in
             try db.execute(
@@ -101,7 +101,7 @@ extension StateStore {
     }
 
     /// Removes one task request, or all of an app's when `identifier` is `nil`.
-    package func removeTaskRequests(for bundle: String, identifier: String?) throws {
+    package func removeTaskRequests(for bundle: BundleID, identifier: String?) throws {
         try write { db in
             try db.execute(
                 sql: "DELETE FROM taskRequest WHERE bundleIdentifier = ?1 AND (?2 IS NULL OR identifier = ?2)",
@@ -110,7 +110,7 @@ extension StateStore {
     }
 
     /// Stores an app's device token, or revokes it (`nil`).
-    package func setPushToken(_ token: String?, for bundle: String) throws {
+    package func setPushToken(_ token: String?, for bundle: BundleID) throws {
         try write { db in
             if let token {
                 try db.execute(
@@ -122,7 +122,7 @@ extension StateStore {
         }
     }
 
-    package func savePushBudget(_ budget: PushBudget, for bundle: String) throws {
+    package func savePushBudget(_ budget: PushBudget, for bundle: BundleID) throws {
         let text = try Self.json(budget)
         try write { db in
             try db.execute(

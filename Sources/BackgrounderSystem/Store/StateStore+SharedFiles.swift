@@ -1,3 +1,4 @@
+package import BackgrounderCore
 package import Foundation
 package import GRDB
 
@@ -26,11 +27,11 @@ extension StateStore {
     }
 
     /// Every app's shared files, by bundle identifier.
-    package func sharedFiles() throws -> [String: [SharedFileGrant]] {
+    package func sharedFiles() throws -> [BundleID: [SharedFileGrant]] {
         try database.read { db in
-            var grants: [String: [SharedFileGrant]] = [:]
+            var grants: [BundleID: [SharedFileGrant]] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT * FROM sharedFile ORDER BY bundleIdentifier, path") {
-                grants[row["bundleIdentifier"] as String, default: []].append(
+                grants[row["bundleIdentifier"] as BundleID, default: []].append(
                     SharedFileGrant(
                         path: row["path"], identity: FileIdentity(stored: row["device"], row["inode"]),
                         directory: row["directory"], library: row["library"]))
@@ -40,7 +41,7 @@ extension StateStore {
     }
 
     /// Records grants for an app (replacing one for the same path).
-    package func share(_ grants: [SharedFileGrant], with identifier: String, at time: Date) throws {
+    package func share(_ grants: [SharedFileGrant], with identifier: BundleID, at time: Date) throws {
         try write { db in
             for grant in grants {
                 try db.execute(
@@ -59,7 +60,7 @@ extension StateStore {
     }
 
     /// Takes back grants: those for `paths`, or all of the app's when `paths` is empty.
-    package func unshare(_ paths: [String], from identifier: String) throws {
+    package func unshare(_ paths: [String], from identifier: BundleID) throws {
         try write { db in
             if paths.isEmpty {
                 try db.execute(sql: "DELETE FROM sharedFile WHERE bundleIdentifier = ?", arguments: [identifier])

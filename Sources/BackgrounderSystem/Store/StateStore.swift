@@ -222,17 +222,17 @@ package final class StateStore: Sendable {
 
     /// Remembers the bundles that loaded, keeping first-seen times and force-quit flags.
     /// Where each identifier was last loaded from.
-    package func recordedBundlePaths() throws -> [String: String] {
+    package func recordedBundlePaths() throws -> [BundleID: String] {
         try database.read { db in
             Dictionary(
                 try Row.fetchAll(db, sql: "SELECT bundleIdentifier, path FROM bundle").map {
-                    ($0["bundleIdentifier"] as String, $0["path"] as String)
+                    ($0["bundleIdentifier"] as BundleID, $0["path"] as String)
                 }, uniquingKeysWith: { first, _ in first })
         }
     }
 
     /// Records that `identifier` is the bundle at `path` from now on (a person adopted it).
-    package func recordBundlePath(_ identifier: String, path: String) throws {
+    package func recordBundlePath(_ identifier: BundleID, path: String) throws {
         try write { db in
             try db.execute(
                 sql: "UPDATE bundle SET path = ? WHERE bundleIdentifier = ?", arguments: [path, identifier])
@@ -259,7 +259,7 @@ package final class StateStore: Sendable {
     }
 
     /// Remembers or clears a force quit (`bgctl quit` sets it; `bgctl open` clears it).
-    package func setForceQuit(_ bundleIdentifier: String, _ forceQuit: Bool) throws {
+    package func setForceQuit(_ bundleIdentifier: BundleID, _ forceQuit: Bool) throws {
         try write { db in
             try db.execute(
                 sql: "UPDATE bundle SET forceQuit = ? WHERE bundleIdentifier = ?",

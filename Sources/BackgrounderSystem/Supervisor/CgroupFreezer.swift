@@ -1,3 +1,4 @@
+public import BackgrounderCore
 import Foundation
 
 #if canImport(Glibc)
@@ -121,8 +122,8 @@ public struct CgroupFreezer: SuspensionMechanism {
         return nil
     }
 
-    public func prepare(appID: String) throws -> AppContainer {
-        let path = base + "/app-" + appID
+    public func prepare(appID: BundleID) throws -> AppContainer {
+        let path = base + "/app-" + appID.rawValue
         if mkdir(path, 0o755) != 0 && errno != EEXIST {
             throw DaemonError(
                 .configuration, path: path, "cannot create the app's cgroup: \(String(cString: strerror(errno)))")
@@ -186,7 +187,7 @@ public struct CgroupFreezer: SuspensionMechanism {
         let relativeBase = "/" + base.dropFirst(mount.count).split(separator: "/").joined(separator: "/")
         if cgroup.hasPrefix(relativeBase + "/") {
             let first = cgroup.dropFirst(relativeBase.count + 1).split(separator: "/").first.map(String.init) ?? ""
-            return first.hasPrefix("app-") ? .app(String(first.dropFirst(4))) : .unnamedApp(cgroup)
+            return first.hasPrefix("app-") ? .app(BundleID(String(first.dropFirst(4)))) : .unnamedApp(cgroup)
         }
         let components = cgroup.split(separator: "/")
         for (index, component) in components.enumerated().dropLast()

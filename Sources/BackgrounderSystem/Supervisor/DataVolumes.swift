@@ -1,4 +1,4 @@
-import BackgrounderCore
+package import BackgrounderCore
 import Foundation
 package import Logging
 
@@ -74,7 +74,7 @@ package struct DataVolumes: Sendable {
     }
 
     /// The image of an app's volume.
-    package func image(_ identifier: String) -> String { directory + "/" + identifier + ".img" }
+    package func image(_ identifier: BundleID) -> String { directory + "/" + identifier.rawValue + ".img" }
 
     /// Mounts the app's volume on its data directory, making it on first use.
     /// - Parameters:
@@ -84,11 +84,11 @@ package struct DataVolumes: Sendable {
     ///   before volumes (they are not hidden under a mount; the log says so once).
     /// - Throws: ``DaemonError`` naming the image when it cannot be made or mounted.
     @discardableResult
-    package func attach(_ path: String, identifier: String, uid: UInt32) throws -> Bool {
+    package func attach(_ path: String, identifier: BundleID, uid: UInt32) throws -> Bool {
         try serial.withLock { _ in try attachAlone(path, identifier: identifier, uid: uid) }
     }
 
-    private func attachAlone(_ path: String, identifier: String, uid: UInt32) throws -> Bool {
+    private func attachAlone(_ path: String, identifier: BundleID, uid: UInt32) throws -> Bool {
         if Self.isMountPoint(path) { return true }
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
         let image = image(identifier)

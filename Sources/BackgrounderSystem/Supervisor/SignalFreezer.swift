@@ -1,4 +1,4 @@
-import BackgrounderCore
+public import BackgrounderCore
 import BackgrounderProtocol
 import Foundation
 
@@ -31,7 +31,7 @@ public final class SignalFreezer: SuspensionMechanism {
 
     public var name: String { "signals" }
 
-    public func prepare(appID: String) throws -> AppContainer {
+    public func prepare(appID: BundleID) throws -> AppContainer {
         AppContainer(cgroupPath: nil)
     }
 

@@ -107,12 +107,12 @@ package final class Supervisor: Sendable {
 
     /// The app's own directory for what it keeps between launches (its container, as on iOS),
     /// passed to it as `BACKGROUNDER_DATA_DIR` and `HOME`.
-    package func dataPath(for bundleIdentifier: String) -> String {
-        dataDirectory + "/" + bundleIdentifier
+    package func dataPath(for bundleIdentifier: BundleID) -> String {
+        dataDirectory + "/" + bundleIdentifier.rawValue
     }
 
     /// The app's data directory, made (and given to the app's uid) if it is not there yet.
-    package func ownDataDirectory(for bundleIdentifier: String) throws -> String {
+    package func ownDataDirectory(for bundleIdentifier: BundleID) throws -> String {
         let path = dataPath(for: bundleIdentifier)
         let identity = try appIdentity(bundleIdentifier)
         if let volumes, let identity {
@@ -134,13 +134,13 @@ package final class Supervisor: Sendable {
     }
 
     /// The app's private temporary directory, passed to it as `TMPDIR`.
-    package func temporaryPath(for bundleIdentifier: String) -> String {
-        temporaryDirectory + "/" + bundleIdentifier
+    package func temporaryPath(for bundleIdentifier: BundleID) -> String {
+        temporaryDirectory + "/" + bundleIdentifier.rawValue
     }
 
     /// The file an app's standard output and error go to.
-    package func logPath(for bundleIdentifier: String) -> String {
-        logDirectory + "/" + bundleIdentifier + ".log"
+    package func logPath(for bundleIdentifier: BundleID) -> String {
+        logDirectory + "/" + bundleIdentifier.rawValue + ".log"
     }
 
     /// Launches a bundle's executable in its container and sandbox.
@@ -188,7 +188,7 @@ package final class Supervisor: Sendable {
         let log = try AppLog(path: logPath(for: identifier), limit: logLimit)
 
         let environment = AppEnvironment.make(
-            bundleIdentifier: identifier,
+            bundleIdentifier: identifier.rawValue,
             launchReason: reason,
             dataDirectory: data,
             temporaryDirectory: temporary,
@@ -300,7 +300,7 @@ package final class Supervisor: Sendable {
 
     /// What an earlier run must record of a process for a later one to adopt it.
     package func record(
-        of launched: Launched, bundle identifier: String, bootID: String, reason: LaunchReason, suspended: Bool,
+        of launched: Launched, bundle identifier: BundleID, bootID: String, reason: LaunchReason, suspended: Bool,
         foreground: Bool
     ) -> StateStore.ProcessRecord? {
         guard let stat = ProcessStat.read(launched.pid) else { return nil }
@@ -378,7 +378,7 @@ package final class Supervisor: Sendable {
     }
 
     /// The uid (and gid) the app runs as, or `nil` for the daemon's own.
-    package func appIdentity(_ identifier: String) throws -> UInt32? {
+    package func appIdentity(_ identifier: BundleID) throws -> UInt32? {
         guard let range = sandbox.appUsers else { return nil }
         return try store.appUser(for: identifier, in: range) { id in
             getpwuid(id) != nil || getgrgid(id) != nil
@@ -486,7 +486,7 @@ package final class Supervisor: Sendable {
 /// Which app a process belongs to, as far as the daemon can tell.
 package enum ProcessOwner: Sendable, Hashable {
     /// One of this app's processes.
-    case app(String)
+    case app(BundleID)
     /// No app's.
     case none
     /// The daemon could not tell, and why; treated as an app's, never as a person's.

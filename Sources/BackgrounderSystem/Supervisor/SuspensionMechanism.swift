@@ -1,3 +1,5 @@
+public import BackgrounderCore
+
 /// How the daemon contains, freezes, thaws and kills an app's processes. Two exist: the
 /// cgroup v2 freezer, and signals to the process group where no writable cgroup v2 is.
 public protocol SuspensionMechanism: Sendable {
@@ -6,7 +8,7 @@ public protocol SuspensionMechanism: Sendable {
 
     /// Prepares a container for one app; the app's first process joins it between fork and
     /// exec (writing to the cgroup's `cgroup.procs`), before it runs any code of its own.
-    func prepare(appID: String) throws -> AppContainer
+    func prepare(appID: BundleID) throws -> AppContainer
 
     /// Asks every process of the app to stop, and returns without waiting for them: the
     /// caller may be the app core's actor, which must not block on the kernel.
@@ -46,7 +48,7 @@ public struct AppContainer: Sendable, Hashable {
 /// Where a process lives, as far as app containers go.
 public enum ContainerMembership: Sendable, Hashable {
     /// In the container of this app (or below it).
-    case app(String)
+    case app(BundleID)
     /// In a container of apps, but not one this daemon can name: another daemon's app, or
     /// a group the daemon made for itself. Never a person.
     case unnamedApp(String)

@@ -31,17 +31,17 @@ package struct AudioBook: Sendable {
     package var microphoneGrants: [String: Bool] = [:]
 
     /// The session of an app.
-    package func session(_ identifier: String) -> AudioSessionConfiguration {
+    package func session(_ identifier: BundleID) -> AudioSessionConfiguration {
         sessions[identifier] ?? AudioSessionConfiguration()
     }
 
     /// Whether a person waits for the app's answer to a remote command.
-    package func owesAnswer(_ identifier: String) -> Bool {
+    package func owesAnswer(_ identifier: BundleID) -> Bool {
         awaiting.values.contains { $0.bundle == identifier }
     }
 
     /// Forgets an app that exited (its streams are closed by the engine).
-    package mutating func forget(_ identifier: String) {
+    package mutating func forget(_ identifier: BundleID) {
         sessions[identifier] = nil
         activatedAt[identifier] = nil
         verdicts[identifier] = nil

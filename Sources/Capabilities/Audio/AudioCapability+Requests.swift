@@ -1,5 +1,5 @@
 package import BackgrounderAppCore
-import BackgrounderCore
+package import BackgrounderCore
 package import BackgrounderProtocol
 import BackgrounderSystem
 import Logging
@@ -10,7 +10,7 @@ extension AudioCapability {
     // MARK: Sessions
 
     /// `AUDIO_SESSION` from an app.
-    package func setSession(_ identifier: String, _ request: AudioSessionRequest, in apps: any AppCore)
+    package func setSession(_ identifier: BundleID, _ request: AudioSessionRequest, in apps: any AppCore)
         throws(ProtocolError) -> Done
     {
         let options: AudioSessionOptions
@@ -37,7 +37,7 @@ extension AudioCapability {
     // MARK: Streams
 
     /// `AUDIO_STREAM_OPEN` from an app.
-    package func openStream(_ identifier: String, _ request: AudioStreamRequest, in apps: any AppCore)
+    package func openStream(_ identifier: BundleID, _ request: AudioStreamRequest, in apps: any AppCore)
         throws(ProtocolError) -> AudioStreamGrant
     {
         let manifest = try apps.bundle(of: identifier).manifest
@@ -98,7 +98,7 @@ extension AudioCapability {
     }
 
     /// Why an app may not record, or `nil` when it may.
-    private func microphoneRefusal(_ identifier: String, _ manifest: AppManifest) -> String? {
+    private func microphoneRefusal(_ identifier: BundleID, _ manifest: AppManifest) -> String? {
         guard manifest.usageDescriptions.microphone != nil else {
             return "\(identifier)'s Info.plist has no \(InfoPlistKey.microphoneUsage.rawValue), which recording needs"
         }
@@ -110,7 +110,7 @@ extension AudioCapability {
     }
 
     /// `AUDIO_STREAM_CONTROL` from an app.
-    package func controlStream(_ identifier: String, _ control: AudioStreamControl, in apps: any AppCore) async throws
+    package func controlStream(_ identifier: BundleID, _ control: AudioStreamControl, in apps: any AppCore) async throws
         -> Done
     {
         do {
@@ -120,7 +120,7 @@ extension AudioCapability {
         }
     }
 
-    private func carryOut(_ control: AudioStreamControl, for identifier: String, in apps: any AppCore)
+    private func carryOut(_ control: AudioStreamControl, for identifier: BundleID, in apps: any AppCore)
         async throws -> Done
     {
         let engine = service.engine
@@ -149,7 +149,7 @@ extension AudioCapability {
     }
 
     /// `NOW_PLAYING` from an app.
-    package func setNowPlaying(_ identifier: String, _ info: NowPlayingInfo, in apps: any AppCore) -> Done {
+    package func setNowPlaying(_ identifier: BundleID, _ info: NowPlayingInfo, in apps: any AppCore) -> Done {
         book.nowPlaying[identifier] = info
         book.nowPlayingAt[identifier] = apps.now
         // Media keys and the shell's media panel reach the apps that can play in the background.
@@ -281,7 +281,7 @@ extension AudioCapability {
 
     /// What an app plays as of now: the position moves on from what it published while it
     /// plays and runs (a suspended app's clock stands still).
-    private func nowPlaying(_ identifier: String, in apps: any AppCore) -> NowPlayingInfo? {
+    private func nowPlaying(_ identifier: BundleID, in apps: any AppCore) -> NowPlayingInfo? {
         guard let info = book.nowPlaying[identifier], let at = book.nowPlayingAt[identifier] else { return nil }
         switch apps.state(of: identifier) {
         case .inactive, .active, .background: return info.advanced(by: (apps.now - at).seconds)

@@ -36,7 +36,7 @@ package final class AudioCapability: AppCapability {
 
     // MARK: The life cycle
 
-    package func app(_ identifier: String, changed change: LifecycleChange, in apps: any AppCore) {
+    package func app(_ identifier: BundleID, changed change: LifecycleChange, in apps: any AppCore) {
         switch change {
         case .launched, .windowsClosed, .forceQuit, .assertionsChanged:
             break
@@ -61,7 +61,7 @@ package final class AudioCapability: AppCapability {
     }
 
     /// Commands waiting for the app were the old identity's; the microphone grant is read again.
-    package func identityChanged(_ identifier: String, in apps: any AppCore) {
+    package func identityChanged(_ identifier: BundleID, in apps: any AppCore) {
         book.pendingCommands[identifier] = nil
         book.forget(identifier)
         book.microphoneGrants[identifier] = (try? store.microphoneAuthorizations())?[identifier] == .granted
@@ -130,7 +130,7 @@ package final class AudioCapability: AppCapability {
     /// stream (a slow launch on a busy machine used the whole grace before it checked in).
     /// The wait for the answer bounds it, so this keeps no app longer than
     /// ``remoteCommandAnswerSeconds``.
-    package func updateAssertion(_ identifier: String, in apps: any AppCore) {
+    package func updateAssertion(_ identifier: BundleID, in apps: any AppCore) {
         guard apps.isRunning(identifier), let manifest = apps.manifest(of: identifier) else { return }
         let session = book.session(identifier)
         let verdict = book.verdicts[identifier] ?? AudioFocus.Verdict()

@@ -9,9 +9,9 @@ package import Logging
 /// What the engine tells the app manager.
 package enum AudioEngineEvent: Sendable {
     /// A stream started or stopped counting as audio activity (playing or recording).
-    case activity(stream: Int, bundle: String, active: Bool)
+    case activity(stream: Int, bundle: BundleID, active: Bool)
     /// The app hung up its stream's socket (it closed it, exited or crashed).
-    case hungUp(stream: Int, bundle: String)
+    case hungUp(stream: Int, bundle: BundleID)
     /// The sound server went away; every stream waits for it.
     case serverLost(reason: String)
     /// The sound server is back and the streams are re-created.
@@ -140,7 +140,7 @@ package final class AudioEngine: @unchecked Sendable {
     /// Creates a stream and its ring; the app fetches the ring with the returned token.
     /// - Returns: The stream's number, its attach token and its plan.
     package func open(
-        bundle: String, direction: AudioDirection, format: AudioFormat, plan: AudioBufferPlan,
+        bundle: BundleID, direction: AudioDirection, format: AudioFormat, plan: AudioBufferPlan,
         corkedBy: Set<AudioCorkReason>, volume: Double
     ) throws -> (stream: Int, token: String) {
         let ring = try AudioRing.create(
@@ -187,7 +187,7 @@ package final class AudioEngine: @unchecked Sendable {
     ///     engine owns it from here on when this succeeds).
     /// - Returns: The ring's memfd to send.
     /// - Throws: ``AudioEngineError`` saying why the attach is refused.
-    package func attach(token: String, owner: String, socket: Int32) throws(AudioEngineError) -> Int32 {
+    package func attach(token: String, owner: BundleID, socket: Int32) throws(AudioEngineError) -> Int32 {
         pa_threaded_mainloop_lock(mainloop)
         defer { pa_threaded_mainloop_unlock(mainloop) }
         guard let entry = pending.removeValue(forKey: token), entry.deadline > .now else {
@@ -205,7 +205,7 @@ package final class AudioEngine: @unchecked Sendable {
 
     /// Runs `body` on a stream of `bundle`, with the lock held.
     /// - Throws: ``AudioEngineError`` when the app has no such stream.
-    private func withStream<T>(_ id: Int, of bundle: String, _ body: (PulseStream) throws -> T) throws -> T {
+    private func withStream<T>(_ id: Int, of bundle: BundleID, _ body: (PulseStream) throws -> T) throws -> T {
         try withLock {
             guard let stream = streams[id], stream.bundle == bundle else {
                 throw AudioEngineError(.notFound, "\(bundle) has no audio stream \(id)")
@@ -216,7 +216,7 @@ package final class AudioEngine: @unchecked Sendable {
 
     /// The app starts or pauses a stream.
     /// - Returns: Whether the stream now counts as active.
-    package func setStarted(_ id: Int, of bundle: String, _ started: Bool) throws -> Bool {
+    package func setStarted(_ id: Int, of bundle: BundleID, _ started: Bool) throws -> Bool {
         try withStream(id, of: bundle) { stream in
             if started { stream.corkedBy.remove(.app) } else { stream.corkedBy.insert(.app) }
             stream.applyCork()
@@ -225,7 +225,7 @@ package final class AudioEngine: @unchecked Sendable {
     }
 
     /// Drops what a playback stream has buffered.
-    package func flush(_ id: Int, of bundle: String) throws {
+    package func flush(_ id: Int, of bundle: BundleID) throws {
         try withStream(id, of: bundle) { stream in
             guard stream.direction == .playback else {
                 throw AudioEngineError(.invalidState, "only playback streams flush")
@@ -235,7 +235,7 @@ package final class AudioEngine: @unchecked Sendable {
     }
 
     /// Returns once everything a playback stream has buffered has played.
-    package func drain(_ id: Int, of bundle: String) async throws {
+    package func drain(_ id: Int, of bundle: BundleID) async throws {
         try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
             do {
                 try withStream(id, of: bundle) { stream in
@@ -252,12 +252,12 @@ package final class AudioEngine: @unchecked Sendable {
     }
 
     /// Closes a stream.
-    package func close(_ id: Int, of bundle: String) throws {
+    package func close(_ id: Int, of bundle: BundleID) throws {
         try withStream(id, of: bundle) { _ in close(lockHeld: id) }
     }
 
     /// Closes every stream of an app (it exited).
-    package func closeAll(of bundle: String) {
+    package func closeAll(of bundle: BundleID) {
         withLock {
             for id in streams.values.filter({ $0.bundle == bundle }).map(\.id) { close(lockHeld: id) }
         }
@@ -270,7 +270,7 @@ package final class AudioEngine: @unchecked Sendable {
     }
 
     /// Sets the policy's reasons to cork an app's streams and their volume.
-    package func apply(to bundle: String, interrupted: Bool, background: Bool, volume: Double) {
+    package func apply(to bundle: BundleID, interrupted: Bool, background: Bool, volume: Double) {
         withLock {
             for stream in streams.values where stream.bundle == bundle {
                 let before = stream.corkedBy
@@ -286,12 +286,12 @@ package final class AudioEngine: @unchecked Sendable {
     }
 
     /// Whether any of an app's streams counts as playing or recording.
-    package func isActive(_ bundle: String) -> Bool {
+    package func isActive(_ bundle: BundleID) -> Bool {
         withLock { streams.values.contains { $0.bundle == bundle && $0.isActive } }
     }
 
     /// What `bgctl audio` shows.
-    package func snapshot(bundle: String? = nil) -> [AudioStreamInfo] {
+    package func snapshot(bundle: BundleID? = nil) -> [AudioStreamInfo] {
         withLock {
             streams.values.filter { bundle == nil || $0.bundle == bundle }.sorted { $0.id < $1.id }.map(\.info)
         }

@@ -1,3 +1,4 @@
+import BackgrounderCore
 import BackgrounderAppCore
 import BackgrounderProtocol
 package import BackgrounderSystem
@@ -175,7 +176,7 @@ package final class AudioSocketServer: Sendable {
             refuse(descriptor, "expected ATTACH TOKEN or OPEN PATH")
             return
         }
-        let owner: String
+        let owner: BundleID
         switch connection.owner {
         case .app(let identifier): owner = identifier
         case .none:
@@ -203,7 +204,7 @@ package final class AudioSocketServer: Sendable {
 
     /// Sends an app the descriptor of a file a person shared with it, and closes the
     /// connection.
-    private func openShared(_ path: String, for owner: String, _ connection: Waiting) {
+    private func openShared(_ path: String, for owner: BundleID, _ connection: Waiting) {
         let opened: (descriptor: Int32, directory: Bool)
         do throws(SharedFileRefusal) {
             opened = try sharedFiles.open(path, for: owner)

@@ -1,5 +1,5 @@
 import BackgrounderAppCore
-import BackgrounderCore
+package import BackgrounderCore
 package import BackgrounderProtocol
 package import BackgrounderSystem
 import Foundation
@@ -37,10 +37,10 @@ package final class MediaPlayers: Sendable {
     package var count: Int { states.withLock { $0.count } }
 
     /// The endpoint name of an app's player.
-    private static func endpointName(_ identifier: String) -> String { "mpris:" + identifier }
+    private static func endpointName(_ identifier: BundleID) -> String { "mpris:" + identifier }
 
     /// An app published now-playing information: its player appears or changes.
-    package func update(_ identifier: String, identity: String, info: NowPlayingInfo) {
+    package func update(_ identifier: BundleID, identity: String, info: NowPlayingInfo) {
         let now = ContinuousClock.now
         let (isNew, jumped) = states.withLock { states in
             let before = states[identifier]
@@ -58,7 +58,7 @@ package final class MediaPlayers: Sendable {
     }
 
     /// The app ended: its player stays, `Stopped`, so a command can launch it again.
-    package func appExited(_ identifier: String) {
+    package func appExited(_ identifier: BundleID) {
         let known = states.withLock { states in
             guard var state = states[identifier] else { return false }
             state.info.elapsed = state.position(at: .now)
@@ -70,11 +70,11 @@ package final class MediaPlayers: Sendable {
         if known { announce(identifier) }
     }
 
-    private func state(_ identifier: String) -> MediaPlayerState? { states.withLock { $0[identifier] } }
+    private func state(_ identifier: BundleID) -> MediaPlayerState? { states.withLock { $0[identifier] } }
 
     // MARK: On the bus thread
 
-    private func endpoint(_ identifier: String) -> BusEndpoint {
+    private func endpoint(_ identifier: BundleID) -> BusEndpoint {
         let name = BusName.mediaPlayer(for: identifier)
         return BusEndpoint(
             name: Self.endpointName(identifier), kind: .session,
@@ -93,7 +93,7 @@ package final class MediaPlayers: Sendable {
 
     /// Emits `PropertiesChanged` for what changed since the last announcement, and `Seeked`
     /// when the position jumped (clients follow `Position` by themselves otherwise).
-    private func announce(_ identifier: String, seekedTo position: Double? = nil) {
+    private func announce(_ identifier: BundleID, seekedTo position: Double? = nil) {
         let endpoint = Self.endpointName(identifier)
         bus.perform { [self] loop in
             guard let connection = loop.connection(endpoint), let state = state(identifier) else { return }
@@ -113,7 +113,7 @@ package final class MediaPlayers: Sendable {
         }
     }
 
-    private func handle(_ message: DBusMessage, for identifier: String, on connection: BusConnection) -> Bool {
+    private func handle(_ message: DBusMessage, for identifier: BundleID, on connection: BusConnection) -> Bool {
         guard let state = state(identifier), let member = message.member else { return false }
         let arguments = (try? message.readAll()) ?? []
         switch message.interface {
@@ -145,7 +145,7 @@ package final class MediaPlayers: Sendable {
 
     /// Carries out a player method for the person; `false` when there is no such method.
     private func act(
-        _ member: String, _ arguments: [DBusValue], for identifier: String, state: MediaPlayerState,
+        _ member: String, _ arguments: [DBusValue], for identifier: BundleID, state: MediaPlayerState,
         to message: DBusMessage, on connection: BusConnection
     ) -> Bool {
         switch message.interface {

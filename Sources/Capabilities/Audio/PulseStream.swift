@@ -12,7 +12,7 @@ import Glibc
 /// every libpulse callback runs; ``AudioEngine`` owns it and tears it down.
 package final class PulseStream {
     package let id: Int
-    package let bundle: String
+    package let bundle: BundleID
     package let direction: AudioDirection
     package let format: AudioFormat
     package let plan: AudioBufferPlan
@@ -70,7 +70,7 @@ package final class PulseStream {
     package let onCorruption: (PulseStream) -> Void
 
     package init(
-        id: Int, bundle: String, direction: AudioDirection, format: AudioFormat, plan: AudioBufferPlan,
+        id: Int, bundle: BundleID, direction: AudioDirection, format: AudioFormat, plan: AudioBufferPlan,
         ring: AudioRing, api: UnsafeMutablePointer<pa_mainloop_api>,
         onActivity: @escaping (PulseStream) -> Void, onHangUp: @escaping (PulseStream) -> Void,
         onCorruption: @escaping (PulseStream) -> Void

@@ -1,3 +1,4 @@
+package import BackgrounderCore
 package import BackgrounderAppCore
 package import BackgrounderProtocol
 import BackgrounderSystem
@@ -31,7 +32,7 @@ package final class RemoteCommandAnswer: Sendable {
 /// A command sent to an app whose answer a person waits for.
 package struct AwaitedCommand: Sendable {
     /// The app it was sent to: only that app may answer it.
-    package var bundle: String
+    package var bundle: BundleID
     package var command: RemoteCommand
     /// What the daemon did to deliver it (`sent`, `woke`, `launched`), for the reply.
     package var delivery: String
@@ -49,7 +50,7 @@ extension AudioCapability {
     /// `REMOTE_COMMAND_STATUS` from an app: the answer to a command sent to it. Another app's
     /// ticket is `notFound`, like one that does not exist, so no app learns or settles
     /// another's commands.
-    package func answer(_ identifier: String, _ report: RemoteCommandStatusReport, in apps: any AppCore)
+    package func answer(_ identifier: BundleID, _ report: RemoteCommandStatusReport, in apps: any AppCore)
         throws(ProtocolError) -> Done
     {
         guard let awaited = book.awaiting[report.ticket], awaited.bundle == identifier else {
@@ -105,7 +106,7 @@ extension AudioCapability {
     }
 
     /// The app exited: the commands it did not answer fail now rather than at the timeout.
-    package func abandonAnswers(of identifier: String, in apps: any AppCore) {
+    package func abandonAnswers(of identifier: BundleID, in apps: any AppCore) {
         for (ticket, awaited) in book.awaiting where awaited.bundle == identifier {
             // A command queued for the next launch's check-in still has its chance.
             guard !(book.pendingCommands[identifier] ?? []).contains(where: { $0.ticket == ticket }) else { continue }

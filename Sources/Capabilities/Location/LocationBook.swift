@@ -49,12 +49,12 @@ package struct LocationBook: Sendable {
     }
 
     /// The app's grant.
-    package func authorization(_ identifier: String) -> LocationAuthorization {
+    package func authorization(_ identifier: BundleID) -> LocationAuthorization {
         authorizations[identifier] ?? .notDetermined
     }
 
     /// What the app subscribed to.
-    package func subscription(_ identifier: String) -> LocationSubscription {
+    package func subscription(_ identifier: BundleID) -> LocationSubscription {
         listeners[identifier]?.subscription ?? LocationSubscription()
     }
 }

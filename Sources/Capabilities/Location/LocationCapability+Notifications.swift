@@ -12,7 +12,7 @@ extension LocationCapability: NotificationRegionWatching {
     /// least a when-in-use grant, as iOS does for location triggers, and counts against the
     /// policy's region limit apart from the app's own regions.
     package func monitorForNotification(
-        _ bundle: String, request: String, _ region: CircularRegion, in apps: any AppCore
+        _ bundle: BundleID, request: String, _ region: CircularRegion, in apps: any AppCore
     ) throws(ProtocolError) {
         let manifest = try apps.bundle(of: bundle).manifest
         guard book.authorization(bundle).allowsLocation else {
@@ -41,7 +41,7 @@ extension LocationCapability: NotificationRegionWatching {
     }
 
     /// Stops monitoring notification requests' regions.
-    package func stopMonitoringForNotifications(_ bundle: String, requests: [String]) {
+    package func stopMonitoringForNotifications(_ bundle: BundleID, requests: [String]) {
         let owner = RegionOwner.notification(bundle)
         for request in requests where book.monitor.remove(request, owner: owner) {
             try? store.removeRegion(request, owner: owner)

@@ -33,7 +33,7 @@ extension LocationCapability {
     }
 
     /// `LOCATION_AUTHORIZATION` from an app: checks the usage description and answers with the grant.
-    package func requestAuthorization(_ identifier: String, level: LocationAuthorization?, in apps: any AppCore)
+    package func requestAuthorization(_ identifier: BundleID, level: LocationAuthorization?, in apps: any AppCore)
         throws(ProtocolError) -> AuthorizationStatus
     {
         let manifest = try apps.bundle(of: identifier).manifest
@@ -54,7 +54,7 @@ extension LocationCapability {
     // MARK: Updates
 
     /// `LOCATION_UPDATES` from an app: what it wants from now on.
-    package func setSubscription(_ identifier: String, _ requested: LocationSubscription, in apps: any AppCore)
+    package func setSubscription(_ identifier: BundleID, _ requested: LocationSubscription, in apps: any AppCore)
         throws(ProtocolError) -> Done
     {
         let manifest = try apps.bundle(of: identifier).manifest
@@ -109,7 +109,7 @@ extension LocationCapability {
     }
 
     /// `LOCATION_READY` from an app: its location manager has a delegate, so anything queued can go.
-    package func ready(_ identifier: String, in apps: any AppCore) -> Done {
+    package func ready(_ identifier: BundleID, in apps: any AppCore) -> Done {
         // Whatever was sent on an earlier connection and not acknowledged goes again.
         book.deliveries[identifier, default: LocationBook.Delivery()].ready = true
         book.deliveries[identifier]?.sentThrough = 0
@@ -118,7 +118,7 @@ extension LocationCapability {
     }
 
     /// `LOCATION_ACK` from an app: forgets what it handled, and only what it was sent.
-    package func acknowledge(_ identifier: String, through seq: Int64, in apps: any AppCore) throws(ProtocolError)
+    package func acknowledge(_ identifier: BundleID, through seq: Int64, in apps: any AppCore) throws(ProtocolError)
         -> Done
     {
         let delivered = book.deliveries[identifier]?.sentThrough ?? 0
@@ -141,7 +141,7 @@ extension LocationCapability {
     // MARK: Regions
 
     /// `REGION_START` from an app.
-    package func startMonitoring(_ identifier: String, _ region: CircularRegion, in apps: any AppCore)
+    package func startMonitoring(_ identifier: BundleID, _ region: CircularRegion, in apps: any AppCore)
         throws(ProtocolError) -> Done
     {
         let manifest = try apps.bundle(of: identifier).manifest
@@ -177,7 +177,7 @@ extension LocationCapability {
     }
 
     /// `REGION_STOP` from an app.
-    package func stopMonitoring(_ identifier: String, region: String) -> Done {
+    package func stopMonitoring(_ identifier: BundleID, region: String) -> Done {
         let removed = book.monitor.remove(region, owner: .app(identifier))
         try? store.removeRegion(region, owner: .app(identifier))
         return Done(detail: removed ? "stopped monitoring \(region)" : "\(region) was not monitored")
@@ -185,7 +185,7 @@ extension LocationCapability {
 
     /// `REGION_STATE` from an app: the last fix, through the monitor's hysteresis; inside the
     /// boundary's margin, the last confirmed state.
-    package func regionState(_ identifier: String, region: String) throws(ProtocolError) -> RegionStateReply {
+    package func regionState(_ identifier: BundleID, region: String) throws(ProtocolError) -> RegionStateReply {
         guard let confirmed = book.monitor.state(of: region, owner: .app(identifier)),
             let monitored = book.monitor.regions(owner: .app(identifier)).first(where: { $0.identifier == region })
         else {
@@ -196,7 +196,7 @@ extension LocationCapability {
     }
 
     /// `REGIONS`: an app's regions and their states.
-    package func monitoredRegions(_ identifier: String, in apps: any AppCore) throws(ProtocolError) -> RegionList {
+    package func monitoredRegions(_ identifier: BundleID, in apps: any AppCore) throws(ProtocolError) -> RegionList {
         _ = try apps.bundle(of: identifier)
         return RegionList(
             regions: book.monitor.regions(owner: .app(identifier)).map { region in

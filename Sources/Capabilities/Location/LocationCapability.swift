@@ -30,7 +30,7 @@ package final class LocationCapability: AppCapability {
 
     // MARK: The life cycle
 
-    package func app(_ identifier: String, changed change: LifecycleChange, in apps: any AppCore) {
+    package func app(_ identifier: BundleID, changed change: LifecycleChange, in apps: any AppCore) {
         switch change {
         case .checkedIn:
             resetDelivery(identifier)
@@ -47,7 +47,7 @@ package final class LocationCapability: AppCapability {
 
     /// What the app subscribed to and monitored went with its identity; its grant is read
     /// again (an adopted one, or none).
-    package func identityChanged(_ identifier: String, in apps: any AppCore) {
+    package func identityChanged(_ identifier: BundleID, in apps: any AppCore) {
         book.listeners[identifier] = nil
         book.deliveries[identifier] = nil
         book.monitor.removeAll(owner: .app(identifier))
@@ -56,7 +56,7 @@ package final class LocationCapability: AppCapability {
     }
 
     /// A new process checked in or the old one is gone: nothing was sent to it yet.
-    private func resetDelivery(_ identifier: String) {
+    private func resetDelivery(_ identifier: BundleID) {
         if book.deliveries[identifier] != nil {
             book.deliveries[identifier]?.ready = false
             book.deliveries[identifier]?.sentThrough = 0
@@ -65,7 +65,7 @@ package final class LocationCapability: AppCapability {
     }
 
     /// Takes or releases the `location` assertion as the grant and subscription now say.
-    package func updateAssertion(_ identifier: String, in apps: any AppCore) {
+    package func updateAssertion(_ identifier: BundleID, in apps: any AppCore) {
         guard let manifest = apps.manifest(of: identifier) else { return }
         let held = LocationRouting.holdsAssertion(
             manifest: manifest,
@@ -87,7 +87,7 @@ package final class LocationCapability: AppCapability {
         }
     }
 
-    package func status(for identifier: String, storageError: String? = nil) -> LocationServiceStatus {
+    package func status(for identifier: BundleID, storageError: String? = nil) -> LocationServiceStatus {
         LocationServiceStatus(
             available: book.available, detail: book.unavailableDetail,
             authorization: book.authorization(identifier), storageError: storageError)
@@ -180,7 +180,7 @@ package final class LocationCapability: AppCapability {
     // MARK: Delivery
 
     /// Sends the app what waits in its queue beyond what it was already sent, when it can take it.
-    package func flush(_ identifier: String, in apps: any AppCore) {
+    package func flush(_ identifier: BundleID, in apps: any AppCore) {
         guard var delivery = book.deliveries[identifier], delivery.ready, apps.canHear(identifier),
             apps.state(of: identifier) != .suspended
         else { return }

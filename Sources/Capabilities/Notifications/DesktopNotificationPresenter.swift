@@ -19,7 +19,7 @@ package import Logging
 package final class DesktopNotificationPresenter: NotificationPresenter {
     /// The person acted on a notification: whose, which, and the action's key.
     package struct Activation: Sendable {
-        package var bundle: String
+        package var bundle: BundleID
         package var request: String
         package var action: String
     }
@@ -37,7 +37,7 @@ package final class DesktopNotificationPresenter: NotificationPresenter {
     private let fallback: LogNotificationPresenter
     /// Ids the server gave, to tell our notifications from other clients', with the app and
     /// request each stands for.
-    private let shown = Locked<[UInt32: (bundle: String, request: String)]>([:])
+    private let shown = Locked<[UInt32: (bundle: BundleID, request: String)]>([:])
     /// The connection that owns `org.freedesktop.Notifications`: the only sender whose signals
     /// speak for the person.
     private let server = NameOwner(DesktopNotificationPresenter.destination, role: "the notification server")
@@ -74,7 +74,7 @@ package final class DesktopNotificationPresenter: NotificationPresenter {
                 }))
     }
 
-    package func present(bundle: String, appName: String, notification: DeliveredNotification)
+    package func present(bundle: BundleID, appName: String, notification: DeliveredNotification)
         async throws(NotificationPresenterError) -> String
     {
         let content = notification.request.content

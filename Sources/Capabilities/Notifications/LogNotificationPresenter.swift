@@ -1,3 +1,4 @@
+package import BackgrounderCore
 import BackgrounderAppCore
 package import BackgrounderProtocol
 import BackgrounderSystem
@@ -25,7 +26,7 @@ package struct LogNotificationPresenter: NotificationPresenter {
         self.logPath = logPath
     }
 
-    package func present(bundle: String, appName: String, notification: DeliveredNotification)
+    package func present(bundle: BundleID, appName: String, notification: DeliveredNotification)
         async throws(NotificationPresenterError) -> String
     {
         let handle = "log:\(counter.next())"

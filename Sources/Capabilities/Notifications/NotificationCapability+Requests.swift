@@ -29,7 +29,7 @@ extension NotificationCapability: NotificationRegionCrossing {
     /// `NOTIFICATION_AUTHORIZATION` from an app: what a person decided. The daemon never
     /// grants by itself; the request is logged so a person sees the app asked.
     package func requestAuthorization(
-        _ identifier: String, _ request: NotificationAuthorizationRequest, in apps: any AppCore
+        _ identifier: BundleID, _ request: NotificationAuthorizationRequest, in apps: any AppCore
     ) -> NotificationAuthorizationStatus {
         let status = grants[identifier] ?? .notDetermined
         if status == .notDetermined {
@@ -42,7 +42,7 @@ extension NotificationCapability: NotificationRegionCrossing {
     // MARK: Requests
 
     /// `NOTIFICATION_ADD` from an app: stored, and fired at its time (at once without a trigger).
-    package func add(_ identifier: String, _ request: NotificationRequest, in apps: any AppCore)
+    package func add(_ identifier: BundleID, _ request: NotificationRequest, in apps: any AppCore)
         throws(ProtocolError) -> Done
     {
         guard grants[identifier] == .granted else {
@@ -90,7 +90,7 @@ extension NotificationCapability: NotificationRegionCrossing {
     }
 
     /// `NOTIFICATION_LIST` from an app: its own pending requests or delivered notifications.
-    package func list(_ identifier: String, _ kind: NotificationListKind) -> NotificationsList {
+    package func list(_ identifier: BundleID, _ kind: NotificationListKind) -> NotificationsList {
         let all = list(identifier)
         return NotificationsList(
             bundle: identifier, authorization: all.authorization, pending: kind == .pending ? all.pending : [],
@@ -98,7 +98,7 @@ extension NotificationCapability: NotificationRegionCrossing {
     }
 
     /// Both lists of an app.
-    package func list(_ identifier: String) -> NotificationsList {
+    package func list(_ identifier: BundleID) -> NotificationsList {
         NotificationsList(
             bundle: identifier, authorization: grants[identifier] ?? .notDetermined,
             pending: (pending[identifier] ?? [:]).values.sorted {
@@ -110,7 +110,7 @@ extension NotificationCapability: NotificationRegionCrossing {
     }
 
     /// `NOTIFICATIONS` from a person: any app's, loaded or with notifications stored.
-    package func list(person identifier: String, in apps: any AppCore) throws(ProtocolError) -> NotificationsList {
+    package func list(person identifier: BundleID, in apps: any AppCore) throws(ProtocolError) -> NotificationsList {
         guard apps.manifest(of: identifier) != nil || pending[identifier] != nil || delivered[identifier] != nil else {
             throw ProtocolError(
                 .notFound, "no app '\(identifier)': no such bundle is loaded and it has no notifications")
@@ -119,7 +119,7 @@ extension NotificationCapability: NotificationRegionCrossing {
     }
 
     /// `NOTIFICATION_REMOVE` from an app: some or all of its own.
-    package func remove(_ identifier: String, _ removal: NotificationRemoval, in apps: any AppCore)
+    package func remove(_ identifier: BundleID, _ removal: NotificationRemoval, in apps: any AppCore)
         throws(ProtocolError) -> Done
     {
         let names = removal.identifiers
@@ -147,7 +147,7 @@ extension NotificationCapability: NotificationRegionCrossing {
     }
 
     /// `NOTIFICATION_PRESENTATION` from an app in front: how to show what it was asked about.
-    package func answer(_ identifier: String, _ presentation: NotificationPresentation, in apps: any AppCore)
+    package func answer(_ identifier: BundleID, _ presentation: NotificationPresentation, in apps: any AppCore)
         throws(ProtocolError) -> Done
     {
         guard let asked = asking[identifier]?.removeValue(forKey: presentation.request) else {
@@ -168,7 +168,7 @@ extension NotificationCapability: NotificationRegionCrossing {
 
     /// Hands a location trigger's region to the location capability (see
     /// LocationCapability+Notifications.swift).
-    package func watchRegion(_ identifier: String, _ request: String, _ region: CircularRegion, in apps: any AppCore)
+    package func watchRegion(_ identifier: BundleID, _ request: String, _ region: CircularRegion, in apps: any AppCore)
         throws(ProtocolError)
     {
         guard let regions else {
@@ -178,14 +178,14 @@ extension NotificationCapability: NotificationRegionCrossing {
     }
 
     /// Stops watching the regions of requests no longer pending.
-    package func stopWatching(_ identifier: String, _ requests: [String], in apps: any AppCore) {
+    package func stopWatching(_ identifier: BundleID, _ requests: [String], in apps: any AppCore) {
         guard !requests.isEmpty else { return }
         regions?.stopMonitoringForNotifications(identifier, requests: requests)
     }
 
     /// The device entered or left a location trigger's region (as its `notifyOnEntry` and
     /// `notifyOnExit` ask): the request fires; the app is neither woken nor launched.
-    package func regionCrossed(_ identifier: String, request: String, in apps: any AppCore) {
+    package func regionCrossed(_ identifier: BundleID, request: String, in apps: any AppCore) {
         guard let entry = pending[identifier]?[request], entry.request.isRegionTriggered else { return }
         let now = clock()
         fire(identifier, entry, due: now, now: now, in: apps)
@@ -238,7 +238,7 @@ extension NotificationCapability: NotificationRegionCrossing {
 
 extension NotificationCapability {
     /// A delivered notification a person acted on: off the list, the desktop and the store.
-    private func useUp(_ notification: DeliveredNotification, of identifier: String) {
+    private func useUp(_ notification: DeliveredNotification, of identifier: BundleID) {
         delivered[identifier]?[notification.request.identifier] = nil
         try? store.removeNotifications(.delivered, identifiers: [notification.request.identifier], for: identifier)
         if let handle = notification.presenter { withdraw([handle]) }

@@ -68,7 +68,7 @@ package final class NotificationCapability: AppCapability {
 
     // MARK: The life cycle
 
-    package func app(_ identifier: String, changed change: LifecycleChange, in apps: any AppCore) {
+    package func app(_ identifier: BundleID, changed change: LifecycleChange, in apps: any AppCore) {
         switch change {
         case .checkedIn:
             // Responses that waited for the app (it was launched to hear one).
@@ -89,7 +89,7 @@ package final class NotificationCapability: AppCapability {
     }
 
     /// Pending and delivered notifications went with the identity; the grant is read again.
-    package func identityChanged(_ identifier: String, in apps: any AppCore) {
+    package func identityChanged(_ identifier: BundleID, in apps: any AppCore) {
         pending[identifier] = nil
         delivered[identifier] = nil
         responses[identifier] = nil
@@ -157,7 +157,7 @@ package final class NotificationCapability: AppCapability {
     /// A request's time came (or its region was crossed): it is pending again if it repeats,
     /// and shown, or the app in front is asked first.
     package func fire(
-        _ bundle: String, _ entry: PendingNotification, due: Date, now: Date, in apps: any AppCore
+        _ bundle: BundleID, _ entry: PendingNotification, due: Date, now: Date, in apps: any AppCore
     ) {
         let request = entry.request
         let next = NotificationSchedule.nextFire(of: request.trigger, due: due, now: now, timeZone: timeZone())
@@ -196,14 +196,14 @@ package final class NotificationCapability: AppCapability {
     }
 
     /// No answer to `willPresent` came in time: not shown, as iOS does for an app in front.
-    package func presentationTimedOut(_ bundle: String, _ identifier: String, in apps: any AppCore) {
+    package func presentationTimedOut(_ bundle: BundleID, _ identifier: String, in apps: any AppCore) {
         guard asking[bundle]?.removeValue(forKey: identifier) != nil else { return }
         apps.appLogger(bundle).info(
             "notification \(identifier) not shown: the app in front did not answer willPresent in time")
     }
 
     /// Records a notification as delivered and hands it to the presenter.
-    package func show(_ bundle: String, _ notification: DeliveredNotification, in apps: any AppCore) {
+    package func show(_ bundle: BundleID, _ notification: DeliveredNotification, in apps: any AppCore) {
         let identifier = notification.request.identifier
         if let earlier = delivered[bundle]?[identifier]?.presenter { withdraw([earlier]) }
         delivered[bundle, default: [:]][identifier] = notification
@@ -235,7 +235,7 @@ package final class NotificationCapability: AppCapability {
     }
 
     /// The presenter showed it: its handle is kept for withdrawing it.
-    package func presented(_ bundle: String, _ identifier: String, date: Double, handle: String) {
+    package func presented(_ bundle: BundleID, _ identifier: String, date: Double, handle: String) {
         guard delivered[bundle]?[identifier]?.date == date else {
             // Removed (or replaced) while it was being shown.
             withdraw([handle])

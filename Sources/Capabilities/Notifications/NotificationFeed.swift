@@ -1,5 +1,5 @@
 import BackgrounderAppCore
-import BackgrounderCore
+package import BackgrounderCore
 package import BackgrounderProtocol
 import BackgrounderSystem
 package import Logging
@@ -16,7 +16,7 @@ package final class NotificationFeed: Sendable {
     private struct Follower {
         let channel: any Channel
         /// Only this app's notifications; all when `nil`.
-        let bundle: String?
+        let bundle: BundleID?
     }
 
     private let followers = Locked<[ObjectIdentifier: Follower]>([:])
@@ -28,7 +28,7 @@ package final class NotificationFeed: Sendable {
 
     /// Sends a connection every notification delivered from now on (one app's, or all),
     /// until it closes.
-    package func follow(_ channel: any Channel, bundle: String?) {
+    package func follow(_ channel: any Channel, bundle: BundleID?) {
         let key = ObjectIdentifier(channel)
         followers.withLock { $0[key] = Follower(channel: channel, bundle: bundle) }
         channel.closeFuture.whenComplete { [weak self] _ in

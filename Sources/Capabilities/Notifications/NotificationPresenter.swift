@@ -1,3 +1,4 @@
+package import BackgrounderCore
 import BackgrounderAppCore
 package import BackgrounderProtocol
 import BackgrounderSystem
@@ -17,7 +18,7 @@ package protocol NotificationPresenter: Sendable {
     ///   - notification: What to show.
     /// - Returns: The presenter's handle for it, for ``withdraw(_:)``.
     /// - Throws: ``NotificationPresenterError`` saying why it could not be shown.
-    func present(bundle: String, appName: String, notification: DeliveredNotification)
+    func present(bundle: BundleID, appName: String, notification: DeliveredNotification)
         async throws(NotificationPresenterError) -> String
 
     /// Takes a shown notification back (the app removed it, or the person acted on it).

@@ -1,5 +1,5 @@
 package import BackgrounderAppCore
-import BackgrounderCore
+package import BackgrounderCore
 package import BackgrounderSystem
 import Foundation
 
@@ -19,7 +19,7 @@ package final class ResourceCapability: AppCapability {
         self.limits = limits
     }
 
-    package func app(_ identifier: String, changed change: LifecycleChange, in apps: any AppCore) {
+    package func app(_ identifier: BundleID, changed change: LifecycleChange, in apps: any AppCore) {
         switch change {
         case .launched, .checkedIn, .moved, .assertionsChanged: apply(identifier, in: apps)
         case .windowsClosed, .exited, .forceQuit: break
@@ -27,10 +27,10 @@ package final class ResourceCapability: AppCapability {
     }
 
     /// Limits follow the bundle at each launch; nothing is held between them.
-    package func identityChanged(_ identifier: String, in apps: any AppCore) {}
+    package func identityChanged(_ identifier: BundleID, in apps: any AppCore) {}
 
     /// Writes the band of the app's state now.
-    package func apply(_ identifier: String, in apps: any AppCore) {
+    package func apply(_ identifier: BundleID, in apps: any AppCore) {
         guard let process = apps.process(of: identifier), let manifest = apps.manifest(of: identifier) else { return }
         let band = ResourceBand.forState(
             apps.state(of: identifier), assertions: apps.assertions(of: identifier),

@@ -13,7 +13,7 @@ extension SchedulingCapability {
     // MARK: Apps
 
     /// `SET_FETCH_INTERVAL`.
-    package func setFetchInterval(_ identifier: String, _ interval: BackgroundFetchInterval, in apps: any AppCore)
+    package func setFetchInterval(_ identifier: BundleID, _ interval: BackgroundFetchInterval, in apps: any AppCore)
         throws(ProtocolError) -> Done
     {
         if let problem = interval.problem {
@@ -33,7 +33,7 @@ extension SchedulingCapability {
     }
 
     /// `COMPLETE`: a completion handler ran.
-    package func complete(_ identifier: String, _ completion: WindowCompletion, in apps: any AppCore)
+    package func complete(_ identifier: BundleID, _ completion: WindowCompletion, in apps: any AppCore)
         throws(ProtocolError) -> Done
     {
         guard let purpose = windows[identifier]?[completion.window] else {
@@ -72,13 +72,13 @@ extension SchedulingCapability {
     }
 
     /// `REGISTER_TASK`: only identifiers the manifest permits.
-    package func register(_ identifier: String, task: String, in apps: any AppCore) throws(ProtocolError) -> Done {
+    package func register(_ identifier: BundleID, task: String, in apps: any AppCore) throws(ProtocolError) -> Done {
         try permit(identifier, task, in: apps)
         registered[identifier, default: []].insert(task)
         return Done(detail: "registered a launch handler for \(task)")
     }
 
-    private func permit(_ identifier: String, _ task: String, in apps: any AppCore) throws(ProtocolError) {
+    private func permit(_ identifier: BundleID, _ task: String, in apps: any AppCore) throws(ProtocolError) {
         guard let manifest = apps.manifest(of: identifier), manifest.permittedTaskIdentifiers.contains(task) else {
             throw ProtocolError(
                 .notPermitted,
@@ -87,7 +87,7 @@ extension SchedulingCapability {
     }
 
     /// `SUBMIT_TASK`: replaces a pending request with the same identifier.
-    package func submit(_ identifier: String, _ submission: TaskSubmission, in apps: any AppCore)
+    package func submit(_ identifier: BundleID, _ submission: TaskSubmission, in apps: any AppCore)
         throws(ProtocolError) -> Done
     {
         try permit(identifier, submission.identifier, in: apps)
@@ -131,14 +131,14 @@ extension SchedulingCapability {
     }
 
     /// `CANCEL_TASKS`.
-    package func cancel(_ identifier: String, task: String?, in apps: any AppCore) -> Done {
+    package func cancel(_ identifier: BundleID, task: String?, in apps: any AppCore) -> Done {
         removeRequest(identifier, task)
         reschedule(in: apps)
         return Done(detail: task.map { "cancelled \($0)" } ?? "cancelled every task request")
     }
 
     /// `PENDING_TASKS`.
-    package func pending(_ identifier: String) -> TaskRequestList {
+    package func pending(_ identifier: BundleID) -> TaskRequestList {
         TaskRequestList(
             requests: (requests[identifier] ?? [:]).values.sorted { $0.identifier < $1.identifier }.map(Self.submission)
         )
@@ -153,7 +153,7 @@ extension SchedulingCapability {
     }
 
     /// `REGISTER_PUSH`: the app's token, made once and kept until it unregisters.
-    package func registerPush(_ identifier: String) throws(ProtocolError) -> PushToken {
+    package func registerPush(_ identifier: BundleID) throws(ProtocolError) -> PushToken {
         if let token = tokens[identifier] { return PushToken(token: token, endpoint: pushEndpoints[identifier]) }
         var generator = SystemRandomNumberGenerator()
         let token = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
@@ -175,7 +175,7 @@ extension SchedulingCapability {
     }
 
     /// `UNREGISTER_PUSH`: the token stops working.
-    package func unregisterPush(_ identifier: String) -> Done {
+    package func unregisterPush(_ identifier: BundleID) -> Done {
         guard tokens.removeValue(forKey: identifier) != nil else { return Done(detail: "no device token to revoke") }
         try? store.setPushToken(nil, for: identifier)
         return Done(detail: "device token revoked")
@@ -255,7 +255,7 @@ extension SchedulingCapability {
     }
 
     /// Wakes or launches the app for a push, with a push window.
-    package func deliverPush(_ identifier: String, payload: JSONValue, in apps: any AppCore) throws(ProtocolError)
+    package func deliverPush(_ identifier: BundleID, payload: JSONValue, in apps: any AppCore) throws(ProtocolError)
         -> Done
     {
         let (done, window) = try apps.deliverEvent(identifier, .push, window: .push, payload: payload)
@@ -264,7 +264,7 @@ extension SchedulingCapability {
     }
 
     /// A deferred push whose budget returned.
-    package func deliverDeferredPush(_ identifier: String, in apps: any AppCore) {
+    package func deliverDeferredPush(_ identifier: BundleID, in apps: any AppCore) {
         guard let manifest = apps.manifest(of: identifier), var budget = budgets[identifier],
             let text = budget.takeDue(policy: apps.schedulingPolicy(for: manifest), now: clock())
         else { return }

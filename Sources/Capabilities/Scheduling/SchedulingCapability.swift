@@ -85,7 +85,7 @@ package final class SchedulingCapability: AppCapability {
 
     // MARK: The life cycle
 
-    package func app(_ identifier: String, changed change: LifecycleChange, in apps: any AppCore) {
+    package func app(_ identifier: BundleID, changed change: LifecycleChange, in apps: any AppCore) {
         switch change {
         case .launched:
             registered[identifier] = []
@@ -120,7 +120,7 @@ package final class SchedulingCapability: AppCapability {
     }
 
     /// Fetch history, task requests, the push token and budget went with the identity.
-    package func identityChanged(_ identifier: String, in apps: any AppCore) {
+    package func identityChanged(_ identifier: BundleID, in apps: any AppCore) {
         histories[identifier] = nil
         requests[identifier] = nil
         tokens[identifier] = nil
@@ -133,7 +133,7 @@ package final class SchedulingCapability: AppCapability {
 
     /// A window closed: a fetch's or push's outcome goes into the history (a window left to
     /// run out counts as failed).
-    package func ended(_ identifier: String, _ purpose: Purpose, result: BackgroundFetchResult, in apps: any AppCore) {
+    package func ended(_ identifier: BundleID, _ purpose: Purpose, result: BackgroundFetchResult, in apps: any AppCore) {
         switch purpose {
         case .fetch:
             histories[identifier, default: FetchHistory()].record(result, at: clock())
@@ -146,7 +146,7 @@ package final class SchedulingCapability: AppCapability {
         }
     }
 
-    package func save(_ identifier: String) {
+    package func save(_ identifier: BundleID) {
         guard let history = histories[identifier] else { return }
         do {
             try store.saveFetchHistory(history, for: identifier)
@@ -307,7 +307,7 @@ package final class SchedulingCapability: AppCapability {
     // MARK: Starting work
 
     /// Opens a fetch window for an app (scheduled, or `bgctl simulate fetch`).
-    package func startFetch(_ identifier: String, in apps: any AppCore) throws(ProtocolError) -> Done {
+    package func startFetch(_ identifier: BundleID, in apps: any AppCore) throws(ProtocolError) -> Done {
         // Checked first: a refusal below records a failed fetch, which only a loaded app has.
         guard apps.manifest(of: identifier) != nil else {
             throw ProtocolError(.notFound, "no loaded bundle has the identifier '\(identifier)'")
@@ -328,7 +328,7 @@ package final class SchedulingCapability: AppCapability {
     }
 
     /// Launches or wakes an app for a pending task request, which it then no longer is.
-    package func startTask(_ identifier: String, _ task: String, in apps: any AppCore) throws(ProtocolError) -> Done {
+    package func startTask(_ identifier: BundleID, _ task: String, in apps: any AppCore) throws(ProtocolError) -> Done {
         guard let request = requests[identifier]?[task], apps.manifest(of: identifier) != nil else {
             throw ProtocolError(.notFound, "\(identifier) has no pending task request '\(task)'")
         }
@@ -348,7 +348,7 @@ package final class SchedulingCapability: AppCapability {
         return done
     }
 
-    package func removeRequest(_ identifier: String, _ task: String?) {
+    package func removeRequest(_ identifier: BundleID, _ task: String?) {
         if let task { requests[identifier]?[task] = nil } else { requests[identifier] = nil }
         do {
             try store.removeTaskRequests(for: identifier, identifier: task)

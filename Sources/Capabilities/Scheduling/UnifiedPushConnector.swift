@@ -40,7 +40,7 @@ package final class UnifiedPushConnector: Sendable {
     /// Device tokens by app.
     private let tokens = Locked<[String: String]>([:])
     /// The distributor registered with: its name, and the unique name only it may call from.
-    private let state = Locked<(distributor: String?, owner: String?)>((nil, nil))
+    private let state = Locked<(distributor: String?, owner: BundleID?)>((nil, nil))
     private let eventStream: AsyncStream<Event>.Continuation
     /// Messages and endpoints, for ``DesktopRequests`` to carry out on the app manager.
     package let events: AsyncStream<Event>
@@ -52,7 +52,7 @@ package final class UnifiedPushConnector: Sendable {
     }
 
     /// The connector name of an app.
-    package static func serviceName(for identifier: String) -> String {
+    package static func serviceName(for identifier: BundleID) -> String {
         "org.backgrounder.Push." + BusName.elements(of: identifier)
     }
 
@@ -212,7 +212,7 @@ package final class UnifiedPushConnector: Sendable {
         }
     }
 
-    private func unregister(_ identifier: String, token: String, on connection: BusConnection) {
+    private func unregister(_ identifier: BundleID, token: String, on connection: BusConnection) {
         if let distributor = state.withLock({ $0.distributor }) {
             connection.call(
                 distributor, Self.distributorPath, Self.distributorInterface, "Unregister", [.string(token)]

@@ -1,3 +1,4 @@
+import BackgrounderCore
 package import BackgrounderAppCore
 package import BackgrounderProtocol
 
@@ -10,7 +11,7 @@ extension SharingCapability {
         case .requestMediaLibraryAuthorization:
             .mediaLibrary(try requestLibraryAuthorization(try requester.app(), in: apps))
         case .unshare(let request): .shared(try unshare(request, in: apps))
-        case .shares(let app): .shared(list(app.bundle))
+        case .shares(let app): .shared(list(BundleID(app.bundle)))
         }
     }
 }

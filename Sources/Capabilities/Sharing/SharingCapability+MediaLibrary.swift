@@ -9,7 +9,7 @@ package import BackgrounderSystem
 /// `bgctl share` would share it: through descriptors the daemon opens, the sandbox unchanged.
 /// Denied later, the folder is taken back.
 extension SharingCapability {
-    package nonisolated static func storedLibraryGrants(_ store: StateStore) -> [String: MediaLibraryAuthorization] {
+    package nonisolated static func storedLibraryGrants(_ store: StateStore) -> [BundleID: MediaLibraryAuthorization] {
         ((try? store.authorizationLevels(service: .mediaLibrary)) ?? [:]).mapValues {
             MediaLibraryAuthorization(rawValue: $0) ?? .notDetermined
         }
@@ -17,7 +17,7 @@ extension SharingCapability {
 
     /// `MEDIA_LIBRARY_AUTHORIZATION` from an app: what the person decided, and the folder once
     /// allowed. Not decided yet, the person is asked.
-    package func requestLibraryAuthorization(_ identifier: String, in apps: any AppCore) throws(ProtocolError)
+    package func requestLibraryAuthorization(_ identifier: BundleID, in apps: any AppCore) throws(ProtocolError)
         -> MediaLibraryStatus
     {
         let manifest = try apps.bundle(of: identifier).manifest
@@ -47,7 +47,7 @@ extension SharingCapability {
 
     /// `bgctl authorize ID media-library granted|denied`, or a person's answer to the prompt.
     package func authorize(_ request: Authorize, in apps: any AppCore) throws(ProtocolError) -> Done {
-        let identifier = request.bundle
+        let identifier = BundleID(request.bundle)
         let manifest = try apps.bundle(of: identifier).manifest
         guard case .mediaLibrary(let level) = request.grant, level != .notDetermined else {
             throw ProtocolError(.badRequest, "the media library is granted or denied")
@@ -68,7 +68,7 @@ extension SharingCapability {
         guard level == .granted else {
             // Exactly what the permission shared, wherever the music folder is now.
             let shared = files.grants(for: identifier).filter(\.library).map(\.path)
-            if !shared.isEmpty { _ = try unshare(UnshareRequest(bundle: identifier, paths: shared), in: apps) }
+            if !shared.isEmpty { _ = try unshare(UnshareRequest(bundle: identifier.rawValue, paths: shared), in: apps) }
             return Done(detail: "\(identifier): media-library \(level.rawValue)")
         }
         guard let musicDirectory else {

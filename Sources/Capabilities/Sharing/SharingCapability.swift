@@ -19,7 +19,7 @@ package final class SharingCapability: AppCapability {
     /// The person's music folder (`--music-directory`, else `XDG_MUSIC_DIR`), if there is one.
     package let musicDirectory: String?
     /// Media library grants by app, loaded from the store.
-    package var libraryGrants: [String: MediaLibraryAuthorization]
+    package var libraryGrants: [BundleID: MediaLibraryAuthorization]
 
     package nonisolated init(files: SharedFiles, store: StateStore, musicDirectory: String?) {
         self.files = files
@@ -30,15 +30,15 @@ package final class SharingCapability: AppCapability {
 
     package var authorizationServices: [AuthorizationService] { [.mediaLibrary] }
 
-    package func app(_ identifier: String, changed change: LifecycleChange, in apps: any AppCore) {}
+    package func app(_ identifier: BundleID, changed change: LifecycleChange, in apps: any AppCore) {}
 
-    package func identityChanged(_ identifier: String, in apps: any AppCore) {
+    package func identityChanged(_ identifier: BundleID, in apps: any AppCore) {
         files.replace(identifier, with: (try? store.sharedFiles()[identifier]) ?? [])
         libraryGrants[identifier] = Self.storedLibraryGrants(store)[identifier]
     }
 
     /// Records files a person shared, already opened and resolved by the caller.
-    package func share(_ grants: [SharedFileGrant], with identifier: String, in apps: any AppCore)
+    package func share(_ grants: [SharedFileGrant], with identifier: BundleID, in apps: any AppCore)
         throws(ProtocolError) -> SharedFileList
     {
         do {
@@ -58,26 +58,27 @@ package final class SharingCapability: AppCapability {
 
     /// `UNSHARE`: takes back shared paths (all of them when none is named).
     package func unshare(_ request: UnshareRequest, in apps: any AppCore) throws(ProtocolError) -> SharedFileList {
-        let shared = Set(files.grants(for: request.bundle).map(\.path))
+        let bundle = BundleID(request.bundle)
+        let shared = Set(files.grants(for: bundle).map(\.path))
         for path in request.paths where !shared.contains(path) {
             throw ProtocolError(
                 .notFound, "UNSHARE: paths: '\(path)' is not shared with \(request.bundle) (bgctl shared lists what is)"
             )
         }
         do {
-            try store.unshare(request.paths, from: request.bundle)
+            try store.unshare(request.paths, from: bundle)
         } catch {
             throw ProtocolError(.failed, "UNSHARE: cannot record it: \(error)")
         }
         let taken = Set(request.paths)
         files.replace(
-            request.bundle,
-            with: request.paths.isEmpty ? [] : files.grants(for: request.bundle).filter { !taken.contains($0.path) })
-        return list(request.bundle)
+            bundle,
+            with: request.paths.isEmpty ? [] : files.grants(for: bundle).filter { !taken.contains($0.path) })
+        return list(bundle)
     }
 
     /// `SHARES`: what is shared with an app.
-    package func list(_ identifier: String) -> SharedFileList {
-        SharedFileList(bundle: identifier, files: files.grants(for: identifier).map(\.listed))
+    package func list(_ identifier: BundleID) -> SharedFileList {
+        SharedFileList(bundle: identifier.rawValue, files: files.grants(for: identifier).map(\.listed))
     }
 }

@@ -1,5 +1,5 @@
 package import BackgrounderAppCore
-import BackgrounderCore
+package import BackgrounderCore
 package import BackgrounderProtocol
 import BackgrounderSystem
 import Foundation
@@ -9,7 +9,7 @@ import Foundation
 /// transfers: another app's identifier is answered as one that does not exist.
 extension TransferCapability {
     /// `TRANSFER_CREATE`: checks the request and the app's limits, and queues it.
-    package func create(_ identifier: String, _ submission: TransferSubmission, in apps: any AppCore)
+    package func create(_ identifier: BundleID, _ submission: TransferSubmission, in apps: any AppCore)
         throws(ProtocolError) -> TransferInfo
     {
         guard let manifest = apps.manifest(of: identifier) else {
@@ -97,7 +97,7 @@ extension TransferCapability {
     }
 
     /// `TRANSFER_CANCEL`: the transfer ends as cancelled (a finished one stays as it is).
-    package func cancel(_ identifier: String, _ id: Int, in apps: any AppCore) throws(ProtocolError) -> Done {
+    package func cancel(_ identifier: BundleID, _ id: Int, in apps: any AppCore) throws(ProtocolError) -> Done {
         let transfer = try own(identifier, id)
         guard !transfer.info.state.isFinished else {
             return Done(detail: "transfer \(id) had already \(transfer.info.state.rawValue)")
@@ -108,7 +108,7 @@ extension TransferCapability {
 
     /// `TRANSFER_SESSION`: this process hears the session's transfers from now on; the reply
     /// lists them, finished ones included until acknowledged.
-    package func attach(_ identifier: String, session: String, in apps: any AppCore) throws(ProtocolError)
+    package func attach(_ identifier: BundleID, session: String, in apps: any AppCore) throws(ProtocolError)
         -> TransferList
     {
         try Self.checkSession(session)
@@ -121,7 +121,7 @@ extension TransferCapability {
 
     /// `TRANSFER_ACK`: the app heard a finished transfer; its file, if the app left it, is
     /// removed, and the transfer forgotten.
-    package func acknowledge(_ identifier: String, _ id: Int, in apps: any AppCore) throws(ProtocolError) -> Done {
+    package func acknowledge(_ identifier: BundleID, _ id: Int, in apps: any AppCore) throws(ProtocolError) -> Done {
         let transfer = try own(identifier, id)
         guard transfer.info.state.isFinished else {
             throw ProtocolError(.invalidState, "transfer \(id) is still \(transfer.info.state.rawValue)")
@@ -152,7 +152,7 @@ extension TransferCapability {
     }
 
     /// One of the app's own transfers; another app's is answered as unknown.
-    private func own(_ identifier: String, _ id: Int) throws(ProtocolError) -> Transfer {
+    private func own(_ identifier: BundleID, _ id: Int) throws(ProtocolError) -> Transfer {
         guard let transfer = transfers[id], transfer.info.bundle == identifier else {
             throw ProtocolError(.notFound, "no transfer \(id) of \(identifier)")
         }

@@ -56,7 +56,7 @@ package final class TransferCapability: AppCapability {
 
     /// An app's session.
     package struct SessionKey: Hashable {
-        package var app: String
+        package var app: BundleID
         package var session: String
     }
 
@@ -95,7 +95,7 @@ package final class TransferCapability: AppCapability {
 
     // MARK: The life cycle
 
-    package func app(_ identifier: String, changed change: LifecycleChange, in apps: any AppCore) {
+    package func app(_ identifier: BundleID, changed change: LifecycleChange, in apps: any AppCore) {
         switch change {
         case .launched:
             attached[identifier] = nil
@@ -172,13 +172,13 @@ package final class TransferCapability: AppCapability {
     }
 
     /// The policy's numbers for an app's transfers.
-    package func policy(for bundle: String, in apps: any AppCore) -> SchedulingPolicy {
+    package func policy(for bundle: BundleID, in apps: any AppCore) -> SchedulingPolicy {
         apps.manifest(of: bundle).map { apps.schedulingPolicy(for: $0) } ?? SchedulingPolicy()
     }
 
     /// What an app's downloads hold on disk, partial or delivered and not yet acknowledged,
     /// leaving out one transfer (the one about to start): what the policy's disk cap counts.
-    package func bytesOnDisk(of bundle: String, besides excluded: Int? = nil) -> Int64 {
+    package func bytesOnDisk(of bundle: BundleID, besides excluded: Int? = nil) -> Int64 {
         transfers.values.reduce(Int64(0)) { total, transfer in
             guard transfer.info.bundle == bundle, transfer.info.id != excluded, transfer.info.request.kind == .download
             else { return total }
@@ -373,7 +373,7 @@ package final class TransferCapability: AppCapability {
 
     /// The app's transfers belonged to its identity: their rows went with it, and what runs
     /// for them stops here, partial files and all.
-    package func identityChanged(_ identifier: String, in apps: any AppCore) {
+    package func identityChanged(_ identifier: BundleID, in apps: any AppCore) {
         for (id, transfer) in transfers where transfer.info.bundle == identifier {
             transfer.attempt?.cancel()
             files.removePartial(id)

@@ -1,3 +1,4 @@
+package import BackgrounderCore
 import BackgrounderAppCore
 import BackgrounderSystem
 import Foundation
@@ -56,7 +57,7 @@ package struct TransferFiles: Sendable {
     /// Hands a finished download to its app: the file becomes the app's and moves into its
     /// data directory's `tmp/` as `CFNetworkDownload_ID.tmp`, as iOS names them.
     /// - Returns: The file's path in the app's data directory.
-    package func deliver(_ id: Int, to app: String) throws(TransferFileError) -> String {
+    package func deliver(_ id: Int, to app: BundleID) throws(TransferFileError) -> String {
         let source = partialPath(id)
         let data: String
         let owner: UInt32?
@@ -138,7 +139,7 @@ package struct TransferFiles: Sendable {
     /// Removes a delivered file the app left where it was put (it had to move it while it
     /// heard of it). The name is looked up in the app's `tmp/` without following links, so
     /// a link the app put there is removed, never what it points at.
-    package func removeDelivered(_ id: Int, from app: String) {
+    package func removeDelivered(_ id: Int, from app: BundleID) {
         guard let data = try? dataDirectory(app) else { return }
         let dataDescriptor = open(data, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard dataDescriptor >= 0 else { return }
