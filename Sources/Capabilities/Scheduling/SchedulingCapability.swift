@@ -35,22 +35,22 @@ package final class SchedulingCapability: AppCapability {
     /// Wall-clock time; tests of the rules use Core directly, the daemon uses the real clock.
     package let clock: @Sendable () -> Date
 
-    package var histories: [String: FetchHistory]
-    package var requests: [String: [String: BackgroundTaskRequest]]
-    package var tokens: [String: String] {
+    package var histories: [BundleID: FetchHistory]
+    package var requests: [BundleID: [String: BackgroundTaskRequest]]
+    package var tokens: [BundleID: String] {
         // UnifiedPush registers every app that has a token.
         didSet { pushConnector?.update(tokens) }
     }
     /// UnifiedPush endpoints by app, as the distributor last gave them (it gives them again
     /// whenever the daemon registers, so they are not stored).
-    package var pushEndpoints: [String: String] = [:]
+    package var pushEndpoints: [BundleID: String] = [:]
     /// The UnifiedPush connector on the session bus, if the daemon has one.
     package let pushConnector: UnifiedPushConnector?
-    package var budgets: [String: PushBudget]
+    package var budgets: [BundleID: PushBudget]
     /// Task identifiers the app's running process registered launch handlers for.
-    package var registered: [String: Set<String>] = [:]
+    package var registered: [BundleID: Set<String>] = [:]
     /// Open windows, by app.
-    package var windows: [String: [EventWindowID: Purpose]] = [:]
+    package var windows: [BundleID: [EventWindowID: Purpose]] = [:]
     /// Network as the condition monitor last said; power (which the policy's numbers depend
     /// on too) and idleness are the core's.
     package var network = true

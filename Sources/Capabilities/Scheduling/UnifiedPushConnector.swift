@@ -38,9 +38,9 @@ package final class UnifiedPushConnector: Sendable {
     private let bus: DesktopBus
     private let logger: Logger
     /// Device tokens by app.
-    private let tokens = Locked<[String: String]>([:])
+    private let tokens = Locked<[BundleID: String]>([:])
     /// The distributor registered with: its name, and the unique name only it may call from.
-    private let state = Locked<(distributor: String?, owner: BundleID?)>((nil, nil))
+    private let state = Locked<(distributor: String?, owner: String?)>((nil, nil))
     private let eventStream: AsyncStream<Event>.Continuation
     /// Messages and endpoints, for ``DesktopRequests`` to carry out on the app manager.
     package let events: AsyncStream<Event>
@@ -53,7 +53,7 @@ package final class UnifiedPushConnector: Sendable {
 
     /// The connector name of an app.
     package static func serviceName(for identifier: BundleID) -> String {
-        "org.backgrounder.Push." + BusName.elements(of: identifier)
+        "org.backgrounder.Push." + BusName.elements(of: identifier.rawValue)
     }
 
     /// Starts serving (called once, when the daemon starts).
@@ -70,7 +70,7 @@ package final class UnifiedPushConnector: Sendable {
     }
 
     /// The apps' device tokens changed (an app registered or unregistered for pushes).
-    package func update(_ newTokens: [String: String]) {
+    package func update(_ newTokens: [BundleID: String]) {
         let before = tokens.withLock { tokens in
             defer { tokens = newTokens }
             return tokens
@@ -182,7 +182,7 @@ package final class UnifiedPushConnector: Sendable {
         bus.setNote(.unifiedPush, "no distributor: \(distributor) refused, \(reason)")
     }
 
-    private func register(_ apps: [String: String], with distributor: String, on connection: BusConnection) {
+    private func register(_ apps: [BundleID: String], with distributor: String, on connection: BusConnection) {
         for (identifier, token) in apps.sorted(by: { $0.key < $1.key }) {
             let name = Self.serviceName(for: identifier)
             do throws(DBusError) {
