@@ -43,7 +43,7 @@ struct Filters: ParsableCommand {
             var monitor = RegionMonitor()
             let addStart = ContinuousClock.now
             for (index, region) in regionList.enumerated() {
-                try monitor.add(region, owner: .app("bench.app\(index % 20)"))
+                try monitor.add(region, owner: .app(BundleID("bench.app\(index % 20)")))
             }
             let addTime = ContinuousClock.now - addStart
             var significant = SignificantChangeFilter()

@@ -2,6 +2,7 @@ import ArgumentParser
 import BackgrounderAppCore
 import BackgrounderApps
 import BackgrounderAudio
+import BackgrounderCore
 import BackgrounderDaemon
 import BackgrounderLocation
 import BackgrounderNotifications
@@ -59,7 +60,7 @@ struct FreezeThaw: AsyncParsableCommand {
             }
         }
         for index in 0..<count {
-            let container = try mechanism.prepare(appID: "bench\(index)")
+            let container = try mechanism.prepare(appID: BundleID("bench\(index)"))
             let join = container.cgroupPath.map { "echo $$ > '\($0)/cgroup.procs' || exit 126" }
             let script = [join, "while sleep 1; do :; done"].compactMap { $0 }.joined(separator: "\n")
             running.append((try spawnDetached(["/bin/sh", "-c", script]), container))

@@ -78,7 +78,7 @@ struct Relaunch: ParsableCommand {
         try waitUntilNotRunning(client)
         let before = (try? String(contentsOfFile: appLog, encoding: .utf8))?.count ?? 0
         let sent = realtimeNanoseconds()
-        guard case .done = try client.request(.wake(WakeRequest(bundle: bundle, reason: .push))).body else {
+        guard case .done = try client.request(.wake(WakeRequest(bundle: BundleID(bundle), reason: .push))).body else {
             throw BenchError("the push was refused")
         }
         let stamp = try waitForLaunchStamp(in: appLog, after: before)
@@ -94,7 +94,7 @@ struct Relaunch: ParsableCommand {
     private func waitUntilNotRunning(_ client: ControlClient) throws {
         for _ in 0..<2000 {
             if case .apps(let list) = try client.request(.ps).body,
-                list.apps.first(where: { $0.id == bundle })?.state == .notRunning
+                list.apps.first(where: { $0.id.rawValue == bundle })?.state == .notRunning
             {
                 return
             }

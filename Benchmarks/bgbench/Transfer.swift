@@ -1,4 +1,5 @@
 import ArgumentParser
+import BackgrounderCore
 import BackgrounderProtocol
 import BackgrounderTestSupport
 import Foundation
@@ -49,7 +50,7 @@ struct Transfer: AsyncParsableCommand {
         for round in 0..<rounds {
             curl.append(try Self.curl(url, to: directory.appending("curl-\(round).out")))
             unlink(directory.appending("curl-\(round).out"))
-            ours.append(try await Self.daemon(client, daemon: daemon, app: id, bytes: bytes))
+            ours.append(try await Self.daemon(client, daemon: daemon, app: BundleID(id), bytes: bytes))
         }
         let peak = Memory.of(daemon.pid)
         await daemon.stop()
@@ -100,7 +101,8 @@ struct Transfer: AsyncParsableCommand {
     /// The daemon downloads the file for the app: from the moment the daemon lists the
     /// transfer (the app hands it over at launch; the launch is not the download's) until it
     /// reports it completed, polled every 5 ms; the daemon's CPU over that time.
-    static func daemon(_ client: ControlClient, daemon: DaemonProcess, app: String, bytes: Int64) async throws -> Run {
+    static func daemon(_ client: ControlClient, daemon: DaemonProcess, app: BundleID, bytes: Int64) async throws -> Run
+    {
         _ = try client.request(.open(AppReference(bundle: app)))
         var cpuBefore = ProcessCPU.seconds(daemon.pid)
         var start = ContinuousClock.now

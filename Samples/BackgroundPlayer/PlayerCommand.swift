@@ -158,7 +158,7 @@ enum PlayerCommand {
 
     /// The app's state, what it plays and its streams' health.
     static func status(_ connection: DaemonConnection) throws -> String {
-        let app = try connection.apps().first { $0.id == bundleIdentifier }
+        let app = try connection.apps().first { $0.id.rawValue == bundleIdentifier }
         let audio = try connection.audioStatus(bundle: bundleIdentifier)
         var lines = ["BackgroundPlayer: \(app?.state.rawValue ?? "not installed")"]
         if let info = audio.sessions.first?.nowPlaying {

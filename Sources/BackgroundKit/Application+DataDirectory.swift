@@ -1,3 +1,4 @@
+import BackgrounderCore
 import BackgrounderProtocol
 import Foundation
 
@@ -56,7 +57,8 @@ extension Application {
         let named = ProcessInfo.processInfo.environment[DefaultPaths.socketEnvironmentVariable].map { !$0.isEmpty }
         let reply: DaemonMessage
         do throws(ControlClientError) {
-            reply = try ControlClient(socketPath: socket).request(.dataDirectory(AppReference(bundle: identifier)))
+            reply = try ControlClient(socketPath: socket).request(
+                .dataDirectory(AppReference(bundle: BundleID(identifier))))
         } catch .daemonNotRunning(_) where named != true {
             let path = dataDirectory(forBundle: identifier, stateDirectory: DefaultPaths.stateDirectory)
             return DataDirectoryLocation(

@@ -159,7 +159,7 @@ public final class Application {
             }
         )
         Self.sharedConnection.withLock { $0 = connection }
-        let reply = try connection.request(.checkIn(CheckIn(bundle: bundleIdentifier)))
+        let reply = try connection.request(.checkIn(CheckIn(bundle: BundleID(bundleIdentifier))))
         switch reply.body {
         case .checkedIn(let checkedIn):
             launchReason = checkedIn.launchReason
@@ -183,7 +183,7 @@ public final class Application {
         guard let connection = connectionForAudio else { return }
         let reply: DaemonMessage
         do {
-            reply = try connection.request(.checkIn(CheckIn(bundle: bundle)))
+            reply = try connection.request(.checkIn(CheckIn(bundle: BundleID(bundle))))
         } catch {
             // The socket answered and then closed: a daemon dying (its listening socket
             // outlives its connections by a moment) or one that failed to start. The reader

@@ -1,3 +1,4 @@
+import BackgrounderCore
 public import BackgrounderProtocol
 
 /// The connection an app (or a sample's command line) has to `backgrounderd`.
@@ -44,7 +45,7 @@ public final class DaemonConnection {
         -> String
     {
         let reply = try client.request(
-            .remoteCommand(RemoteCommandRequest(bundle: bundle, command: command, argument: argument)))
+            .remoteCommand(RemoteCommandRequest(bundle: BundleID(bundle), command: command, argument: argument)))
         switch reply.body {
         case .done(let done): return done.detail
         case .error(let error): throw .refused(error.message)
@@ -62,7 +63,7 @@ public final class DaemonConnection {
         throws(ControlClientError) -> Done
     {
         let reply = try client.request(
-            .remoteCommand(RemoteCommandRequest(bundle: bundle, command: command, argument: argument)))
+            .remoteCommand(RemoteCommandRequest(bundle: BundleID(bundle), command: command, argument: argument)))
         switch reply.body {
         case .done(let done): return done
         case .error(let error): throw .refused(error.message)
@@ -72,7 +73,7 @@ public final class DaemonConnection {
 
     /// The audio engine's sessions and streams, for one app or all.
     public func audioStatus(bundle: String? = nil) throws(ControlClientError) -> AudioStatus {
-        let reply = try client.request(.audio(AudioQuery(bundle: bundle)))
+        let reply = try client.request(.audio(AudioQuery(bundle: bundle.map { BundleID($0) })))
         switch reply.body {
         case .audioStatus(let status): return status
         case .error(let error): throw .refused(error.message)
@@ -99,7 +100,7 @@ public final class DaemonConnection {
     /// - Throws: ``ControlClientError``, `.refused` naming the path the daemon could not
     ///   open and why.
     public func share(_ paths: [String], with bundle: String) throws(ControlClientError) -> SharedFileList {
-        let reply = try client.request(.share(ShareRequest(bundle: bundle, paths: paths)))
+        let reply = try client.request(.share(ShareRequest(bundle: BundleID(bundle), paths: paths)))
         switch reply.body {
         case .shared(let list): return list
         case .error(let error): throw .refused(error.message)

@@ -25,8 +25,8 @@ package struct Requester: Sendable {
     }
 
     /// The app a person's request names, or else the app whose request it is.
-    package func app(or named: String?) throws(ProtocolError) -> BundleID {
-        if let named { return BundleID(named) }
+    package func app(or named: BundleID?) throws(ProtocolError) -> BundleID {
+        if let named { return named }
         return try app()
     }
 }

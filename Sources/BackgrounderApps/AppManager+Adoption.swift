@@ -1,5 +1,5 @@
 import BackgrounderAppCore
-import BackgrounderCore
+package import BackgrounderCore
 import BackgrounderProtocol
 import BackgrounderSystem
 import Foundation

@@ -23,7 +23,7 @@ extension AppManager {
     ///   - asks: How much (`always`, `when-in-use`, `granted`).
     ///   - usage: Its Info.plist's reason, shown with the question.
     package func askPerson(_ identifier: BundleID, for service: AuthorizationService, asks: String, usage: String?) {
-        let name = manifest(of: identifier)?.name ?? identifier
+        let name = manifest(of: identifier)?.name ?? identifier.rawValue
         let (prompt, isNew) = consent.ask(
             identifier, app: name, service: service, asks: asks, usage: usage, at: Date().timeIntervalSince1970)
         guard isNew || asks == "always" else { return }

@@ -1,5 +1,5 @@
 import BackgrounderAppCore
-import BackgrounderCore
+package import BackgrounderCore
 package import BackgrounderProtocol
 import BackgrounderSystem
 
@@ -10,7 +10,7 @@ extension AppManager {
     /// have grants stored; or one app's.
     /// - Throws: ``ProtocolError`` for an app that is neither loaded nor has grants stored,
     ///   or when the store cannot be read.
-    package nonisolated func permissions(_ bundle: String?) throws(ProtocolError) -> PermissionList {
+    package nonisolated func permissions(_ bundle: BundleID?) throws(ProtocolError) -> PermissionList {
         let grants: [StateStore.StoredGrant]
         do {
             grants = try store.grants(for: bundle)

@@ -1,4 +1,5 @@
 import BackgrounderAppCore
+import BackgrounderCore
 
 /// The core's one timer: every deadline, each app's own (the end of its background time, a
 /// grace period) and each capability's next wake, on one task that sleeps until the soonest.
@@ -8,7 +9,7 @@ final class DeadlineTimer {
     /// Whose deadline it is.
     enum Owner: Hashable {
         /// An app's life cycle (``AppLifecycle/nextDeadline``).
-        case app(String)
+        case app(BundleID)
         /// A capability's next wake, by its object's identity.
         case capability(ObjectIdentifier)
     }

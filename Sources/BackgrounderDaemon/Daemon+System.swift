@@ -116,7 +116,7 @@ extension Daemon {
         standard.scheduling = configuration.scheduling
         guard let identifier = configuration.policyBundle else { return standard }
         do {
-            let policy = try PluginPolicy.load(identifier, from: catalog, standard: standard, logger: logger)
+            let policy = try PluginPolicy.load(BundleID(identifier), from: catalog, standard: standard, logger: logger)
             let numbers = policy.numbers
             logger.info(
                 "loaded policy plug-in \(identifier): task budget \(numbers.taskBudget), grace \(numbers.suspendGrace), expiration warning \(numbers.expirationWarning)"

@@ -23,9 +23,9 @@ extension DaemonContext {
     /// is said rather than answered with a path nobody uses.
     /// - Parameter bundle: The app's bundle identifier.
     /// - Returns: `DATA_DIRECTORY`, or the `ERROR` naming the field and why.
-    func dataDirectory(of bundle: String) -> DaemonMessage.Body {
+    func dataDirectory(of bundle: BundleID) -> DaemonMessage.Body {
         // Checked before it becomes part of a path: `..` or a slash must not name another directory.
-        if let problem = BundleIdentifierRules.problem(with: bundle) {
+        if let problem = BundleIdentifierRules.problem(with: bundle.rawValue) {
             return .error(ProtocolError(.badRequest, "DATA_DIRECTORY: bundle is not a bundle identifier: \(problem)"))
         }
         let path = apps.supervisor.dataPath(for: bundle)

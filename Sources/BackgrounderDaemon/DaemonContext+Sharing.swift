@@ -56,10 +56,10 @@ extension DaemonContext {
     /// Why a person's request naming a loaded app and their paths (`IMPORT`, `SHARE`) cannot
     /// be taken, or `nil`: the identifier, the bundle loaded, at least one path, each absolute
     /// and naming something (not `/`, nor ending in `..`).
-    func refusal(of request: String, for bundle: String, paths: [String], field: String, what: String)
+    func refusal(of request: String, for bundle: BundleID, paths: [String], field: String, what: String)
         -> ProtocolError?
     {
-        if let problem = BundleIdentifierRules.problem(with: bundle) {
+        if let problem = BundleIdentifierRules.problem(with: bundle.rawValue) {
             return ProtocolError(.badRequest, "\(request): bundle is not a bundle identifier: \(problem)")
         }
         guard registry.catalog.loaded[bundle] != nil else {

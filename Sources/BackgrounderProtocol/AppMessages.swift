@@ -3,10 +3,10 @@ public import BackgrounderCore
 /// `OPEN`, `QUIT`: a request naming one app by its bundle identifier.
 public struct AppReference: Sendable, Hashable, Codable {
     /// The app's `CFBundleIdentifier`.
-    public var bundle: String
+    public var bundle: BundleID
 
     /// Names an app.
-    public init(bundle: String) {
+    public init(bundle: BundleID) {
         self.bundle = bundle
     }
 }
@@ -15,10 +15,10 @@ public struct AppReference: Sendable, Hashable, Codable {
 /// only if the connecting process (by `SO_PEERCRED`) is one it launched for that bundle.
 public struct CheckIn: Sendable, Hashable, Codable {
     /// The bundle the app says it is.
-    public var bundle: String
+    public var bundle: BundleID
 
     /// Creates a check-in.
-    public init(bundle: String) {
+    public init(bundle: BundleID) {
         self.bundle = bundle
     }
 }
@@ -136,7 +136,7 @@ public struct AppList: Sendable, Hashable, Codable {
 /// One app in `bgctl ps`. Scripts rely on `id`, `pid`, `state`, `assertions`, `cpuSeconds`.
 public struct AppInfo: Sendable, Hashable, Codable {
     /// `CFBundleIdentifier`.
-    public var id: String
+    public var id: BundleID
     /// `CFBundleName`.
     public var name: String
     /// The process, while running.
@@ -166,7 +166,7 @@ public struct AppInfo: Sendable, Hashable, Codable {
 
     /// Creates an entry.
     public init(
-        id: String,
+        id: BundleID,
         name: String,
         pid: Int32?,
         state: ApplicationState,
@@ -200,12 +200,12 @@ public struct AppInfo: Sendable, Hashable, Codable {
 /// service): it is relaunched, woken or told, as the relaunch rules say.
 public struct WakeRequest: Sendable, Hashable, Codable {
     /// The app's `CFBundleIdentifier`.
-    public var bundle: String
+    public var bundle: BundleID
     /// What happened.
     public var reason: LaunchReason
 
     /// Creates a request.
-    public init(bundle: String, reason: LaunchReason) {
+    public init(bundle: BundleID, reason: LaunchReason) {
         self.bundle = bundle
         self.reason = reason
     }

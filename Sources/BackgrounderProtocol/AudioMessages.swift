@@ -199,7 +199,7 @@ public enum ShuffleMode: String, Sendable, Hashable, Codable, CaseIterable {
 /// launches it), and from the daemon to that app.
 public struct RemoteCommandRequest: Sendable, Hashable, Codable {
     /// The app's `CFBundleIdentifier`.
-    public var bundle: String
+    public var bundle: BundleID
     /// The command.
     public var command: RemoteCommand
     /// Its argument, if any.
@@ -209,7 +209,7 @@ public struct RemoteCommandRequest: Sendable, Hashable, Codable {
     public var ticket: Int?
 
     /// Creates a command.
-    public init(bundle: String, command: RemoteCommand, argument: String? = nil, ticket: Int? = nil) {
+    public init(bundle: BundleID, command: RemoteCommand, argument: String? = nil, ticket: Int? = nil) {
         self.bundle = bundle
         self.command = command
         self.argument = argument
@@ -337,10 +337,10 @@ public struct NowPlayingInfo: Sendable, Hashable, Codable {
 /// `AUDIO`: asks for the audio engine's view (`bgctl audio`).
 public struct AudioQuery: Sendable, Hashable, Codable {
     /// Only this app's streams; all when absent.
-    public var bundle: String?
+    public var bundle: BundleID?
 
     /// Creates a query.
-    public init(bundle: String? = nil) {
+    public init(bundle: BundleID? = nil) {
         self.bundle = bundle
     }
 }
@@ -368,7 +368,7 @@ public struct AudioStreamInfo: Sendable, Hashable, Codable {
     /// The stream's number.
     public var stream: Int
     /// The app it belongs to.
-    public var bundle: String
+    public var bundle: BundleID
     /// Playback or record.
     public var direction: AudioDirection
     /// Its PCM format.
@@ -394,7 +394,7 @@ public struct AudioStreamInfo: Sendable, Hashable, Codable {
 
     /// Creates an entry.
     public init(
-        stream: Int, bundle: String, direction: AudioDirection, format: AudioFormat, state: String,
+        stream: Int, bundle: BundleID, direction: AudioDirection, format: AudioFormat, state: String,
         corkedBy: [AudioCorkReason], underruns: Int, overruns: Int, ringSeconds: Double, serverLatency: Double?,
         volume: Double, bytes: UInt64, attributes: AudioBufferAttributes?
     ) {
@@ -417,7 +417,7 @@ public struct AudioStreamInfo: Sendable, Hashable, Codable {
 /// One app's session in an `AUDIO_STATUS` reply.
 public struct AudioSessionInfo: Sendable, Hashable, Codable {
     /// The app.
-    public var bundle: String
+    public var bundle: BundleID
     /// Its category.
     public var category: AudioSessionCategory
     /// Its options' names.
@@ -433,7 +433,7 @@ public struct AudioSessionInfo: Sendable, Hashable, Codable {
 
     /// Creates an entry.
     public init(
-        bundle: String, category: AudioSessionCategory, options: [String], active: Bool, interrupted: Bool,
+        bundle: BundleID, category: AudioSessionCategory, options: [String], active: Bool, interrupted: Bool,
         ducked: Bool, nowPlaying: NowPlayingInfo?
     ) {
         self.bundle = bundle

@@ -158,7 +158,7 @@ public struct BundleEntry: Sendable, Hashable, Codable {
     }
 
     /// `CFBundleIdentifier`, for loaded bundles.
-    public var id: String?
+    public var id: BundleID?
     /// `CFBundleName`, for loaded bundles.
     public var name: String?
     /// The bundle directory (or, for a refusal, the file at fault).
@@ -177,7 +177,7 @@ public struct BundleEntry: Sendable, Hashable, Codable {
     /// An entry for a loaded bundle.
     public static func loaded(_ bundle: ValidatedBundle) -> BundleEntry {
         BundleEntry(
-            id: bundle.manifest.bundleIdentifier.rawValue,
+            id: bundle.manifest.bundleIdentifier,
             name: bundle.manifest.name,
             path: bundle.path,
             status: .loaded,

@@ -1,3 +1,5 @@
+public import BackgrounderCore
+
 /// `IMPORT`: a person gives an app files (an album for the music player, episodes another app
 /// downloaded), as a person shares files into an iOS app's container. The daemon copies them
 /// into the app's data directory itself: a person never copies into a directory the app
@@ -5,13 +7,13 @@
 /// files.
 public struct ImportRequest: Sendable, Hashable, Codable {
     /// The app's `CFBundleIdentifier`.
-    public var bundle: String
+    public var bundle: BundleID
     /// Absolute paths of the files or directories to copy, each into the app's data directory
     /// under its own name.
     public var sources: [String]
 
     /// Creates a request.
-    public init(bundle: String, sources: [String]) {
+    public init(bundle: BundleID, sources: [String]) {
         self.bundle = bundle
         self.sources = sources
     }
@@ -20,7 +22,7 @@ public struct ImportRequest: Sendable, Hashable, Codable {
 /// `IMPORTED`: what an import copied, and what it left out and why.
 public struct ImportResult: Sendable, Hashable, Codable {
     /// The app's `CFBundleIdentifier`.
-    public var bundle: String
+    public var bundle: BundleID
     /// The app's data directory.
     public var directory: String
     /// Where each source went (absolute paths), in the order given.
@@ -35,7 +37,7 @@ public struct ImportResult: Sendable, Hashable, Codable {
 
     /// Creates a result.
     public init(
-        bundle: String, directory: String, destinations: [String], files: Int, bytes: Int, skipped: [ImportSkip]
+        bundle: BundleID, directory: String, destinations: [String], files: Int, bytes: Int, skipped: [ImportSkip]
     ) {
         self.bundle = bundle
         self.directory = directory

@@ -6,7 +6,7 @@ public import BackgrounderCore
 /// person types them; an unknown service or level is refused naming the field.
 public struct Authorize: Sendable, Hashable {
     /// The app's `CFBundleIdentifier`.
-    public var bundle: String
+    public var bundle: BundleID
     /// What the person decided, and about which service.
     public var grant: AuthorizationGrant
 
@@ -14,7 +14,7 @@ public struct Authorize: Sendable, Hashable {
     public var service: AuthorizationService { grant.service }
 
     /// Creates a grant.
-    public init(bundle: String, grant: AuthorizationGrant) {
+    public init(bundle: BundleID, grant: AuthorizationGrant) {
         self.bundle = bundle
         self.grant = grant
     }
@@ -27,7 +27,7 @@ extension Authorize: Codable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        bundle = try container.decode(String.self, forKey: .bundle)
+        bundle = try container.decode(BundleID.self, forKey: .bundle)
         let service = try container.decode(String.self, forKey: .service)
         let level = try container.decode(String.self, forKey: .level)
         do {
@@ -109,10 +109,10 @@ public struct RegionStateReply: Sendable, Hashable, Codable {
 /// `REGIONS`: asks for monitored regions; an app gets its own, `bgctl` names the app.
 public struct RegionQuery: Sendable, Hashable, Codable {
     /// The app, for `bgctl regions ID`; absent when an app asks for its own.
-    public var bundle: String?
+    public var bundle: BundleID?
 
     /// Creates a query.
-    public init(bundle: String? = nil) {
+    public init(bundle: BundleID? = nil) {
         self.bundle = bundle
     }
 }

@@ -97,7 +97,7 @@ public struct DeliveredNotification: Sendable, Hashable, Codable {
 /// person's `NOTIFICATIONS` (both).
 public struct NotificationsList: Sendable, Hashable, Codable {
     /// The app.
-    public var bundle: String
+    public var bundle: BundleID
     /// Its grant.
     public var authorization: NotificationAuthorization
     /// Pending requests, soonest first.
@@ -107,7 +107,7 @@ public struct NotificationsList: Sendable, Hashable, Codable {
 
     /// Creates a list.
     public init(
-        bundle: String, authorization: NotificationAuthorization, pending: [PendingNotification],
+        bundle: BundleID, authorization: NotificationAuthorization, pending: [PendingNotification],
         delivered: [DeliveredNotification]
     ) {
         self.bundle = bundle
@@ -120,10 +120,10 @@ public struct NotificationsList: Sendable, Hashable, Codable {
 /// `NOTIFICATIONS` from a person (`bgctl notifications ID`).
 public struct NotificationsQuery: Sendable, Hashable, Codable {
     /// The app.
-    public var bundle: String
+    public var bundle: BundleID
 
     /// Creates a query.
-    public init(bundle: String) {
+    public init(bundle: BundleID) {
         self.bundle = bundle
     }
 }
@@ -140,14 +140,14 @@ public enum NotificationAction {
 /// desktop's notification server: opens the app with the response.
 public struct NotificationActivation: Sendable, Hashable, Codable {
     /// The app.
-    public var bundle: String
+    public var bundle: BundleID
     /// The delivered notification's request identifier.
     public var request: String
     /// The action; absent for the default (opening it).
     public var action: String?
 
     /// Creates an activation.
-    public init(bundle: String, request: String, action: String? = nil) {
+    public init(bundle: BundleID, request: String, action: String? = nil) {
         self.bundle = bundle
         self.request = request
         self.action = action

@@ -4,10 +4,10 @@ public import BackgrounderCore
 /// `AUTHORIZE` alone does.
 public struct PermissionsQuery: Sendable, Hashable, Codable {
     /// One app; absent for every app.
-    public var bundle: String?
+    public var bundle: BundleID?
 
     /// Creates a query.
-    public init(bundle: String? = nil) {
+    public init(bundle: BundleID? = nil) {
         self.bundle = bundle
     }
 }
@@ -18,7 +18,7 @@ public struct PermissionList: Sendable, Hashable, Codable {
     /// One app's grants.
     public struct Entry: Sendable, Hashable, Codable {
         /// The app's `CFBundleIdentifier`.
-        public var bundle: String
+        public var bundle: BundleID
         /// `CFBundleName`, when the bundle is loaded.
         public var name: String?
         /// Whether the bundle is loaded now.
@@ -42,7 +42,7 @@ public struct PermissionList: Sendable, Hashable, Codable {
 
         /// Creates an entry.
         public init(
-            bundle: String, name: String? = nil, loaded: Bool, location: LocationAuthorization,
+            bundle: BundleID, name: String? = nil, loaded: Bool, location: LocationAuthorization,
             locationChangedAt: Double? = nil, microphone: MicrophoneAuthorization, microphoneChangedAt: Double? = nil,
             notifications: NotificationAuthorization? = nil, notificationsChangedAt: Double? = nil
         ) {

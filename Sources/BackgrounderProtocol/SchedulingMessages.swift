@@ -108,7 +108,7 @@ public struct PushToken: Sendable, Hashable, Codable {
 /// `PUSH`: a remote notification for an app, addressed by bundle or by device token.
 public struct PushRequest: Sendable, Hashable, Codable {
     /// The app's bundle identifier.
-    public var bundle: String?
+    public var bundle: BundleID?
     /// The app's device token.
     public var token: String?
     /// The payload: a JSON object of at most ``PushRequest/maximumPayloadBytes`` bytes.
@@ -119,7 +119,7 @@ public struct PushRequest: Sendable, Hashable, Codable {
     public static let maximumPayloadBytes = 4096
 
     /// Creates a request.
-    public init(bundle: String? = nil, token: String? = nil, payload: JSONValue) {
+    public init(bundle: BundleID? = nil, token: String? = nil, payload: JSONValue) {
         self.bundle = bundle
         self.token = token
         self.payload = payload
@@ -146,10 +146,10 @@ public struct PushResult: Sendable, Hashable, Codable {
 /// `TASKS`: a person asks what the system has scheduled for apps.
 public struct ScheduleQuery: Sendable, Hashable, Codable {
     /// One app, or absent for all.
-    public var bundle: String?
+    public var bundle: BundleID?
 
     /// Creates a query.
-    public init(bundle: String? = nil) {
+    public init(bundle: BundleID? = nil) {
         self.bundle = bundle
     }
 }
@@ -168,7 +168,7 @@ public struct ScheduleList: Sendable, Hashable, Codable {
 /// One pending piece of work in `bgctl tasks`.
 public struct ScheduledWork: Sendable, Hashable, Codable {
     /// The app.
-    public var bundle: String
+    public var bundle: BundleID
     /// `fetch`, `appRefresh`, `processing` or `push`.
     public var kind: String
     /// The task identifier (`fetch` and `push` have none).
@@ -182,7 +182,7 @@ public struct ScheduledWork: Sendable, Hashable, Codable {
 
     /// Creates an entry.
     public init(
-        bundle: String, kind: String, identifier: String?, nextRun: Double?, waitingFor: [String], running: Bool
+        bundle: BundleID, kind: String, identifier: String?, nextRun: Double?, waitingFor: [String], running: Bool
     ) {
         self.bundle = bundle
         self.kind = kind
@@ -197,12 +197,12 @@ public struct ScheduledWork: Sendable, Hashable, Codable {
 /// one, as Xcode's debugger commands do.
 public struct TaskDebugRequest: Sendable, Hashable, Codable {
     /// The app.
-    public var bundle: String
+    public var bundle: BundleID
     /// The task identifier.
     public var identifier: String
 
     /// Creates a request.
-    public init(bundle: String, identifier: String) {
+    public init(bundle: BundleID, identifier: String) {
         self.bundle = bundle
         self.identifier = identifier
     }

@@ -1,3 +1,5 @@
+public import BackgrounderCore
+
 /// `SHARE`: a person lets an app read files or folders of theirs where they are, as the
 /// desktop's document portal does (and as a person picks a document for an iOS app): the app
 /// reads exactly those, through descriptors the daemon opens for it (`OPEN PATH` on the
@@ -5,12 +7,12 @@
 /// shares what is in it, at any depth, and nothing outside it.
 public struct ShareRequest: Sendable, Hashable, Codable {
     /// The app's `CFBundleIdentifier`.
-    public var bundle: String
+    public var bundle: BundleID
     /// Absolute paths of the files or folders to share.
     public var paths: [String]
 
     /// Creates a request.
-    public init(bundle: String, paths: [String]) {
+    public init(bundle: BundleID, paths: [String]) {
         self.bundle = bundle
         self.paths = paths
     }
@@ -19,12 +21,12 @@ public struct ShareRequest: Sendable, Hashable, Codable {
 /// `UNSHARE`: a person takes back files or folders shared with an app.
 public struct UnshareRequest: Sendable, Hashable, Codable {
     /// The app's `CFBundleIdentifier`.
-    public var bundle: String
+    public var bundle: BundleID
     /// The shared paths to take back, as `SHARED` lists them; empty for all of them.
     public var paths: [String]
 
     /// Creates a request.
-    public init(bundle: String, paths: [String] = []) {
+    public init(bundle: BundleID, paths: [String] = []) {
         self.bundle = bundle
         self.paths = paths
     }
@@ -34,12 +36,12 @@ public struct UnshareRequest: Sendable, Hashable, Codable {
 /// `SHARES`).
 public struct SharedFileList: Sendable, Hashable, Codable {
     /// The app's `CFBundleIdentifier`.
-    public var bundle: String
+    public var bundle: BundleID
     /// Each shared file or folder, by path.
     public var files: [SharedFile]
 
     /// Creates a list.
-    public init(bundle: String, files: [SharedFile]) {
+    public init(bundle: BundleID, files: [SharedFile]) {
         self.bundle = bundle
         self.files = files
     }

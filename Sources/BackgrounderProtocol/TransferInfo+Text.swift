@@ -15,7 +15,7 @@ extension TransferInfo {
             total > 0 ? "\(ByteCountText.string(done)) / \(ByteCountText.string(total))" : ByteCountText.string(done)
         let moving = state == .running
         return [
-            String(id), bundle, request.kind.rawValue, stateText(now: now), bar, bytes,
+            String(id), bundle.rawValue, request.kind.rawValue, stateText(now: now), bar, bytes,
             moving ? ByteCountText.rate(rate) : "-",
             moving && total > 0 ? TransferText.eta(remaining: total - done, bytesPerSecond: rate) : "-",
         ]
@@ -35,7 +35,7 @@ extension TransferInfo {
         let (done, total) = progress
         var rows: [[String]] = [
             ["id", String(id)],
-            ["app", bundle],
+            ["app", bundle.rawValue],
             ["session", request.session],
             ["kind", request.kind.rawValue],
             ["url", request.url],

@@ -77,7 +77,7 @@ public struct TransferInfo: Sendable, Hashable, Codable {
     /// `transfer` on the wire, where `id` is the message's.
     public var id: Int
     /// The app's bundle identifier.
-    public var bundle: String
+    public var bundle: BundleID
     /// What the app asked for.
     public var request: TransferSubmission
     /// Where it is.
@@ -115,7 +115,7 @@ public struct TransferInfo: Sendable, Hashable, Codable {
 
     /// Creates a transfer's description.
     public init(
-        id: Int, bundle: String, request: TransferSubmission, state: TransferState, waitingFor: TransferWait? = nil,
+        id: Int, bundle: BundleID, request: TransferSubmission, state: TransferState, waitingFor: TransferWait? = nil,
         retryAt: Double? = nil, bytesReceived: Int64 = 0, bytesExpectedToReceive: Int64 = -1, bytesSent: Int64 = 0,
         bytesExpectedToSend: Int64 = 0, bytesRefetched: Int64 = 0, retries: Int = 0, lastError: String? = nil,
         rate: Double? = nil, created: Double, response: TransferResponse? = nil, error: TransferError? = nil,
@@ -175,12 +175,12 @@ public struct TransferSessionRequest: Sendable, Hashable, Codable {
 /// `TRANSFERS`: a person asks for every transfer, one app's, or one.
 public struct TransferQuery: Sendable, Hashable, Codable {
     /// One app, or absent for all.
-    public var bundle: String?
+    public var bundle: BundleID?
     /// One transfer, or absent for all.
     public var transfer: Int?
 
     /// Creates a query.
-    public init(bundle: String? = nil, transfer: Int? = nil) {
+    public init(bundle: BundleID? = nil, transfer: Int? = nil) {
         self.bundle = bundle
         self.transfer = transfer
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BackgrounderCore
 import BackgrounderProtocol
 
 struct AdoptBundle: ParsableCommand {
@@ -22,6 +23,6 @@ struct AdoptBundle: ParsableCommand {
     var id: String
 
     func run() throws {
-        try report(options.request(.adoptBundle(AppReference(bundle: id))), options: options)
+        try report(options.request(.adoptBundle(AppReference(bundle: BundleID(id)))), options: options)
     }
 }

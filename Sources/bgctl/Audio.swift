@@ -66,9 +66,11 @@ struct Audio: ParsableCommand {
             + sessions.map { session in
                 let playing = session.nowPlaying.map(Self.describe) ?? "-"
                 let active = session.active ? "yes" : "no"
-                guard wide else { return [shortName(session.bundle), session.category.rawValue, active, playing] }
+                guard wide else {
+                    return [shortName(session.bundle.rawValue), session.category.rawValue, active, playing]
+                }
                 return [
-                    session.bundle, session.category.rawValue,
+                    session.bundle.rawValue, session.category.rawValue,
                     session.options.isEmpty ? "-" : session.options.joined(separator: ","),
                     active, session.interrupted ? "yes" : "no", session.ducked ? "yes" : "no", playing,
                 ]
@@ -92,10 +94,12 @@ struct Audio: ParsableCommand {
                     stream.serverLatency.map { String(format: "%.0f", $0 * 1000) } ?? "-",
                 ]
                 guard wide else {
-                    return [String(stream.stream), shortName(stream.bundle), stream.direction.rawValue, state] + counts
+                    return [String(stream.stream), shortName(stream.bundle.rawValue), stream.direction.rawValue, state]
+                        + counts
                 }
                 return [
-                    String(stream.stream), stream.bundle, stream.direction.rawValue, stream.format.description, state,
+                    String(stream.stream), stream.bundle.rawValue, stream.direction.rawValue, stream.format.description,
+                    state,
                 ] + counts + [String(format: "%.2f", stream.volume), stream.attributes.map(Self.describe) ?? "-"]
             }
     }

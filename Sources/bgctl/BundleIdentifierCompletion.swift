@@ -59,7 +59,7 @@ enum BundleIdentifierCompletion {
             else { return }
             answer.set(
                 list.bundles.compactMap { entry in
-                    entry.status == .loaded && !isPolicy(bundleAt: entry.path) ? entry.id : nil
+                    entry.status == .loaded && !isPolicy(bundleAt: entry.path) ? entry.id?.rawValue : nil
                 })
         }
         thread.start()

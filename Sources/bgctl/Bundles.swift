@@ -33,7 +33,7 @@ struct Bundles: ParsableCommand {
             switch entry.status {
             case .loaded:
                 rows.append([
-                    entry.id ?? "-", entry.name ?? "-",
+                    entry.id?.rawValue ?? "-", entry.name ?? "-",
                     entry.modes.isEmpty ? "-" : entry.modes.joined(separator: ","), "loaded",
                 ])
             case .refused:

@@ -41,15 +41,15 @@ struct SocketOption: ParsableArguments {
     /// one lists the candidates; an unknown one says which is nearest. Exits 1 for either.
     /// - Parameter unloaded: Whether a full identifier no loaded bundle has is passed on as
     ///   typed: an app removed since may still have grants or notifications stored.
-    func resolveBundle(_ typed: String, unloaded: Bool = false) throws -> String {
+    func resolveBundle(_ typed: String, unloaded: Bool = false) throws -> BundleID {
         guard case .bundles(let list) = try request(.bundles) else { throw Failure.unexpectedReply }
         let candidates = list.bundles.compactMap { entry -> BundleReference.Candidate? in
             guard entry.status == .loaded, let identifier = entry.id else { return nil }
-            return BundleReference.Candidate(identifier: identifier, name: entry.name ?? "")
+            return BundleReference.Candidate(identifier: identifier.rawValue, name: entry.name ?? "")
         }
         switch BundleReference.resolve(typed, among: candidates) {
         case .resolved(let identifier):
-            return identifier
+            return BundleID(identifier)
         case .ambiguous(let identifiers):
             throw Failure(
                 code: "ambiguous",
@@ -57,7 +57,7 @@ struct SocketOption: ParsableArguments {
                     "'\(typed)' matches \(identifiers.count) bundles: \(identifiers.joined(separator: ", ")); give one of them",
                 exitStatus: 1)
         case .unknown where unloaded && typed.contains(".") && BundleIdentifierRules.problem(with: typed) == nil:
-            return typed
+            return BundleID(typed)
         case .unknown(let suggestion):
             let hint = suggestion.map { "; did you mean \($0)?" } ?? "; `bgctl bundles` lists them"
             throw Failure(code: "notFound", message: "no loaded bundle is '\(typed)'\(hint)", exitStatus: 1)
@@ -78,7 +78,7 @@ struct CommonOptions: ParsableArguments {
     func request(_ body: ClientMessage.Body, timeout: Duration = .seconds(10)) throws -> DaemonMessage.Body {
         try daemon.request(body, timeout: timeout)
     }
-    func resolveBundle(_ typed: String, unloaded: Bool = false) throws -> String {
+    func resolveBundle(_ typed: String, unloaded: Bool = false) throws -> BundleID {
         try daemon.resolveBundle(typed, unloaded: unloaded)
     }
 

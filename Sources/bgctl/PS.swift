@@ -40,8 +40,8 @@ struct PS: ParsableCommand {
             let time = [
                 Self.backgroundTimeLeft(app), String(format: "%.2f", app.cpuSeconds),
             ]
-            guard wide else { return [shortName(app.id)] + common + time + [Self.note(app)] }
-            return [app.id] + common + [
+            guard wide else { return [shortName(app.id.rawValue)] + common + time + [Self.note(app)] }
+            return [app.id.rawValue] + common + [
                 app.modes.isEmpty ? "-" : app.modes.joined(separator: ","),
                 app.assertions.isEmpty ? "-" : app.assertions.joined(separator: ","),
             ] + time + [app.audioUnderruns.map { "\($0)/\(app.audioOverruns ?? 0)" } ?? "-", Self.note(app)]

@@ -36,7 +36,7 @@ struct Permissions: ParsableCommand {
         }
         let rows = list.apps.map { entry in
             [
-                entry.bundle, entry.loaded ? entry.name ?? "-" : "(not loaded)", entry.location.grantWord,
+                entry.bundle.rawValue, entry.loaded ? entry.name ?? "-" : "(not loaded)", entry.location.grantWord,
                 entry.microphone.grantWord, entry.notifications?.grantWord ?? "-",
                 entry.mediaLibrary?.grantWord ?? "-",
             ]

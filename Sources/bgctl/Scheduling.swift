@@ -82,7 +82,7 @@ struct Tasks: ParsableCommand {
                 entry.running
                 ? "running" : entry.nextRun.map { formatter.string(from: Date(timeIntervalSince1970: $0)) } ?? "-"
             rows.append([
-                entry.bundle, entry.kind, entry.identifier ?? "-", next,
+                entry.bundle.rawValue, entry.kind, entry.identifier ?? "-", next,
                 entry.waitingFor.isEmpty ? "-" : entry.waitingFor.joined(separator: ", "),
             ])
         }

@@ -54,7 +54,7 @@ struct Validate: ParsableCommand {
             for entry in entries {
                 switch entry.status {
                 case .loaded:
-                    print("ok \(entry.id ?? entry.path)")
+                    print("ok \(entry.id?.rawValue ?? entry.path)")
                     for warning in entry.warnings { printError("warning \(warning)") }
                 case .refused:
                     // The reason may quote the bundle's own text.

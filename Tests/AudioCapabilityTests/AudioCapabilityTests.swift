@@ -21,10 +21,10 @@ final class AudioCapabilityTests {
     let players: MediaPlayers
     let audio: AudioCapability
 
-    static let player = "org.example.player"
-    static let podcasts = "org.example.podcasts"
-    static let game = "org.example.game"
-    static let memos = "org.example.memos"
+    static let player: BundleID = "org.example.player"
+    static let podcasts: BundleID = "org.example.podcasts"
+    static let game: BundleID = "org.example.game"
+    static let memos: BundleID = "org.example.memos"
 
     init() throws {
         directory = try TemporaryDirectory(prefix: "audio-unit")
@@ -48,14 +48,15 @@ final class AudioCapabilityTests {
         directory.remove()
     }
 
-    static func manifest(_ identifier: String, modes: Set<BackgroundMode>, microphone: String? = nil) -> AppManifest {
+    static func manifest(_ identifier: BundleID, modes: Set<BackgroundMode>, microphone: String? = nil) -> AppManifest {
         AppManifest(
-            bundleIdentifier: identifier, name: identifier, executable: "App", backgroundModes: modes,
+            bundleIdentifier: identifier, name: identifier.rawValue, executable: "App", backgroundModes: modes,
             usageDescriptions: UsageDescriptions(microphone: microphone))
     }
 
     func session(
-        _ identifier: String, _ category: AudioSessionCategory, _ options: AudioSessionOptions = [], active: Bool = true
+        _ identifier: BundleID, _ category: AudioSessionCategory, _ options: AudioSessionOptions = [],
+        active: Bool = true
     ) throws -> Done {
         try audio.setSession(
             identifier, AudioSessionRequest(category: category, options: options, active: active), in: core)
@@ -66,7 +67,7 @@ final class AudioCapabilityTests {
         core.asks.filter { if case .askPerson = $0 { true } else { false } }
     }
 
-    func heard(_ identifier: String) -> [AudioInterruption] {
+    func heard(_ identifier: BundleID) -> [AudioInterruption] {
         core.notices(to: identifier).compactMap { if case .audioInterruption(let notice) = $0 { notice } else { nil } }
     }
 

@@ -89,7 +89,7 @@ struct DuplicateIdentifierTests {
     func claimantOfRemovedIdentifier() throws {
         try withScratchDirectory { fixture in
             let (user, system, shipped, override) = try Self.shippedAndOverride(in: fixture)
-            let recorded = ["org.example.same": shipped]
+            let recorded: [BundleID: String] = ["org.example.same": shipped]
             var catalog = BundleScanner().scan(directories: [user, system], incumbents: recorded).catalog
             #expect(
                 catalog.claimsOnRemovedApps(recorded: recorded) { FileManager.default.fileExists(atPath: $0) }.isEmpty)

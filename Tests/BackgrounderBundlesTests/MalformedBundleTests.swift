@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Malformed bundles on disk", .timeLimit(.minutes(5)))
 struct MalformedBundleTests {
-    static let goodIdentifier = "org.example.good"
+    static let goodIdentifier: BundleID = "org.example.good"
 
     static func check(_ problem: BundleProblem, against malformed: MalformedBundle, in fixture: BundleFixture) {
         let expected = malformed.expectation
@@ -26,7 +26,7 @@ struct MalformedBundleTests {
     func refusedAloneWhileAGoodBundleBesideItLoads(_ malformed: MalformedBundle) throws {
         try withScratchDirectory { fixture in
             try malformed.make(in: fixture)
-            let good = try fixture.makeGoodBundle("Good.bundle", identifier: Self.goodIdentifier)
+            let good = try fixture.makeGoodBundle("Good.bundle", identifier: Self.goodIdentifier.rawValue)
 
             let (catalog, unreadable) = BundleScanner().scan(directories: [fixture.directory])
 
@@ -46,7 +46,7 @@ struct MalformedBundleTests {
             for malformed in MalformedBundle.allCases {
                 try malformed.make(in: fixture)
             }
-            let good = try fixture.makeGoodBundle("Good.bundle", identifier: Self.goodIdentifier)
+            let good = try fixture.makeGoodBundle("Good.bundle", identifier: Self.goodIdentifier.rawValue)
             let firstTwin = try fixture.makeGoodBundle("Twin-A.bundle", identifier: "org.example.twin")
             let secondTwin = try fixture.makeGoodBundle("Twin-B.bundle", identifier: "org.example.twin")
 

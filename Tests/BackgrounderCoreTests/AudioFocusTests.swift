@@ -4,7 +4,7 @@ import Testing
 @Suite("Audio focus: iOS's session arbitration", .timeLimit(.minutes(5)))
 struct AudioFocusTests {
     private func app(
-        _ identifier: String, _ category: AudioSessionCategory, _ options: AudioSessionOptions = [],
+        _ identifier: BundleID, _ category: AudioSessionCategory, _ options: AudioSessionOptions = [],
         active: Bool = true, mode: Bool = true, foreground: Bool = false, at seconds: Int = 0
     ) -> AudioFocus.Participant {
         AudioFocus.Participant(

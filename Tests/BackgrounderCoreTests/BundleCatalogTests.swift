@@ -3,7 +3,7 @@ import Testing
 
 @Suite("BundleCatalog", .timeLimit(.minutes(5)))
 struct BundleCatalogTests {
-    static func bundle(at path: String, identifier: String) -> ValidatedBundle {
+    static func bundle(at path: String, identifier: BundleID) -> ValidatedBundle {
         ValidatedBundle(path: path, manifest: AppManifest(bundleIdentifier: identifier, name: "N", executable: "N"))
     }
 

@@ -10,7 +10,7 @@ struct BundleIdentifierRulesTests {
         #expect(BundleIdentifierRules.problem(with: identifier) == nil)
 
         let plist = InfoPlistText.minimal.setting("CFBundleIdentifier", .string(identifier))
-        #expect(try InMemoryBundle(plist: plist).validate().get().manifest.bundleIdentifier == identifier)
+        #expect(try InMemoryBundle(plist: plist).validate().get().manifest.bundleIdentifier.rawValue == identifier)
     }
 
     @Test(arguments: [

@@ -4,9 +4,9 @@ import Testing
 /// ``FixDispatch``: what each app gets for one fix, before anything is stored or sent.
 @Suite("Fix dispatch", .timeLimit(.minutes(5)))
 struct FixDispatchTests {
-    private func manifest(_ id: String, modes: Set<BackgroundMode> = [.location]) -> AppManifest {
+    private func manifest(_ id: BundleID, modes: Set<BackgroundMode> = [.location]) -> AppManifest {
         AppManifest(
-            bundleIdentifier: id, name: id, executable: id, backgroundModes: modes,
+            bundleIdentifier: id, name: id.rawValue, executable: id.rawValue, backgroundModes: modes,
             usageDescriptions: UsageDescriptions(
                 locationAlwaysAndWhenInUse: "Records walks.", locationWhenInUse: "Shows where you are."))
     }
@@ -16,12 +16,12 @@ struct FixDispatchTests {
 
     @Test("one event per app and fix; significant changes relaunch, standard updates queue for a suspended app")
     func routesEachListener() {
-        var listeners: [String: LocationListener] = [
+        var listeners: [BundleID: LocationListener] = [
             "hike": LocationListener(recorder),
             "alerts": LocationListener(LocationSubscription(significantChanges: true)),
             "gone": LocationListener(recorder),
         ]
-        let states: [String: ApplicationState] = ["hike": .suspended, "alerts": .notRunning]
+        let states: [BundleID: ApplicationState] = ["hike": .suspended, "alerts": .notRunning]
         let dispatch = FixDispatch(
             fix(Geo.ljubljana, at: 1_000), transitions: [], listeners: &listeners
         ) { owner in
@@ -40,8 +40,8 @@ struct FixDispatchTests {
     func filtersAdvance() {
         let every50m = LocationSubscription(
             standard: StandardUpdateFilter.Configuration(distanceFilter: 50), allowsBackgroundUpdates: true)
-        var listeners = ["hike": LocationListener(every50m)]
-        let recipient = { (owner: String) in
+        var listeners: [BundleID: LocationListener] = ["hike": LocationListener(every50m)]
+        let recipient = { (owner: BundleID) in
             FixDispatch.Recipient(manifest: self.manifest(owner), authorization: .always, state: .background)
         }
         let first = fix(Geo.ljubljana, at: 1_000)
@@ -56,7 +56,7 @@ struct FixDispatchTests {
 
     @Test("without a grant nothing is routed, and the strongest decision wins for an app with several events")
     func grantsAndStrength() {
-        var listeners = ["hike": LocationListener(recorder)]
+        var listeners: [BundleID: LocationListener] = ["hike": LocationListener(recorder)]
         let denied = FixDispatch(
             fix(Geo.ljubljana, at: 1_000), transitions: [], listeners: &listeners
         ) { FixDispatch.Recipient(manifest: manifest($0), authorization: .denied, state: .background) }
@@ -67,7 +67,7 @@ struct FixDispatchTests {
         let entry = RegionTransition(
             owner: .app("hike"), region: region, from: .outside, to: .inside,
             location: fix(Geo.ljubljana, at: 2_000), qualifiedAt: 2_000)
-        var fresh = ["hike": LocationListener(recorder)]
+        var fresh: [BundleID: LocationListener] = ["hike": LocationListener(recorder)]
         let both = FixDispatch(
             fix(Geo.ljubljana, at: 2_000), transitions: [entry], listeners: &fresh
         ) { FixDispatch.Recipient(manifest: manifest($0), authorization: .always, state: .suspended) }
@@ -84,7 +84,7 @@ struct FixDispatchTests {
                 owner: owner, region: region, from: .outside, to: .inside,
                 location: fix(Geo.ljubljana, at: 2_000), qualifiedAt: 2_000)
         }
-        var listeners: [String: LocationListener] = [:]
+        var listeners: [BundleID: LocationListener] = [:]
         let dispatch = { (owner: RegionOwner) in
             FixDispatch(fix(Geo.ljubljana, at: 2_000), transitions: [crossing(owner)], listeners: &listeners) {
                 FixDispatch.Recipient(manifest: manifest($0), authorization: .always, state: .suspended)

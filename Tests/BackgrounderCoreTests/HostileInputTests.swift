@@ -114,7 +114,7 @@ struct HostileInputTests {
 
         switch source.validate() {
         case .success(let bundle):
-            #expect(BundleIdentifierRules.problem(with: bundle.manifest.bundleIdentifier) == nil)
+            #expect(BundleIdentifierRules.problem(with: bundle.manifest.bundleIdentifier.rawValue) == nil)
         case .failure(let problem):
             #expect(problem.path.hasPrefix("/apps/Test.bundle/"))
             #expect(!problem.reason.isEmpty)

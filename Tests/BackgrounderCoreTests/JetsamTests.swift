@@ -4,7 +4,7 @@ import Testing
 @Suite("Jetsam order", .timeLimit(.minutes(5)))
 struct JetsamTests {
     private func app(
-        _ id: String,
+        _ id: BundleID,
         _ state: ApplicationState,
         _ megabytes: Int,
         foreground: Bool = false,

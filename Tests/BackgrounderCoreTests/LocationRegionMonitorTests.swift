@@ -243,7 +243,7 @@ struct LocationRegionMonitorTests {
     @Test("many owners: the same identifiers, counted, listed and removed per owner")
     func manyOwners() throws {
         var monitor = RegionMonitor()
-        let owners = (0..<50).map { RegionOwner.app("si.example.app\($0)") }
+        let owners = (0..<50).map { RegionOwner.app(BundleID("si.example.app\($0)")) }
         for (index, owner) in owners.enumerated() {
             try monitor.add(home, owner: owner, state: index.isMultiple(of: 2) ? .outside : .unknown)
             let work = Geo.offset(Geo.ljubljana, east: 1_000 + Double(index) * 10)
@@ -283,7 +283,8 @@ struct LocationRegionMonitorTests {
             let center = Coordinate(
                 latitude: Double.random(in: 47...55, using: &random),
                 longitude: Double.random(in: 0...30, using: &random))
-            try monitor.add(.init(identifier: "r\(index)", center: center, radius: 300), owner: .app("app\(index % 7)"))
+            try monitor.add(
+                .init(identifier: "r\(index)", center: center, radius: 300), owner: .app(BundleID("app\(index % 7)")))
         }
         #expect(monitor.offer(at(0, 0)).isEmpty)
         let placed = monitor.offer(at(0, 1))

@@ -25,16 +25,16 @@ package final class EmbeddedAppCore: AppCore {
 
     /// What a capability asked the core for, in order.
     package enum Ask: Sendable, Hashable {
-        case wake(String, because: String)
-        case launch(String, LaunchReason)
-        case assertion(BackgroundAssertion, held: Bool, String)
-        case openWindow(String, EventWindowKind)
-        case completeWindow(String, EventWindowID)
-        case cutWindow(String, EventWindowID)
-        case deliverEvent(String, LaunchReason)
-        case askPerson(String, AuthorizationService, asks: String)
-        case open(String)
-        case clearForceQuit(String)
+        case wake(BundleID, because: String)
+        case launch(BundleID, LaunchReason)
+        case assertion(BackgroundAssertion, held: Bool, BundleID)
+        case openWindow(BundleID, EventWindowKind)
+        case completeWindow(BundleID, EventWindowID)
+        case cutWindow(BundleID, EventWindowID)
+        case deliverEvent(BundleID, LaunchReason)
+        case askPerson(BundleID, AuthorizationService, asks: String)
+        case open(BundleID)
+        case clearForceQuit(BundleID)
     }
 
     package let logger: Logger
@@ -45,20 +45,20 @@ package final class EmbeddedAppCore: AppCore {
     package var clock: any CoreClock { ManualCoreClock(now: now, wallClock: wallClock) }
     /// The capabilities' deadlines on the core's timer, by capability.
     private var deadlines: [ObjectIdentifier: Duration] = [:]
-    package var foreground: String?
+    package var foreground: BundleID?
     package var idleSince: ContinuousClock.Instant?
     package var externalPower = true
     package var appDirectories: [String] = []
-    package var apps: [String: App] = [:]
+    package var apps: [BundleID: App] = [:]
     /// Notices sent on apps' connections, in order.
-    package private(set) var notices: [(app: String, body: DaemonMessage.Body)] = []
+    package private(set) var notices: [(app: BundleID, body: DaemonMessage.Body)] = []
     package private(set) var asks: [Ask] = []
     /// The capabilities under test: told of the changes the core makes (a wake, a launch), as
     /// the daemon's core tells them.
     package var capabilities: [any AppCapability] = []
     /// Each app's process as the supervisor would give it (``process(of:)``): none unless a
     /// test says, so a capability that works on processes (resources) finds none by default.
-    package var processes: [String: Supervisor.Launched] = [:]
+    package var processes: [BundleID: Supervisor.Launched] = [:]
     private var nextWindow: EventWindowID = 1
 
     /// An empty core with the standard policy.
@@ -95,7 +95,7 @@ package final class EmbeddedAppCore: AppCore {
 
     /// The suspension mechanism, faked: the app moves to `state` (frozen or thawed, to the
     /// front or away from it) and the capabilities hear it, as the daemon's core tells them.
-    package func move(_ identifier: String, to state: ApplicationState) {
+    package func move(_ identifier: BundleID, to state: ApplicationState) {
         guard let before = apps[identifier]?.state, before != state else { return }
         apps[identifier]?.state = state
         if state == .active {
@@ -108,7 +108,7 @@ package final class EmbeddedAppCore: AppCore {
 
     /// The app's process ended, however it did: it is not running, holds nothing, and the
     /// capabilities hear it.
-    package func exit(_ identifier: String) {
+    package func exit(_ identifier: BundleID) {
         apps[identifier]?.state = .notRunning
         apps[identifier]?.checkedIn = false
         apps[identifier]?.assertions = []
@@ -118,42 +118,44 @@ package final class EmbeddedAppCore: AppCore {
     }
 
     /// The notices sent to one app.
-    package func notices(to app: String) -> [DaemonMessage.Body] {
+    package func notices(to app: BundleID) -> [DaemonMessage.Body] {
         notices.filter { $0.app == app }.map(\.body)
     }
 
     // MARK: AppCore
 
-    package func appLogger(_ identifier: String, pid: Int32?) -> Logger { logger }
-    package func manifest(of identifier: String) -> AppManifest? { apps[identifier]?.manifest }
+    package func appLogger(_ identifier: BundleID, pid: Int32?) -> Logger { logger }
+    package func manifest(of identifier: BundleID) -> AppManifest? { apps[identifier]?.manifest }
 
-    package func bundle(of identifier: String) throws(ProtocolError) -> ValidatedBundle {
+    package func bundle(of identifier: BundleID) throws(ProtocolError) -> ValidatedBundle {
         guard let app = apps[identifier] else {
             throw ProtocolError(.notFound, "no loaded bundle has the identifier '\(identifier)'")
         }
         return ValidatedBundle(path: "/embedded/\(app.manifest.name).bundle", manifest: app.manifest)
     }
 
-    package func state(of identifier: String) -> ApplicationState { apps[identifier]?.state ?? .notRunning }
-    package func isInFront(_ identifier: String) -> Bool { apps[identifier]?.state == .active }
-    package func isRunning(_ identifier: String) -> Bool { state(of: identifier) != .notRunning }
-    package func canHear(_ identifier: String) -> Bool { isRunning(identifier) && apps[identifier]?.checkedIn == true }
-    package func isForceQuit(_ identifier: String) -> Bool { apps[identifier]?.forceQuit ?? false }
+    package func state(of identifier: BundleID) -> ApplicationState { apps[identifier]?.state ?? .notRunning }
+    package func isInFront(_ identifier: BundleID) -> Bool { apps[identifier]?.state == .active }
+    package func isRunning(_ identifier: BundleID) -> Bool { state(of: identifier) != .notRunning }
+    package func canHear(_ identifier: BundleID) -> Bool {
+        isRunning(identifier) && apps[identifier]?.checkedIn == true
+    }
+    package func isForceQuit(_ identifier: BundleID) -> Bool { apps[identifier]?.forceQuit ?? false }
 
-    package func assertions(of identifier: String) -> Set<BackgroundAssertion> {
+    package func assertions(of identifier: BundleID) -> Set<BackgroundAssertion> {
         apps[identifier]?.assertions ?? []
     }
 
-    package func process(of identifier: String) -> Supervisor.Launched? { processes[identifier] }
-    package func containerPaths(of identifier: String) -> [String] { [] }
+    package func process(of identifier: BundleID) -> Supervisor.Launched? { processes[identifier] }
+    package func containerPaths(of identifier: BundleID) -> [String] { [] }
 
     package func schedulingPolicy(for manifest: AppManifest) -> SchedulingPolicy {
         policy.scheduling(for: manifest, onExternalPower: externalPower)
     }
 
-    package func remaining(_ identifier: String) -> Double? { apps[identifier]?.remaining }
+    package func remaining(_ identifier: BundleID) -> Double? { apps[identifier]?.remaining }
 
-    package func notify(_ identifier: String, _ body: DaemonMessage.Body) {
+    package func notify(_ identifier: BundleID, _ body: DaemonMessage.Body) {
         guard canHear(identifier) else { return }
         notices.append((identifier, body))
     }
@@ -162,7 +164,7 @@ package final class EmbeddedAppCore: AppCore {
         deadlines[ObjectIdentifier(capability)] = deadline
     }
 
-    package func setAssertion(_ assertion: BackgroundAssertion, held: Bool, for identifier: String) {
+    package func setAssertion(_ assertion: BackgroundAssertion, held: Bool, for identifier: BundleID) {
         asks.append(.assertion(assertion, held: held, identifier))
         let before = apps[identifier]?.assertions
         if held {
@@ -175,7 +177,7 @@ package final class EmbeddedAppCore: AppCore {
     }
 
     @discardableResult
-    package func wakeIfSuspended(_ identifier: String, because reason: String) -> Bool {
+    package func wakeIfSuspended(_ identifier: BundleID, because reason: String) -> Bool {
         guard apps[identifier]?.state == .suspended else { return false }
         asks.append(.wake(identifier, because: reason))
         apps[identifier]?.state = .background
@@ -183,7 +185,7 @@ package final class EmbeddedAppCore: AppCore {
         return true
     }
 
-    package func launchInBackground(_ identifier: String, reason: LaunchReason) throws(ProtocolError) {
+    package func launchInBackground(_ identifier: BundleID, reason: LaunchReason) throws(ProtocolError) {
         guard apps[identifier] != nil else { throw ProtocolError(.notFound, "no app \(identifier)") }
         guard !isRunning(identifier) else { return }
         asks.append(.launch(identifier, reason))
@@ -194,21 +196,21 @@ package final class EmbeddedAppCore: AppCore {
     }
 
     /// The app's launch checked in: notices reach it from now on.
-    package func checkIn(_ identifier: String) {
+    package func checkIn(_ identifier: BundleID) {
         apps[identifier]?.checkedIn = true
         tell(identifier, .checkedIn)
     }
 
-    private func tell(_ identifier: String, _ change: LifecycleChange) {
+    private func tell(_ identifier: BundleID, _ change: LifecycleChange) {
         for capability in capabilities { capability.app(identifier, changed: change, in: self) }
     }
 
-    package func clearForceQuit(_ identifier: String) {
+    package func clearForceQuit(_ identifier: BundleID) {
         asks.append(.clearForceQuit(identifier))
         apps[identifier]?.forceQuit = false
     }
 
-    package func open(_ identifier: String) throws(ProtocolError) -> Done {
+    package func open(_ identifier: BundleID) throws(ProtocolError) -> Done {
         guard apps[identifier] != nil else { throw ProtocolError(.notFound, "no app \(identifier)") }
         asks.append(.open(identifier))
         apps[identifier]?.state = .active
@@ -217,13 +219,13 @@ package final class EmbeddedAppCore: AppCore {
     }
 
     package func askPerson(
-        _ identifier: String, for service: AuthorizationService, asks question: String, usage: String?
+        _ identifier: BundleID, for service: AuthorizationService, asks question: String, usage: String?
     ) {
         asks.append(.askPerson(identifier, service, asks: question))
     }
 
     package func deliver(
-        _ reason: LaunchReason, to identifier: String, window: EventWindowKind?, payload: JSONValue?, task: String?,
+        _ reason: LaunchReason, to identifier: BundleID, window: EventWindowKind?, payload: JSONValue?, task: String?,
         session: String?
     ) throws(ProtocolError) -> (done: Done, window: EventWindowID?) {
         guard apps[identifier] != nil else { throw ProtocolError(.notFound, "no app \(identifier)") }
@@ -233,19 +235,19 @@ package final class EmbeddedAppCore: AppCore {
     }
 
     @discardableResult
-    package func openEventWindow(_ identifier: String, kind: EventWindowKind) -> EventWindowID? {
+    package func openEventWindow(_ identifier: BundleID, kind: EventWindowKind) -> EventWindowID? {
         asks.append(.openWindow(identifier, kind))
         defer { nextWindow += 1 }
         return nextWindow
     }
 
     @discardableResult
-    package func completeWindow(_ identifier: String, _ window: EventWindowID) -> Bool {
+    package func completeWindow(_ identifier: BundleID, _ window: EventWindowID) -> Bool {
         asks.append(.completeWindow(identifier, window))
         return true
     }
 
-    package func cutWindow(_ identifier: String, _ window: EventWindowID) {
+    package func cutWindow(_ identifier: BundleID, _ window: EventWindowID) {
         asks.append(.cutWindow(identifier, window))
     }
 }

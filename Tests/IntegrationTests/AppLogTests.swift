@@ -1,3 +1,4 @@
+import BackgrounderCore
 import BackgrounderProtocol
 import BackgrounderTestSupport
 import Foundation
@@ -41,7 +42,7 @@ struct AppLogTests {
         }
         atTeardown { await running.tearDown() }
         let log = running.daemon.stateDirectory + "/logs/\(Self.spewer).log"
-        _ = try running.request(.open(AppReference(bundle: Self.spewer)))
+        _ = try running.request(.open(AppReference(bundle: BundleID(Self.spewer))))
         let finished = await waitUntil(timeout: .seconds(120)) { Self.ending(of: log).hasSuffix("spew done\n") }
         #expect(finished, "current log \(Self.size(log)) bytes")
         let cap = 16 << 20

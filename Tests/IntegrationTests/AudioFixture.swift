@@ -53,14 +53,14 @@ struct AudioFixture {
     }
 
     func app(_ id: String) throws -> AppInfo {
-        guard case .apps(let list) = try request(.ps), let app = list.apps.first(where: { $0.id == id }) else {
+        guard case .apps(let list) = try request(.ps), let app = list.apps.first(where: { $0.id.rawValue == id }) else {
             throw HarnessError("no \(id) in ps")
         }
         return app
     }
 
     func audio(_ id: String? = nil) throws -> AudioStatus {
-        guard case .audioStatus(let status) = try request(.audio(AudioQuery(bundle: id))) else {
+        guard case .audioStatus(let status) = try request(.audio(AudioQuery(bundle: id.map { BundleID($0) }))) else {
             throw HarnessError("no AUDIO_STATUS")
         }
         return status
@@ -97,7 +97,7 @@ struct AudioFixture {
     /// off the cooperative pool (``DaemonProcess/request(_:timeout:)``).
     func command(_ command: RemoteCommand, _ argument: String? = nil) async throws -> DaemonMessage.Body {
         try await daemon.request(
-            .remoteCommand(RemoteCommandRequest(bundle: Self.player, command: command, argument: argument)),
+            .remoteCommand(RemoteCommandRequest(bundle: BundleID(Self.player), command: command, argument: argument)),
             timeout: .seconds(20))
     }
 

@@ -33,7 +33,7 @@ extension RealTimeSuites {
                 #expect(
                     await pactl.waitForExit(timeout: .seconds(20)) && pactl.terminationStatus == 0, "\(pactl.output)")
 
-                _ = try fixture.request(.open(AppReference(bundle: Self.recorder)))
+                _ = try fixture.request(.open(AppReference(bundle: BundleID(Self.recorder))))
                 #expect(await waitUntil { fixture.appLog(Self.recorder).contains("audio failed") })
                 #expect(
                     fixture.appLog(Self.recorder).contains("microphone access is not granted"),
@@ -41,14 +41,14 @@ extension RealTimeSuites {
 
                 guard
                     case .done = try fixture.request(
-                        .authorize(Authorize(bundle: Self.recorder, grant: .microphone(.granted))))
+                        .authorize(Authorize(bundle: BundleID(Self.recorder), grant: .microphone(.granted))))
                 else {
                     Issue.record("the grant was refused")
                     return
                 }
-                _ = try fixture.request(.quit(AppReference(bundle: Self.recorder)))
+                _ = try fixture.request(.quit(AppReference(bundle: BundleID(Self.recorder))))
                 #expect(await waitUntil { (try? fixture.app(Self.recorder).state) == .notRunning })
-                _ = try fixture.request(.open(AppReference(bundle: Self.recorder)))
+                _ = try fixture.request(.open(AppReference(bundle: BundleID(Self.recorder))))
                 #expect(await waitUntil { (try? fixture.stream(Self.recorder))??.state == "recording" })
                 _ = try fixture.request(.home)
                 try await Task.sleep(for: .seconds(2))
@@ -145,7 +145,7 @@ extension RealTimeSuites {
                 _ = try await fixture.command(.play, path)
                 #expect(try await fixture.waitUntilPlaying())
 
-                _ = try fixture.request(.open(AppReference(bundle: tone)))
+                _ = try fixture.request(.open(AppReference(bundle: BundleID(tone))))
                 #expect(try await fixture.waitUntilPlaying(tone))
                 #expect(await waitUntil { (try? fixture.stream(AudioFixture.player))??.corkedBy == [.interrupted] })
                 #expect(
@@ -154,7 +154,7 @@ extension RealTimeSuites {
                 // Interrupted, it loses the assertion and is suspended like any other app.
                 #expect(await waitUntil { (try? fixture.app(AudioFixture.player).state) == .suspended })
 
-                _ = try fixture.request(.quit(AppReference(bundle: tone)))
+                _ = try fixture.request(.quit(AppReference(bundle: BundleID(tone))))
                 #expect(
                     await waitUntil {
                         fixture.appLog(AudioFixture.player).contains(
@@ -179,14 +179,14 @@ extension RealTimeSuites {
                 #expect(try await fixture.waitUntilPlaying())
                 #expect(try fixture.stream(AudioFixture.player)?.volume == 1)
 
-                _ = try fixture.request(.open(AppReference(bundle: navigator)))
+                _ = try fixture.request(.open(AppReference(bundle: BundleID(navigator))))
                 #expect(try await fixture.waitUntilPlaying(navigator))
                 let ducked = try #require(try fixture.stream(AudioFixture.player))
                 #expect(ducked.volume == 0.25 && ducked.state == "playing", "\(ducked)")
                 let session = try #require(try fixture.audio(AudioFixture.player).sessions.first)
                 #expect(session.ducked && !session.interrupted)
 
-                _ = try fixture.request(.quit(AppReference(bundle: navigator)))
+                _ = try fixture.request(.quit(AppReference(bundle: BundleID(navigator))))
                 #expect(await waitUntil { (try? fixture.stream(AudioFixture.player))??.volume == 1 })
             }
         }

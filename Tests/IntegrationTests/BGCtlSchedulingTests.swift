@@ -38,7 +38,7 @@ struct BGCtlSchedulingTests {
             "\(table.output)")
         let json = try await bgctl(["tasks", id, "--json"])
         let list = ScheduleList(entries: try CLIJSON.decode([ScheduledWork].self, "tasks", from: json.output))
-        #expect(list.entries.contains { $0.bundle == id && $0.kind == "push" && $0.nextRun != nil }, "\(list)")
+        #expect(list.entries.contains { $0.bundle.rawValue == id && $0.kind == "push" && $0.nextRun != nil }, "\(list)")
 
         let notJSON = try await bgctl(["push", id, "--payload", "{nope"])
         #expect(notJSON.status != 0)

@@ -56,7 +56,7 @@ struct BGCtlTests {
             Issue.record("no PS")
             return
         }
-        #expect(list.apps.first { $0.id == id }?.state == .notRunning, "nothing launched behind the lock")
+        #expect(list.apps.first { $0.id.rawValue == id }?.state == .notRunning, "nothing launched behind the lock")
 
         #expect(try await Self.bgctl(["unlock", "--socket", socket], in: fixture.directory).status == 0)
         let opened = try await Self.bgctl(["open", id, "--socket", socket], in: fixture.directory)
@@ -81,7 +81,7 @@ struct BGCtlTests {
             Issue.record("no PS")
             return
         }
-        #expect(list.apps.first { $0.id == id }?.state != .notRunning, "the typo quit nothing")
+        #expect(list.apps.first { $0.id.rawValue == id }?.state != .notRunning, "the typo quit nothing")
     }
 
     @Test("status and bundles, as text and as JSON, through --socket and BACKGROUNDER_SOCKET")

@@ -25,7 +25,7 @@ struct BundleIdentityTests {
         atTeardown { await running.tearDown() }
         let original = running.bundles + "/Claimed.bundle"
         guard
-            case .done = try running.request(.authorize(Authorize(bundle: id, grant: .microphone(.granted))))
+            case .done = try running.request(.authorize(Authorize(bundle: BundleID(id), grant: .microphone(.granted))))
         else {
             Issue.record("the person's grant was refused")
             return
@@ -34,7 +34,7 @@ struct BundleIdentityTests {
         try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
         try "the app's own\n".write(toFile: data + "/notes.txt", atomically: false, encoding: .utf8)
         let notes = data + "/notes.txt"
-        _ = try running.request(.open(AppReference(bundle: id)))
+        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
         #expect(await waitUntil { running.appLog(id).contains("didBecomeActive") })
         let removedPid = try #require(try running.app(id).pid)
 
@@ -54,8 +54,10 @@ struct BundleIdentityTests {
         }
         func microphone(_ daemon: DaemonProcess) throws -> MicrophoneAuthorization? {
             guard
-                case .permissions(let list) = try daemon.client().request(.permissions(PermissionsQuery(bundle: id)))
-                    .body
+                case .permissions(let list) = try daemon.client().request(
+                    .permissions(PermissionsQuery(bundle: BundleID(id)))
+                )
+                .body
             else { throw HarnessError("no PERMISSIONS") }
             return list.apps.first?.microphone
         }
@@ -69,9 +71,9 @@ struct BundleIdentityTests {
         func ended(_ daemon: DaemonProcess) throws -> Bool {
             guard case .apps(let list) = try daemon.client().request(.ps).body else { throw HarnessError("no PS") }
             // A removed app that is not running is no longer listed.
-            return (list.apps.first { $0.id == id }?.state ?? .notRunning) == .notRunning
+            return (list.apps.first { $0.id.rawValue == id }?.state ?? .notRunning) == .notRunning
         }
-        _ = try running.request(.quit(AppReference(bundle: id)))
+        _ = try running.request(.quit(AppReference(bundle: BundleID(id))))
         #expect(await waitUntil { kill(removedPid, 0) != 0 && errno == ESRCH })
         // Once the daemon has heard of the exit, the next scan keeps the identity aside.
         #expect(
@@ -82,7 +84,7 @@ struct BundleIdentityTests {
         // Fresh: no grant, none of the removed app's files, and it runs.
         #expect(try microphone(running.daemon) == .notDetermined, "the grant passed to the claimant")
         #expect(!FileManager.default.fileExists(atPath: notes), "the removed app's files passed to the claimant")
-        guard case .done = try running.request(.open(AppReference(bundle: id))) else {
+        guard case .done = try running.request(.open(AppReference(bundle: BundleID(id)))) else {
             Issue.record("the fresh claimant did not open")
             return
         }
@@ -110,7 +112,9 @@ struct BundleIdentityTests {
         #expect(nothingKept.code == .notFound)
         try "the newcomer's own\n".write(
             toFile: running.dataDirectory(id) + "/mine.txt", atomically: false, encoding: .utf8)
-        guard case .done(let adopted) = try again.client().request(.adoptBundle(AppReference(bundle: id))).body else {
+        guard
+            case .done(let adopted) = try again.client().request(.adoptBundle(AppReference(bundle: BundleID(id)))).body
+        else {
             Issue.record("the adoption failed")
             return
         }
@@ -118,21 +122,23 @@ struct BundleIdentityTests {
         #expect(try microphone(again) == .granted, "the adopted app has the grant")
         #expect(try String(contentsOfFile: notes, encoding: .utf8) == "the app's own\n")
         #expect(!FileManager.default.fileExists(atPath: running.dataDirectory(id) + "/mine.txt"))
-        guard case .done = try again.client().request(.open(AppReference(bundle: id))).body else {
+        guard case .done = try again.client().request(.open(AppReference(bundle: BundleID(id)))).body else {
             Issue.record("the adopted app did not open")
             return
         }
-        guard case .error(let whileRunning) = try again.client().request(.adoptBundle(AppReference(bundle: id))).body
+        guard
+            case .error(let whileRunning) = try again.client().request(.adoptBundle(AppReference(bundle: BundleID(id))))
+                .body
         else {
             Issue.record("adopted under a running app")
             return
         }
         #expect(whileRunning.code == .invalidState, "\(whileRunning)")
-        _ = try again.client().request(.quit(AppReference(bundle: id)))
+        _ = try again.client().request(.quit(AppReference(bundle: BundleID(id))))
         #expect(try await waitUntil { try ended(again) })
 
         // Adopting again gives the newcomer back its own.
-        guard case .done = try again.client().request(.adoptBundle(AppReference(bundle: id))).body else {
+        guard case .done = try again.client().request(.adoptBundle(AppReference(bundle: BundleID(id)))).body else {
             Issue.record("the second adoption failed")
             return
         }

@@ -1,3 +1,4 @@
+import BackgrounderCore
 import BackgrounderProtocol
 import BackgrounderTestSupport
 import Foundation
@@ -15,7 +16,7 @@ struct BundleUpdateTests {
             id = try TestAppBundles.make("Updated", microphoneUsage: false, into: bundles)
         }
         atTeardown { await running.tearDown() }
-        let grant = ClientMessage.Body.authorize(Authorize(bundle: id, grant: .microphone(.granted)))
+        let grant = ClientMessage.Body.authorize(Authorize(bundle: BundleID(id), grant: .microphone(.granted)))
 
         // Without NSMicrophoneUsageDescription the grant is refused, and the refusal says why.
         guard case .error(let refused) = try running.request(grant) else {
@@ -31,10 +32,12 @@ struct BundleUpdateTests {
             Issue.record("the reloaded Info.plist was not used: \(try running.request(grant))")
             return
         }
-        #expect(try running.request(.permissions(PermissionsQuery(bundle: id))).permissionsList?.microphone == .granted)
+        #expect(
+            try running.request(.permissions(PermissionsQuery(bundle: BundleID(id)))).permissionsList?.microphone
+                == .granted)
 
         // Launched with it, then updated to drop it: while it runs, it is what it was launched as.
-        _ = try running.request(.open(AppReference(bundle: id)))
+        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
         #expect(await waitUntil { running.appLog(id).contains("didBecomeActive") })
         try TestAppBundles.make("Updated", microphoneUsage: false, into: running.bundles)
         _ = try running.request(.reload)
@@ -43,7 +46,7 @@ struct BundleUpdateTests {
             return
         }
         // Once it has quit, the new one speaks for it.
-        _ = try running.request(.quit(AppReference(bundle: id)))
+        _ = try running.request(.quit(AppReference(bundle: BundleID(id))))
         #expect(try await waitUntil(timeout: .seconds(15)) { try running.app(id).state == .notRunning })
         guard case .error(let after) = try running.request(grant) else {
             Issue.record("granted after the update removed the usage description")
@@ -72,7 +75,7 @@ struct BundleUpdateTests {
         }
         _ = try running.request(.reload)
         var list = try entries(running.daemon)
-        #expect(list.first { $0.id == id && $0.status == BundleEntry.Status.loaded }?.path == original)
+        #expect(list.first { $0.id?.rawValue == id && $0.status == BundleEntry.Status.loaded }?.path == original)
         #expect(list.first { $0.path == copy }?.status == BundleEntry.Status.refused)
         #expect(list.first { $0.path == copy }?.reason?.contains("already loaded from \(original)") == true)
 
@@ -83,7 +86,7 @@ struct BundleUpdateTests {
             extraArguments: LifecycleTests.fastPolicy)
         atTeardown { await again.stop() }
         list = try entries(again)
-        #expect(list.first { $0.id == id && $0.status == BundleEntry.Status.loaded }?.path == original)
+        #expect(list.first { $0.id?.rawValue == id && $0.status == BundleEntry.Status.loaded }?.path == original)
         #expect(list.first { $0.path == copy }?.status == BundleEntry.Status.refused)
     }
 }

@@ -35,7 +35,7 @@ struct BusTrustTests {
         let player = AudioFixture.player
         func state(_ id: String) throws -> ApplicationState? {
             guard case .apps(let list) = try daemon.client().request(.ps).body else { return nil }
-            return list.apps.first { $0.id == id }?.state
+            return list.apps.first { $0.id.rawValue == id }?.state
         }
         func status() async throws -> String {
             try await playerctl("-p", MediaKeysTests.playerName, "status", bus: bus).output
@@ -46,7 +46,7 @@ struct BusTrustTests {
         let music = daemon.stateDirectory + "/data/" + player + "/music"
         try WAVFile.writeTwoTones(into: music, amplitude: 16_000, seconds: 180)
         _ = try await daemon.request(
-            .remoteCommand(RemoteCommandRequest(bundle: player, command: .play, argument: music)))
+            .remoteCommand(RemoteCommandRequest(bundle: BundleID(player), command: .play, argument: music)))
         #expect(
             await waitUntil(timeout: .seconds(20)) { (try? await status()) == "Playing" }, "\(daemon.log.suffix(2000))")
         _ = try daemon.client().request(.home)
@@ -54,7 +54,7 @@ struct BusTrustTests {
         #expect(try await waitUntil(timeout: .seconds(30)) { try state(player) == .suspended })
 
         // The hostile app, in front, calls the player's methods and claims a distributor name.
-        _ = try daemon.client().request(.open(AppReference(bundle: hostile)))
+        _ = try daemon.client().request(.open(AppReference(bundle: BundleID(hostile))))
         let report = daemon.stateDirectory + "/data/" + hostile + "/report.jsonl"
         let reported = { Self.reported(report) }
         #expect(
@@ -70,7 +70,10 @@ struct BusTrustTests {
             daemon.log.contains(
                 "MPRIS Raise on \(player)'s player refused: the caller is a process of the app \(hostile)"))
         #expect(try state(player) == .suspended, "an app's call woke the player")
-        guard case .audioStatus(let audio) = try daemon.client().request(.audio(AudioQuery(bundle: player))).body else {
+        guard
+            case .audioStatus(let audio) = try daemon.client().request(.audio(AudioQuery(bundle: BundleID(player))))
+                .body
+        else {
             Issue.record("no AUDIO")
             return
         }

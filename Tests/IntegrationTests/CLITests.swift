@@ -62,7 +62,7 @@ struct CLITests {
             _ = try CLIJSON.decode([PermissionList.Entry].self, key, from: output)
         case "apps":
             let apps = try CLIJSON.decode([AppInfo].self, key, from: output)
-            #expect(apps.contains { $0.id == hello })
+            #expect(apps.contains { $0.id.rawValue == hello })
             // Every field is there, null when it does not apply.
             let raw = try #require(try CLIJSON.raw(key, from: output) as? [[String: Any]])
             let fields: Set<String> = [
@@ -154,7 +154,7 @@ struct CLITests {
             Issue.record("no PS")
             return
         }
-        #expect(list.apps.first { $0.id == Self.hello }?.state == .notRunning)
+        #expect(list.apps.first { $0.id.rawValue == Self.hello }?.state == .notRunning)
     }
 
     @Test("a --socket that is a file, a directory, too long or silent: exit 3, and the message names it")
@@ -208,7 +208,7 @@ struct CLITests {
         }
         func state() throws -> ApplicationState? {
             guard case .apps(let list) = try fixture.daemon.client().request(.ps).body else { return nil }
-            return list.apps.first { $0.id == Self.hello }?.state
+            return list.apps.first { $0.id.rawValue == Self.hello }?.state
         }
 
         #expect(try await Self.bgctl(["open", "hello"], socket: socket).status == 0)

@@ -45,11 +45,11 @@ struct ConsentDesktopTests {
         func waitsForConsent(_ id: String) async throws -> [String]? {
             let ps = try await bgctl("ps", "--json")
             let decoded = try JSONDecoder().decode(ListedApps.self, from: Data(ps.standardOutput.utf8))
-            return decoded.apps.first { $0.id == id }?.waitsForConsent
+            return decoded.apps.first { $0.id.rawValue == id }?.waitsForConsent
         }
 
         // Opened, the recorder asks for its location, always: the desktop shows the question.
-        _ = try running.request(.open(AppReference(bundle: Self.recorder)))
+        _ = try running.request(.open(AppReference(bundle: BundleID(Self.recorder))))
         let shown = try #require(
             await server.waitForNotification {
                 $0.hints[DesktopPromptHint.key] != nil && $0.body.contains("bgctl answer")
@@ -59,7 +59,7 @@ struct ConsentDesktopTests {
         #expect(
             shown.actions == ["while-using", "Allow While Using App", "always", "Always Allow", "deny", "Don't Allow"])
         #expect(shown.timeout == 0, "a question does not expire")
-        let prompt = try #require(try await waiting().first { $0.bundle == Self.recorder })
+        let prompt = try #require(try await waiting().first { $0.bundle.rawValue == Self.recorder })
         #expect(shown.body.hasPrefix(try #require(prompt.usage)), "its usage string: \(shown.body)")
         #expect(shown.body.contains("bgctl answer \(prompt.id) while-using|always|deny"))
         #expect(try await waitsForConsent(Self.recorder) == ["location"])
@@ -109,11 +109,11 @@ struct ConsentDesktopTests {
             await waitUntil { SimulatedLocationTests.trackLog(track).count == 1 }, "\(running.appLog(Self.recorder))")
 
         // A prompt answered at the terminal is taken off the desktop.
-        _ = try running.request(.open(AppReference(bundle: Self.alerts)))
+        _ = try running.request(.open(AppReference(bundle: BundleID(Self.alerts))))
         var asked: ConsentPrompt?
         #expect(
             try await waitUntil {
-                asked = try await waiting().first { $0.bundle == Self.alerts && $0.service == .location }
+                asked = try await waiting().first { $0.bundle.rawValue == Self.alerts && $0.service == .location }
                 return asked != nil
             })
         let question = try #require(asked)

@@ -1,3 +1,4 @@
+import BackgrounderCore
 import BackgrounderProtocol
 import BackgrounderTestSupport
 import Foundation
@@ -75,7 +76,7 @@ struct DataQuotaTests {
         let sandbox = try running.daemon.status().sandbox ?? ""
         #expect(sandbox.contains("data quota 32 MiB per app (a volume each)"), "\(sandbox)")
 
-        _ = try running.request(.open(AppReference(bundle: id)))
+        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
         #expect(
             await waitUntil(timeout: .seconds(60)) { running.appLog(id).contains("stopped at") },
             "\(running.appLog(id))")
@@ -89,7 +90,9 @@ struct DataQuotaTests {
         #expect(DataVolumes.isMountPoint(data) && Self.loopDevices(backing: image) == 1)
 
         // The daemon still commits, and the app's file is there after the daemon is killed.
-        guard case .done = try running.request(.authorize(Authorize(bundle: id, grant: .microphone(.granted)))) else {
+        guard
+            case .done = try running.request(.authorize(Authorize(bundle: BundleID(id), grant: .microphone(.granted))))
+        else {
             Issue.record("the grant was not committed")
             return
         }
@@ -100,7 +103,7 @@ struct DataQuotaTests {
             directory: running.directory, bundleDirectories: [running.bundles],
             extraArguments: ["--app-data-quota", "32M"])
         atTeardown { await next.stop() }
-        _ = try next.client().request(.open(AppReference(bundle: id)))
+        _ = try next.client().request(.open(AppReference(bundle: BundleID(id))))
         #expect(await waitUntil { running.appLog(id).components(separatedBy: "stopped at").count == 3 })
         #expect(DataVolumes.isMountPoint(data))
         #expect(Self.loopDevices(backing: image) == 1, "mounted twice")

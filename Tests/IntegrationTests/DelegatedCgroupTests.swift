@@ -1,3 +1,4 @@
+import BackgrounderCore
 import BackgrounderProtocol
 import BackgrounderTestSupport
 import Foundation
@@ -59,7 +60,7 @@ struct DelegatedCgroupTests {
         let status = try daemon.status()
         #expect(status.sandbox?.contains("clone3 refused (seccomp)") == true, "\(status.sandbox ?? "-")")
 
-        _ = try daemon.client().request(.open(AppReference(bundle: id)))
+        _ = try daemon.client().request(.open(AppReference(bundle: BundleID(id))))
         let reportPath = daemon.stateDirectory + "/data/\(id)/report.jsonl"
         func report() -> String { (try? String(contentsOfFile: reportPath, encoding: .utf8)) ?? "" }
         #expect(await waitUntil { report().contains("\"done\"") }, "\(report())\n\(daemon.log.suffix(2000))")
@@ -83,7 +84,7 @@ struct DelegatedCgroupTests {
             ],
             "the daemon's cgroup holds the daemon alone")
 
-        _ = try daemon.client().request(.quit(AppReference(bundle: id)))
+        _ = try daemon.client().request(.quit(AppReference(bundle: BundleID(id))))
         #expect(
             await waitUntil { UserProcesses.live(of: Self.uid) == [daemon.pid] },
             "left after quit: \(UserProcesses.live(of: Self.uid))")

@@ -37,10 +37,10 @@ struct DiskFullTests {
 
         // Still serving: ps, the grant stored before, and bgctl's own view of the failure.
         guard case .apps(let apps) = try daemon.client().request(.ps).body else { throw HarnessError("no APPS") }
-        #expect(apps.apps.contains { $0.id == Self.id && $0.pid != nil })
+        #expect(apps.apps.contains { $0.id.rawValue == Self.id && $0.pid != nil })
         guard case .permissions(let grants) = try daemon.client().request(.permissions(PermissionsQuery())).body
         else { throw HarnessError("no PERMISSIONS") }
-        #expect(grants.apps.first { $0.bundle == Self.id }?.location == .always)
+        #expect(grants.apps.first { $0.bundle.rawValue == Self.id }?.location == .always)
         let bgctl = try ChildProcess(
             Locations.product("bgctl"), ["status", "--socket", daemon.socketPath],
             logPath: directory.appending("bgctl-status.log"))
@@ -93,8 +93,10 @@ struct DiskFullTests {
         for round in 0..<40 {
             let grant: MicrophoneAuthorization = round % 2 == 0 ? .denied : .granted
             guard
-                case .done = try daemon.client().request(.authorize(Authorize(bundle: id, grant: .microphone(grant))))
-                    .body
+                case .done = try daemon.client().request(
+                    .authorize(Authorize(bundle: BundleID(id), grant: .microphone(grant)))
+                )
+                .body
             else {
                 Issue.record(
                     "grant \(round) was not committed on the full disk: \(try daemon.status().storage.map { "\($0)" } ?? "-")"
@@ -112,7 +114,10 @@ struct DiskFullTests {
         try filler.free()
         let next = try await DaemonProcess(directory: directory, bundleDirectories: [bundles])
         atTeardown { await next.stop() }
-        guard case .permissions(let list) = try next.client().request(.permissions(PermissionsQuery(bundle: id))).body
+        guard
+            case .permissions(let list) = try next.client().request(
+                .permissions(PermissionsQuery(bundle: BundleID(id)))
+            ).body
         else { throw HarnessError("no PERMISSIONS") }
         #expect(list.apps.first?.microphone == .granted, "the last grant, committed on the full disk")
         await next.stop()

@@ -27,7 +27,7 @@ extension RealTimeSuites {
                 try await Task.sleep(for: .seconds(3))
                 let underrunsBefore = try #require(try fixture.stream(AudioFixture.player)).underruns
 
-                _ = try fixture.request(.open(AppReference(bundle: flooder)))
+                _ = try fixture.request(.open(AppReference(bundle: BundleID(flooder))))
                 #expect(
                     await waitUntil {
                         let log = fixture.appLog(flooder)
@@ -46,7 +46,7 @@ extension RealTimeSuites {
                         break
                     }
                     slowest = max(slowest, ContinuousClock.now - start)
-                    #expect(list.apps.contains { $0.id == flooder && $0.state == .active })
+                    #expect(list.apps.contains { $0.id.rawValue == flooder && $0.state == .active })
                     try await Task.sleep(for: .milliseconds(250))
                 }
                 #expect(slowest < .seconds(1), "slowest ps: \(slowest)")

@@ -51,7 +51,7 @@ struct DiskFullFaultTests {
         // again without anyone asking).
         guard case .permissions(let grants) = try second.client().request(.permissions(PermissionsQuery())).body
         else { throw HarnessError("no PERMISSIONS") }
-        #expect(grants.apps.first { $0.bundle == Self.id }?.location == .always)
+        #expect(grants.apps.first { $0.bundle.rawValue == Self.id }?.location == .always)
         let recorded = await waitUntil(timeout: .seconds(60)) { fixes() >= heardBefore + 3 }
         #expect(recorded, "app: \(appLog().suffix(2000))\ndaemon: \(second.log.suffix(3000))")
         #expect(try second.status().storage?.state == .ok)

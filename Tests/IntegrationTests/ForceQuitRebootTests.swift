@@ -1,3 +1,4 @@
+import BackgrounderCore
 import BackgrounderProtocol
 import BackgrounderTestSupport
 import Foundation
@@ -22,7 +23,7 @@ struct ForceQuitRebootTests {
         }
         func forceQuit(_ daemon: DaemonProcess) throws -> Bool {
             guard case .apps(let list) = try daemon.client().request(.ps).body,
-                let app = list.apps.first(where: { $0.id == id })
+                let app = list.apps.first(where: { $0.id.rawValue == id })
             else { throw HarnessError("no \(id) in ps") }
             return app.forceQuit
         }
@@ -33,9 +34,9 @@ struct ForceQuitRebootTests {
 
         let first = try await start()
         atTeardown { await first.stop() }
-        _ = try first.client().request(.open(AppReference(bundle: id)))
+        _ = try first.client().request(.open(AppReference(bundle: BundleID(id))))
         #expect(await waitUntil { appLog().contains("didBecomeActive") }, "\(appLog())")
-        _ = try first.client().request(.quit(AppReference(bundle: id)))
+        _ = try first.client().request(.quit(AppReference(bundle: BundleID(id))))
         #expect(await waitUntil { appLog().contains("willTerminate") }, "\(appLog())")
         #expect(try forceQuit(first))
         #expect(await first.stop())
@@ -44,7 +45,7 @@ struct ForceQuitRebootTests {
         let second = try await start()
         atTeardown { await second.stop() }
         #expect(try forceQuit(second))
-        let push = try second.client().request(.wake(WakeRequest(bundle: id, reason: .push))).body
+        let push = try second.client().request(.wake(WakeRequest(bundle: BundleID(id), reason: .push))).body
         #expect(push.errorCode == .invalidState, "\(push)")
         #expect(await second.stop())
         #expect(RelaunchTests.launches(appLog()) == ["user"], "launched in the same boot: \(appLog())")
@@ -56,7 +57,7 @@ struct ForceQuitRebootTests {
         atTeardown { await third.stop() }
         #expect(try forceQuit(third) == false)
         #expect(third.log.contains("rebooted"), "\(third.log)")
-        let relaunch = try third.client().request(.wake(WakeRequest(bundle: id, reason: .push))).body
+        let relaunch = try third.client().request(.wake(WakeRequest(bundle: BundleID(id), reason: .push))).body
         guard case .done = relaunch else {
             Issue.record("the push was refused after a reboot: \(relaunch); daemon: \(third.log.suffix(2000))")
             return

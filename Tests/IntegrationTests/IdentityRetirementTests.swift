@@ -21,7 +21,7 @@ import Testing
 /// real directories, with each stop a daemon could meet between two renames laid out by hand.
 @Suite("Identities kept aside on disk")
 struct IdentityRetirementTests {
-    static let id = "org.example.kept"
+    static let id: BundleID = "org.example.kept"
 
     struct Scene {
         let directory: TemporaryDirectory

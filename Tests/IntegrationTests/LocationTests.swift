@@ -45,7 +45,7 @@ extension RealTimeSuites {
             func authorize(_ id: String, _ level: LocationAuthorization = .always) throws {
                 guard
                     case .done = try running.request(
-                        .authorize(Authorize(bundle: id, grant: .location(level))))
+                        .authorize(Authorize(bundle: BundleID(id), grant: .location(level))))
                 else { throw HarnessError("authorize \(id) refused") }
             }
 
@@ -114,7 +114,7 @@ extension RealTimeSuites {
             }
             let daemon = setup.daemon
             try setup.authorize(Self.hike)
-            _ = try setup.running.request(.open(AppReference(bundle: Self.hike)))
+            _ = try setup.running.request(.open(AppReference(bundle: BundleID(Self.hike))))
             #expect(
                 await waitUntil { daemon.log.contains("location: standard updates and significant changes") },
                 "daemon log: \(daemon.log)")
@@ -142,7 +142,7 @@ extension RealTimeSuites {
 
             // The walk ends; opening the app takes the last batch.
             #expect(try await Self.replayed("walk-bled", by: daemon), "the replay did not finish")
-            _ = try setup.running.request(.open(AppReference(bundle: Self.hike)))
+            _ = try setup.running.request(.open(AppReference(bundle: BundleID(Self.hike))))
             let reported = pipe.reports
             // gpsd reports the walk's first epoch without a time, so one fix fewer than the log has.
             #expect(reported.count >= total - 2, "gpspipe saw \(reported.count) of \(total) fixes")
@@ -185,7 +185,7 @@ extension RealTimeSuites {
             let setup = try await Setup("hike-restart", gpsdPort: gpsd.port, samples: ["HikeRecorder"])
             let first = setup.daemon
             try setup.authorize(Self.hike)
-            _ = try setup.running.request(.open(AppReference(bundle: Self.hike)))
+            _ = try setup.running.request(.open(AppReference(bundle: BundleID(Self.hike))))
             #expect(await waitUntil { first.log.contains("location: standard updates and significant changes") })
             _ = try setup.running.request(.home)
             #expect(try await waitUntil { try setup.running.app(Self.hike).state == .suspended }, "\(first.log)")
@@ -212,9 +212,9 @@ extension RealTimeSuites {
 
             // The walk ends; opening the recorder (the same process) takes the last batch.
             #expect(try await Self.replayed("walk-bled", by: second), "the replay did not finish")
-            _ = try second.client().request(.open(AppReference(bundle: Self.hike)))
+            _ = try second.client().request(.open(AppReference(bundle: BundleID(Self.hike))))
             guard case .apps(let list) = try second.client().request(.ps).body else { throw HarnessError("no ps") }
-            #expect(list.apps.first { $0.id == Self.hike }?.pid == recorder, "adopted, not relaunched")
+            #expect(list.apps.first { $0.id.rawValue == Self.hike }?.pid == recorder, "adopted, not relaunched")
 
             let reported = pipe.reports
             let gpx = scratch.appending("hike.gpx")
@@ -272,11 +272,13 @@ extension RealTimeSuites {
                 ["add", "viewpoint", "46.3654", "14.0899", "150", "--state-dir", setup.state])
             #expect(add.status == 0, "\(add.output)")
             func monitored() throws -> [String] {
-                guard case .regions(let list) = try setup.running.request(.regions(RegionQuery(bundle: Self.alerts)))
+                guard
+                    case .regions(let list) = try setup.running.request(
+                        .regions(RegionQuery(bundle: BundleID(Self.alerts))))
                 else { throw HarnessError("no REGIONS") }
                 return list.regions.map(\.region.identifier)
             }
-            _ = try setup.running.request(.open(AppReference(bundle: Self.alerts)))
+            _ = try setup.running.request(.open(AppReference(bundle: BundleID(Self.alerts))))
             // Without a grant the daemon refuses the region.
             #expect(
                 await waitUntil { setup.running.appLog(Self.alerts).contains("monitoring region viewpoint failed") },
@@ -310,7 +312,7 @@ extension RealTimeSuites {
             #expect(add.status == 0, "\(add.output)")
             try setup.authorize(Self.alerts)
             try NotificationTests.grant(setup.running, Self.alerts)
-            _ = try setup.running.request(.open(AppReference(bundle: Self.alerts)))
+            _ = try setup.running.request(.open(AppReference(bundle: BundleID(Self.alerts))))
             #expect(await waitUntil { daemon.log.contains("monitoring region 'viewpoint'") }, "\(daemon.log)")
             // Its notifications are location triggers the daemon posts by itself.
             #expect(
@@ -318,7 +320,7 @@ extension RealTimeSuites {
                     try NotificationTests.list(setup.running, Self.alerts).pending.map(\.request.identifier)
                         == ["enter viewpoint", "exit viewpoint"]
                 }, "\(setup.running.appLog(Self.alerts))")
-            _ = try setup.running.request(.quit(AppReference(bundle: Self.alerts)))
+            _ = try setup.running.request(.quit(AppReference(bundle: BundleID(Self.alerts))))
             #expect(try await waitUntil { try setup.running.app(Self.alerts).state == .notRunning })
 
             let walk = try NMEALog.withColdStart("walk-bled.nmea", cycle: 0.01, in: scratch)
@@ -381,9 +383,9 @@ extension RealTimeSuites {
             atTeardown { await setup.running.tearDown() }
             let id = "org.backgrounder.tests.quitter"
             try setup.authorize(id)
-            _ = try setup.running.request(.open(AppReference(bundle: id)))
+            _ = try setup.running.request(.open(AppReference(bundle: BundleID(id))))
             #expect(await waitUntil { setup.daemon.log.contains("location: significant changes") })
-            _ = try setup.running.request(.quit(AppReference(bundle: id)))
+            _ = try setup.running.request(.quit(AppReference(bundle: BundleID(id))))
             #expect(try await waitUntil { try setup.running.app(id).state == .notRunning })
             #expect(try setup.running.app(id).forceQuit)
 
@@ -450,9 +452,9 @@ extension RealTimeSuites {
             #expect(add.status == 0, "\(add.output)")
             try setup.authorize(Self.alerts)
             try setup.authorize("org.backgrounder.tests.still")
-            _ = try setup.running.request(.open(AppReference(bundle: Self.alerts)))
+            _ = try setup.running.request(.open(AppReference(bundle: BundleID(Self.alerts))))
             #expect(await waitUntil { daemon.log.contains("monitoring region 'edge'") }, "\(daemon.log)")
-            _ = try setup.running.request(.quit(AppReference(bundle: Self.alerts)))
+            _ = try setup.running.request(.quit(AppReference(bundle: BundleID(Self.alerts))))
             _ = try setup.running.request(.open(AppReference(bundle: "org.backgrounder.tests.still")))
             #expect(await waitUntil { daemon.log.contains("location: significant changes") })
 
@@ -483,7 +485,7 @@ extension RealTimeSuites {
             atTeardown { await setup.running.tearDown() }
             let id = "org.backgrounder.tests.walker"
             try setup.authorize(id)
-            _ = try setup.running.request(.open(AppReference(bundle: id)))
+            _ = try setup.running.request(.open(AppReference(bundle: BundleID(id))))
             #expect(await waitUntil { setup.daemon.log.contains("location: significant changes") })
             let gpsd = try await GPSDFake(
                 log: try NMEALog.withColdStart("walk-bled.nmea", cycle: 0.005, in: scratch), cycle: 0.005,
@@ -514,7 +516,7 @@ extension RealTimeSuites {
             atTeardown { await setup.running.tearDown() }
             let id = "org.backgrounder.tests.tracker"
             try setup.authorize(id)
-            _ = try setup.running.request(.open(AppReference(bundle: id)))
+            _ = try setup.running.request(.open(AppReference(bundle: BundleID(id))))
             var gpsd = try await GPSDFake(
                 log: Locations.gpsFixture("short-walk.nmea"), cycle: 0.02, port: port, directory: scratch)
             #expect(
@@ -545,7 +547,7 @@ extension RealTimeSuites {
             atTeardown { await setup.running.tearDown() }
             let id = "org.backgrounder.tests.reader"
             try setup.authorize(id)
-            _ = try setup.running.request(.open(AppReference(bundle: id)))
+            _ = try setup.running.request(.open(AppReference(bundle: BundleID(id))))
             #expect(await waitUntil { setup.daemon.log.contains("location: standard updates") })
             let truth = try GPSDHarnessTests.truth("corrupt-lines")
             var logs = [Locations.gpsFixture("corrupt-lines.nmea")]
@@ -596,7 +598,7 @@ extension RealTimeSuites {
             atTeardown { await setup.running.tearDown() }
             let id = "org.backgrounder.tests.hiker"
             try setup.authorize(id, grant)
-            _ = try setup.running.request(.open(AppReference(bundle: id)))
+            _ = try setup.running.request(.open(AppReference(bundle: BundleID(id))))
             let gpsd = try await GPSDFake(
                 log: Locations.gpsFixture("walk-bled.nmea"), cycle: 0.02, port: port, directory: scratch)
             atTeardown { await gpsd.stop() }

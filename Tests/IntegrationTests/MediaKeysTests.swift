@@ -27,7 +27,7 @@ struct MediaKeysTests {
         let id = AudioFixture.player
         func player() throws -> AppInfo {
             guard case .apps(let list) = try daemon.client().request(.ps).body,
-                let app = list.apps.first(where: { $0.id == id })
+                let app = list.apps.first(where: { $0.id.rawValue == id })
             else { throw HarnessError("no player in ps") }
             return app
         }
@@ -40,7 +40,7 @@ struct MediaKeysTests {
         try WAVFile.writeTwoTones(into: music, amplitude: 16_000, seconds: 180)
 
         _ = try await daemon.request(
-            .remoteCommand(RemoteCommandRequest(bundle: id, command: .play, argument: music)))
+            .remoteCommand(RemoteCommandRequest(bundle: BundleID(id), command: .play, argument: music)))
         #expect(
             await waitUntil(timeout: .seconds(20)) {
                 (try? await playerctl("-l", bus: bus).output.contains(Self.playerName)) == true

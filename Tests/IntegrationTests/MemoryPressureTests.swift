@@ -55,7 +55,7 @@ struct MemoryPressureTests {
         atTeardown { await daemon.stop() }
         func app(_ id: String) throws -> AppInfo {
             guard case .apps(let list) = try daemon.client().request(.ps).body,
-                let app = list.apps.first(where: { $0.id == id })
+                let app = list.apps.first(where: { $0.id.rawValue == id })
             else { throw HarnessError("no \(id) in ps") }
             return app
         }
@@ -63,7 +63,7 @@ struct MemoryPressureTests {
             (try? String(contentsOfFile: daemon.stateDirectory + "/logs/\(id).log", encoding: .utf8)) ?? ""
         }
         for (id, line) in [(hog, "holding 64 MiB"), (small, "didBecomeActive"), (front, "holding 96 MiB")] {
-            _ = try daemon.client().request(.open(AppReference(bundle: id)))
+            _ = try daemon.client().request(.open(AppReference(bundle: BundleID(id))))
             #expect(await waitUntil { appLog(id).contains(line) }, "\(id): \(appLog(id))")
         }
         #expect(
@@ -125,7 +125,7 @@ struct MemoryPressureTests {
         atTeardown { await running.tearDown() }
         let small = try #require(ids["small"]), parent = try #require(ids["parent"]), front = try #require(ids["front"])
         for id in [parent, small, front] {
-            _ = try running.request(.open(AppReference(bundle: id)))
+            _ = try running.request(.open(AppReference(bundle: BundleID(id))))
             #expect(await waitUntil { running.appLog(id).contains("didBecomeActive") })
         }
         #expect(
@@ -159,7 +159,7 @@ struct MemoryPressureTests {
                 await waitUntil { running.daemon.log.contains("watching memory pressure") }, "\(running.daemon.log)")
         }
         for id in [hog, small, front] {
-            _ = try running.request(.open(AppReference(bundle: id)))
+            _ = try running.request(.open(AppReference(bundle: BundleID(id))))
             #expect(await waitUntil { running.appLog(id).contains("didBecomeActive") })
         }
         // Front is in front; the other two were sent back and are suspended after the grace.

@@ -98,7 +98,7 @@ struct MusicLibraryTests {
         #expect(
             await waitUntil(timeout: .seconds(60)) {
                 guard case .apps(let list)? = try? daemon.client().request(.ps).body else { return false }
-                return list.apps.first { $0.id == id }?.state == .suspended
+                return list.apps.first { $0.id.rawValue == id }?.state == .suspended
             }, "\(log())")
         let report = ToneBlocks.analyze(try await capture.stop(), sampleRate: PulseCapture.sampleRate)
         #expect(report.labels == blocks.expectedLabels, "\(report) \(log())")

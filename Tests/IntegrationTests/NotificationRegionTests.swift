@@ -40,14 +40,14 @@ extension RealTimeSuites {
             }
             atTeardown { await running.tearDown() }
             try NotificationTests.grant(running, id)
-            _ = try running.request(.authorize(Authorize(bundle: id, grant: .location(.whenInUse))))
-            _ = try running.request(.open(AppReference(bundle: id)))
+            _ = try running.request(.authorize(Authorize(bundle: BundleID(id), grant: .location(.whenInUse))))
+            _ = try running.request(.open(AppReference(bundle: BundleID(id))))
             #expect(await waitUntil { TrustBoundaryTests.report(running, id).contains("\"done\"") })
             #expect(
                 NotificationTests.reported(running, id)["add"]?["class"] == .string("OK"),
                 "\(TrustBoundaryTests.report(running, id))")
             #expect(try NotificationTests.list(running, id).pending.map(\.request.identifier) == ["arrive"])
-            _ = try running.request(.quit(AppReference(bundle: id)))
+            _ = try running.request(.quit(AppReference(bundle: BundleID(id))))
             #expect(try await waitUntil { try running.app(id).state == .notRunning })
 
             let walk = try NMEALog.withColdStart("walk-bled.nmea", cycle: 0.01, in: scratch)

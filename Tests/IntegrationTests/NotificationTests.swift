@@ -22,12 +22,12 @@ struct NotificationTests {
     }
 
     static func grant(_ running: Running, _ id: String) throws {
-        let reply = try running.request(.authorize(Authorize(bundle: id, grant: .notifications(.granted))))
+        let reply = try running.request(.authorize(Authorize(bundle: BundleID(id), grant: .notifications(.granted))))
         guard case .done = reply else { throw HarnessError("authorize: \(reply)") }
     }
 
     static func list(_ running: Running, _ id: String) throws -> NotificationsList {
-        let reply = try running.request(.notifications(NotificationsQuery(bundle: id)))
+        let reply = try running.request(.notifications(NotificationsQuery(bundle: BundleID(id))))
         guard case .notifications(let list) = reply else { throw HarnessError("notifications: \(reply)") }
         return list
     }
@@ -62,10 +62,10 @@ struct NotificationTests {
         atTeardown { _ = await follower.stop(grace: .seconds(1)) }
         #expect(
             await waitUntil { follower.output.contains("following every app's notifications") }, "\(follower.output)")
-        _ = try running.request(.open(AppReference(bundle: id)))
+        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
         #expect(await waitUntil { running.appLog(id).contains("added reminder") }, "\(running.appLog(id))")
         #expect(running.appLog(id).contains("notifications granted true"))
-        _ = try running.request(.quit(AppReference(bundle: id)))
+        _ = try running.request(.quit(AppReference(bundle: BundleID(id))))
         #expect(try await waitUntil { try running.app(id).state == .notRunning })
 
         // Delivered with the app not running: bgctl lists it, the app's log shows it.
@@ -87,7 +87,7 @@ struct NotificationTests {
             follower.output.split(separator: "\n").compactMap { line in
                 try? CLIJSON.decode(DeliveredNotice.self, "notification", from: String(line))
             }.first, "\(follower.output)")
-        #expect(notice.bundle == id && notice.notification.request.identifier == "reminder")
+        #expect(notice.bundle.rawValue == id && notice.notification.request.identifier == "reminder")
         #expect(notice.notification.request.content.title == "Reminder" && notice.notification.date == firstDelivery)
 
         // Refused while the screen is locked, the action leaves the notification delivered.
@@ -121,15 +121,15 @@ struct NotificationTests {
         let id = try TestAppBundles.make("Patient", behavior: "notify-600", into: bundles)
         let first = try await DaemonProcess(
             directory: directory, bundleDirectories: [bundles], extraArguments: LifecycleTests.fastPolicy)
-        _ = try first.client().request(.authorize(Authorize(bundle: id, grant: .notifications(.granted))))
-        _ = try first.client().request(.open(AppReference(bundle: id)))
+        _ = try first.client().request(.authorize(Authorize(bundle: BundleID(id), grant: .notifications(.granted))))
+        _ = try first.client().request(.open(AppReference(bundle: BundleID(id))))
         let log = directory.appending("state/logs/\(id).log")
         let appLog = { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
         #expect(await waitUntil { appLog().contains("added reminder") }, "\(appLog())")
         func pending(_ daemon: DaemonProcess) throws -> [PendingNotification] {
             guard
                 case .notifications(let list) = try daemon.client().request(
-                    .notifications(NotificationsQuery(bundle: id))
+                    .notifications(NotificationsQuery(bundle: BundleID(id)))
                 ).body
             else { return [] }
             return list.pending
@@ -152,7 +152,7 @@ struct NotificationTests {
         atTeardown { await running.tearDown() }
         let id = ids[0]
         try Self.grant(running, id)
-        _ = try running.request(.open(AppReference(bundle: id)))
+        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
         #expect(await waitUntil { running.appLog(id).contains("willPresent reminder") }, "\(running.appLog(id))")
         #expect(
             try await waitUntil { try Self.list(running, id).delivered.map(\.request.identifier) == ["reminder"] },
@@ -182,7 +182,7 @@ struct NotificationTests {
         }
         atTeardown { await running.tearDown() }
         try Self.grant(running, id)
-        _ = try running.request(.open(AppReference(bundle: id)))
+        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
         #expect(await waitUntil { TrustBoundaryTests.report(running, id).contains("\"done\"") })
         let values = Self.reported(running, id)
         #expect(values["add"]?["class"] == .string("OK"), "\(values)")
@@ -247,10 +247,10 @@ struct NotificationTests {
         atTeardown { await running.tearDown() }
         try Self.grant(running, victim)
         try Self.grant(running, attacker)
-        _ = try running.request(.open(AppReference(bundle: victim)))
+        _ = try running.request(.open(AppReference(bundle: BundleID(victim))))
         #expect(await waitUntil { running.appLog(victim).contains("added reminder") }, "\(running.appLog(victim))")
 
-        _ = try running.request(.open(AppReference(bundle: attacker)))
+        _ = try running.request(.open(AppReference(bundle: BundleID(attacker))))
         #expect(
             await waitUntil { TrustBoundaryTests.report(running, attacker).contains("\"done\"") },
             "\(running.appLog(attacker))")
@@ -272,7 +272,7 @@ struct NotificationTests {
         #expect(!running.appLog(victim).contains("response "), "the attacker activated the victim's notification")
 
         // Without a grant: asking is logged for a person, adding is refused.
-        _ = try running.request(.open(AppReference(bundle: ungranted)))
+        _ = try running.request(.open(AppReference(bundle: BundleID(ungranted))))
         #expect(await waitUntil { TrustBoundaryTests.report(running, ungranted).contains("\"done\"") })
         let refused = Self.reported(running, ungranted)
         #expect(refused["asked"]?["status"] == .string("notDetermined"), "\(refused)")
@@ -282,7 +282,7 @@ struct NotificationTests {
             Issue.record("no PROMPTS")
             return
         }
-        let prompt = try #require(waiting.prompts.first { $0.bundle == ungranted }, "\(waiting)")
+        let prompt = try #require(waiting.prompts.first { $0.bundle.rawValue == ungranted }, "\(waiting)")
         #expect(
             prompt.service == .notifications && prompt.usage == "to show alert" && prompt.choices == ["allow", "deny"])
         #expect(running.daemon.log.contains("bgctl answer \(prompt.id) allow|deny"), "\(running.daemon.log)")

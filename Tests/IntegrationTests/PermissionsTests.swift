@@ -22,7 +22,7 @@ struct PermissionsTests {
     }
 
     private func authorize(_ daemon: DaemonProcess, _ bundle: String, _ grant: AuthorizationGrant) throws {
-        let reply = try daemon.client().request(.authorize(Authorize(bundle: bundle, grant: grant)))
+        let reply = try daemon.client().request(.authorize(Authorize(bundle: BundleID(bundle), grant: grant)))
         guard case .done = reply.body else { throw HarnessError("authorize \(bundle) \(grant): \(reply)") }
     }
 
@@ -66,18 +66,20 @@ struct PermissionsTests {
 
             let json = try await bgctl(["permissions", "--json"], socket: daemon.socketPath, in: directory)
             let list = PermissionList(apps: try CLIJSON.decode([PermissionList.Entry].self, "apps", from: json.output))
-            #expect(list.apps.map(\.bundle) == [Self.alpha, Self.beta, Self.gamma], "\(round)")
+            #expect(list.apps.map(\.bundle.rawValue) == [Self.alpha, Self.beta, Self.gamma], "\(round)")
             for entry in list.apps {
                 #expect(entry.loaded)
-                #expect(entry.location == expected[entry.bundle]?.0, "\(round): \(entry)")
-                #expect(entry.microphone == expected[entry.bundle]?.1, "\(round): \(entry)")
-                #expect(entry.notifications == (entry.bundle == Self.alpha ? .granted : .notDetermined), "\(round)")
-                #expect((entry.locationChangedAt != nil) == (entry.bundle != Self.gamma), "\(round): \(entry)")
+                #expect(entry.location == expected[entry.bundle.rawValue]?.0, "\(round): \(entry)")
+                #expect(entry.microphone == expected[entry.bundle.rawValue]?.1, "\(round): \(entry)")
+                #expect(
+                    entry.notifications == (entry.bundle.rawValue == Self.alpha ? .granted : .notDetermined), "\(round)"
+                )
+                #expect((entry.locationChangedAt != nil) == (entry.bundle.rawValue != Self.gamma), "\(round): \(entry)")
             }
 
             let one = try await bgctl(["permissions", Self.beta, "--json"], socket: daemon.socketPath, in: directory)
             let only = PermissionList(apps: try CLIJSON.decode([PermissionList.Entry].self, "apps", from: one.output))
-            #expect(only.apps.map(\.bundle) == [Self.beta], "\(round): \(one.output)")
+            #expect(only.apps.map(\.bundle.rawValue) == [Self.beta], "\(round): \(one.output)")
             #expect(only.apps.first?.location == .whenInUse && only.apps.first?.microphone == .denied)
 
             let unknown = try await bgctl(

@@ -1,3 +1,4 @@
+import BackgrounderCore
 import BackgrounderProtocol
 import BackgrounderTestSupport
 import Foundation
@@ -79,7 +80,7 @@ struct PersonDaemonSandboxTests {
         #expect(sandbox.contains("dynamic code refused"), "\(sandbox)")
         #expect(sandbox.contains("no data quota (only a root daemon"), "\(sandbox)")
 
-        _ = try daemon.client().request(.open(AppReference(bundle: id)))
+        _ = try daemon.client().request(.open(AppReference(bundle: BundleID(id))))
         let findingsPath = daemon.stateDirectory + "/data/\(id)/findings.json"
         #expect(
             await waitUntil { FileManager.default.fileExists(atPath: findingsPath) },
@@ -121,7 +122,7 @@ struct PersonDaemonSandboxTests {
 
         // The app is pid 1 of its namespace, where a SIGTERM it never asked for is dropped:
         // the daemon ends it as SIGTERM would have, not after the grace period.
-        _ = try daemon.client().request(.quit(AppReference(bundle: id)))
+        _ = try daemon.client().request(.quit(AppReference(bundle: BundleID(id))))
         #expect(await waitUntil { kill(pid, 0) != 0 && errno == ESRCH })
         #expect(!daemon.log.contains("of SIGTERM; killing"), "\(daemon.log.suffix(2000))")
         #expect(
@@ -160,10 +161,10 @@ struct PersonDaemonSandboxTests {
         let log = {
             (try? String(contentsOfFile: daemon.stateDirectory + "/logs/\(waiter).log", encoding: .utf8)) ?? ""
         }
-        _ = try daemon.client().request(.open(AppReference(bundle: waiter)))
+        _ = try daemon.client().request(.open(AppReference(bundle: BundleID(waiter))))
         #expect(await waitUntil { log().contains("waiting for SIGTERM") }, "\(log())")
         let pid = try #require(try SessionShedTests.app(waiter, of: daemon).pid)
-        _ = try daemon.client().request(.quit(AppReference(bundle: waiter)))
+        _ = try daemon.client().request(.quit(AppReference(bundle: BundleID(waiter))))
         #expect(await waitUntil { kill(pid, 0) != 0 && errno == ESRCH })
         // It left by itself, on the signal the daemon sent: not killed as one that drops it.
         // Its output reaches the log through the daemon, which may still be writing it.

@@ -67,7 +67,9 @@ struct PlayerControlsTests {
             try await CLIRun.run(Locations.product("BackgroundPlayer"), arguments, environment: environment)
         }
         func nowPlaying() -> NowPlayingInfo? {
-            guard case .audioStatus(let status)? = try? daemon.client().request(.audio(AudioQuery(bundle: id))).body
+            guard
+                case .audioStatus(let status)? = try? daemon.client().request(.audio(AudioQuery(bundle: BundleID(id))))
+                    .body
             else { return nil }
             return status.sessions.first?.nowPlaying
         }

@@ -32,7 +32,7 @@ struct PolicySchedulingPluginTests {
         _ = try SampleBundles.assemble("LowPowerPolicy", into: bundles)
         try prepare(bundles)
         let catalog = BundleScanner().scan(directories: [bundles]).catalog
-        return try PluginPolicy.load(identifier, from: catalog, standard: StandardPolicy())
+        return try PluginPolicy.load(BundleID(identifier), from: catalog, standard: StandardPolicy())
     }
 
     @Test("the low-power sample fetches at most hourly and allows one push at a time on battery only")

@@ -41,13 +41,13 @@ struct ProcessingConditionsTests {
 
         var state: ApplicationState? {
             guard case .apps(let list) = try? daemon.client().request(.ps).body else { return nil }
-            return list.apps.first { $0.id == id }?.state
+            return list.apps.first { $0.id.rawValue == id }?.state
         }
 
         /// Opens the app, which submits its task, and locks the screen: the device is idle and
         /// the app is suspended, its task waiting for the condition.
         func submitAndLock() async throws {
-            _ = try daemon.client().request(.open(AppReference(bundle: id)))
+            _ = try daemon.client().request(.open(AppReference(bundle: BundleID(id))))
             #expect(await waitUntil { appLog.contains("submitted \(ProcessingConditionsTests.task)") }, "\(appLog)")
             _ = try daemon.client().request(.lock)
             // Had the task started, its window would keep the app from being suspended.

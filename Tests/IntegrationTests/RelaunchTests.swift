@@ -23,12 +23,12 @@ struct RelaunchTests {
     func systemTerminatedIsRelaunched() async throws {
         let (running, id) = try await pushApp("push", behavior: "never-end-task")
         atTeardown { await running.tearDown() }
-        _ = try running.request(.open(AppReference(bundle: id)))
+        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
         #expect(await waitUntil { running.appLog(id).contains("began task") })
         _ = try running.request(.home)
         #expect(try await waitUntil { try running.app(id).lastExit?.reason == "background task overran" })
 
-        guard case .done(let done) = try running.request(.wake(WakeRequest(bundle: id, reason: .push))) else {
+        guard case .done(let done) = try running.request(.wake(WakeRequest(bundle: BundleID(id), reason: .push))) else {
             Issue.record("the push was refused")
             return
         }
@@ -51,19 +51,20 @@ struct RelaunchTests {
     func forceQuitIsNotRelaunched() async throws {
         let (running, id) = try await pushApp("fq")
         atTeardown { await running.tearDown() }
-        _ = try running.request(.open(AppReference(bundle: id)))
+        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
         #expect(await waitUntil { running.appLog(id).contains("didBecomeActive") })
-        _ = try running.request(.quit(AppReference(bundle: id)))
+        _ = try running.request(.quit(AppReference(bundle: BundleID(id))))
         #expect(try await waitUntil { try running.app(id).state == .notRunning })
 
-        guard case .error(let refused) = try running.request(.wake(WakeRequest(bundle: id, reason: .push))) else {
+        guard case .error(let refused) = try running.request(.wake(WakeRequest(bundle: BundleID(id), reason: .push)))
+        else {
             Issue.record("a force-quit app was relaunched for a push")
             return
         }
         #expect(refused.message.contains("force-quit"))
         #expect(try running.app(id).state == .notRunning)
 
-        guard case .done = try running.request(.wake(WakeRequest(bundle: id, reason: .location))) else {
+        guard case .done = try running.request(.wake(WakeRequest(bundle: BundleID(id), reason: .location))) else {
             Issue.record("a location event did not relaunch the force-quit app")
             return
         }
@@ -86,7 +87,8 @@ struct RelaunchTests {
     func undeclaredMode() async throws {
         let (running, id) = try await pushApp("mode")
         atTeardown { await running.tearDown() }
-        guard case .error(let refused) = try running.request(.wake(WakeRequest(bundle: id, reason: .fetch))) else {
+        guard case .error(let refused) = try running.request(.wake(WakeRequest(bundle: BundleID(id), reason: .fetch)))
+        else {
             Issue.record("a fetch reached an app without the fetch mode")
             return
         }
@@ -97,13 +99,13 @@ struct RelaunchTests {
     func suspendedIsWoken() async throws {
         let (running, id) = try await pushApp("wake")
         atTeardown { await running.tearDown() }
-        _ = try running.request(.open(AppReference(bundle: id)))
+        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
         #expect(await waitUntil { running.appLog(id).contains("didBecomeActive") })
         _ = try running.request(.home)
         #expect(try await waitUntil { try running.app(id).state == .suspended })
         let pid = try running.app(id).pid
 
-        guard case .done(let done) = try running.request(.wake(WakeRequest(bundle: id, reason: .push))) else {
+        guard case .done(let done) = try running.request(.wake(WakeRequest(bundle: BundleID(id), reason: .push))) else {
             Issue.record("the push was refused")
             return
         }

@@ -48,7 +48,7 @@ struct RestartAdoptionTests {
 
     private static func app(_ id: String, of daemon: DaemonProcess) throws -> AppInfo {
         guard case .apps(let list) = try daemon.client().request(.ps).body,
-            let app = list.apps.first(where: { $0.id == id })
+            let app = list.apps.first(where: { $0.id.rawValue == id })
         else { throw HarnessError("no \(id) in ps") }
         return app
     }
@@ -62,13 +62,13 @@ struct RestartAdoptionTests {
     private static func prepare(_ scene: Scene, _ daemon: DaemonProcess) async throws -> (
         front: Int32, sleeper: Int32, sleeperChild: Int32
     ) {
-        _ = try request(.open(AppReference(bundle: scene.sleeper)), of: daemon)
+        _ = try request(.open(AppReference(bundle: BundleID(scene.sleeper))), of: daemon)
         #expect(await waitUntil { scene.appLog(scene.sleeper, of: daemon).contains("didBecomeActive") })
         let sleeper = try #require(try app(scene.sleeper, of: daemon).pid)
         let child = try #require(SuspensionEvidence.spinningChild(in: scene.appLog(scene.sleeper, of: daemon)))
         // The control: while it runs, the sleeper and its child use CPU.
         #expect(await SuspensionEvidence.advance([sleeper, child]), "the sleeper spins while it runs")
-        _ = try request(.open(AppReference(bundle: scene.front)), of: daemon)
+        _ = try request(.open(AppReference(bundle: BundleID(scene.front))), of: daemon)
         #expect(await waitUntil { scene.appLog(scene.front, of: daemon).contains("didBecomeActive") })
         #expect(try await waitUntil { try app(scene.sleeper, of: daemon).state == .suspended })
         let front = try #require(try app(scene.front, of: daemon).pid)
@@ -134,7 +134,7 @@ struct RestartAdoptionTests {
 
         // Opened, the suspended app thaws, reconnects, and hears it came to the front.
         let activeBefore = scene.appLog(scene.sleeper, of: second).components(separatedBy: "didBecomeActive").count
-        _ = try Self.request(.open(AppReference(bundle: scene.sleeper)), of: second)
+        _ = try Self.request(.open(AppReference(bundle: BundleID(scene.sleeper))), of: second)
         #expect(
             await waitUntil {
                 scene.appLog(scene.sleeper, of: second).components(separatedBy: "didBecomeActive").count
@@ -192,7 +192,7 @@ struct RestartAdoptionTests {
         let arguments = LifecycleTests.fastPolicy + ["--suspension", suspension]
         let first = try await DaemonProcess(
             directory: directory, bundleDirectories: [bundles], extraArguments: arguments)
-        _ = try Self.request(.open(AppReference(bundle: id)), of: first)
+        _ = try Self.request(.open(AppReference(bundle: BundleID(id))), of: first)
         let log = { (try? String(contentsOfFile: first.stateDirectory + "/logs/\(id).log", encoding: .utf8)) ?? "" }
         #expect(await waitUntil { log().components(separatedBy: "child ").count > 2 }, "\(log())")
         let children = log().split(separator: "\n").compactMap { line in
@@ -223,12 +223,13 @@ struct RestartAdoptionTests {
         atTeardown { scene.directory.remove() }
         let daemon = try await scene.start()
         atTeardown { await daemon.stop() }
-        _ = try Self.request(.open(AppReference(bundle: scene.front)), of: daemon)
+        _ = try Self.request(.open(AppReference(bundle: BundleID(scene.front))), of: daemon)
         #expect(try await waitUntil { try Self.app(scene.front, of: daemon).state == .active })
 
         let appSocket = DefaultPaths.appSocket(forControlSocket: daemon.socketPath)
         let intruder = try ControlClient(socketPath: appSocket, timeout: .seconds(5))
-        guard case .error(let checkIn) = try intruder.request(.checkIn(CheckIn(bundle: scene.front))).body else {
+        guard case .error(let checkIn) = try intruder.request(.checkIn(CheckIn(bundle: BundleID(scene.front)))).body
+        else {
             Issue.record("a process that is no app's lead checked in as \(scene.front) on the app socket")
             return
         }

@@ -37,14 +37,14 @@ struct RestartAudioTests {
         }
         func player(_ daemon: DaemonProcess) throws -> AppInfo {
             guard case .apps(let list) = try daemon.client().request(.ps).body,
-                let app = list.apps.first(where: { $0.id == AudioFixture.player })
+                let app = list.apps.first(where: { $0.id.rawValue == AudioFixture.player })
             else { throw HarnessError("no player in ps") }
             return app
         }
         func playing(_ daemon: DaemonProcess) -> Bool {
             guard case .audioStatus(let status)? = try? daemon.client().request(.audio(AudioQuery(bundle: nil))).body
             else { return false }
-            return status.streams.contains { $0.bundle == AudioFixture.player && $0.state == "playing" }
+            return status.streams.contains { $0.bundle.rawValue == AudioFixture.player && $0.state == "playing" }
         }
 
         let first = try await start()
@@ -60,7 +60,7 @@ struct RestartAudioTests {
         let capture = try await PulseCapture(pulse: pulse, path: directory.appending("capture.raw"))
 
         _ = try await first.request(
-            .remoteCommand(RemoteCommandRequest(bundle: AudioFixture.player, command: .play, argument: path)))
+            .remoteCommand(RemoteCommandRequest(bundle: BundleID(AudioFixture.player), command: .play, argument: path)))
         #expect(await waitUntil(timeout: .seconds(20)) { playing(first) })
         _ = try first.client().request(.home)
         try await Task.sleep(for: .seconds(4))

@@ -1,3 +1,4 @@
+import BackgrounderCore
 import BackgrounderProtocol
 import BackgrounderTestSupport
 import Foundation
@@ -70,18 +71,18 @@ struct SampleDataDirectoryTests {
         let daemon = fixture.daemon
         let client = try daemon.client()
         let hello = "org.backgrounder.samples.hello"
-        let reply = try client.request(.dataDirectory(AppReference(bundle: hello)))
+        let reply = try client.request(.dataDirectory(AppReference(bundle: BundleID(hello))))
         guard case .dataDirectory(let answer) = reply.body else {
             Issue.record("expected DATA_DIRECTORY, got \(reply)")
             return
         }
-        #expect(answer == AppDataDirectory(bundle: hello, path: daemon.stateDirectory + "/data/" + hello))
+        #expect(answer == AppDataDirectory(bundle: BundleID(hello), path: daemon.stateDirectory + "/data/" + hello))
 
         for (bundle, code, words) in [
             ("org.example.nothere", ProtocolError.Code.notFound, "no such bundle is loaded"),
             ("../../etc", .badRequest, "bundle is not a bundle identifier"),
         ] {
-            let refused = try client.request(.dataDirectory(AppReference(bundle: bundle)))
+            let refused = try client.request(.dataDirectory(AppReference(bundle: BundleID(bundle))))
             guard case .error(let error) = refused.body else {
                 Issue.record("\(bundle) was answered: \(refused)")
                 continue
@@ -93,7 +94,7 @@ struct SampleDataDirectoryTests {
         let gone = "org.example.gone"
         try FileManager.default.createDirectory(
             atPath: daemon.stateDirectory + "/data/" + gone, withIntermediateDirectories: true)
-        guard case .dataDirectory = try client.request(.dataDirectory(AppReference(bundle: gone))).body else {
+        guard case .dataDirectory = try client.request(.dataDirectory(AppReference(bundle: BundleID(gone)))).body else {
             Issue.record("the data of an app no longer loaded was not found")
             return
         }

@@ -364,7 +364,8 @@ struct SandboxTests {
         let plist = running.bundles + "/Victim.bundle/Info.plist"
         let plistBefore = try Data(contentsOf: URL(fileURLWithPath: plist))
 
-        guard case .done = try daemon.client().request(.open(AppReference(bundle: Self.hostileID))).body else {
+        guard case .done = try daemon.client().request(.open(AppReference(bundle: BundleID(Self.hostileID)))).body
+        else {
             Issue.record("the hostile app did not launch: \(daemon.log)")
             return
         }
@@ -459,7 +460,7 @@ struct SandboxTests {
         #expect(status.sandbox?.contains("IPC namespace per app") == true)
         #expect(Self.namespace("ipc", of: pid) != Self.namespace("ipc", of: getpid()))
         #expect(!Self.sharedMemoryKeys().contains(0x4247_4B21))
-        _ = try daemon.client().request(.quit(AppReference(bundle: Self.hostileID)))
+        _ = try daemon.client().request(.quit(AppReference(bundle: BundleID(Self.hostileID))))
         #expect(await waitUntil { kill(pid, 0) != 0 && errno == ESRCH })
         #expect(!Self.sharedMemoryKeys().contains(0x4247_4B21))
 
@@ -492,7 +493,7 @@ struct SandboxTests {
         let running = try await Self.running(prefix: "sbo", extraArguments: ["--sandbox", "off"])
         atTeardown { await running.tearDown() }
         #expect(try running.daemon.status().sandbox == "off (--sandbox off)")
-        _ = try running.daemon.client().request(.open(AppReference(bundle: Self.victimID)))
+        _ = try running.daemon.client().request(.open(AppReference(bundle: BundleID(Self.victimID))))
         let pid = try #require(try running.app(Self.victimID).pid)
         #expect(Self.owner("/proc/\(pid)") == geteuid())
     }
@@ -512,7 +513,7 @@ struct SandboxTests {
         let daemon = try await DaemonProcess(directory: directory, bundleDirectories: [bundles])
         atTeardown { await daemon.stop() }
         #expect(daemon.log.contains("cannot pass through \(hidden) (mode 0700)"), "\(daemon.log)")
-        let reply = try daemon.client().request(.open(AppReference(bundle: Self.victimID))).body
+        let reply = try daemon.client().request(.open(AppReference(bundle: BundleID(Self.victimID)))).body
         guard case .error(let error) = reply else {
             Issue.record("expected an error, got \(reply)")
             return
@@ -522,7 +523,7 @@ struct SandboxTests {
             Issue.record("no ps")
             return
         }
-        #expect(list.apps.first { $0.id == Self.victimID }?.pid == nil)
+        #expect(list.apps.first { $0.id.rawValue == Self.victimID }?.pid == nil)
         #expect(try daemon.status().bundles.loaded == 1)
     }
 
@@ -554,7 +555,7 @@ struct SandboxTests {
             return
         }
         #expect(status.sandbox?.contains("at most 64 MiB of data per process") == true, "\(status.sandbox ?? "-")")
-        _ = try running.request(.open(AppReference(bundle: hogID)))
+        _ = try running.request(.open(AppReference(bundle: BundleID(hogID))))
         #expect(await waitUntil { running.appLog(hogID).contains("refused: MemoryError") }, "\(running.appLog(hogID))")
         let pid = try #require(try running.app(hogID).pid)
         let kernel = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
@@ -606,7 +607,7 @@ struct SandboxTests {
         var findings: [String: [String: Any]] = [:]
         for name in ["jitter", "plain"] {
             let id = "org.backgrounder.tests.\(name)"
-            _ = try running.request(.open(AppReference(bundle: id)))
+            _ = try running.request(.open(AppReference(bundle: BundleID(id))))
             let path = running.dataDirectory(id) + "/findings.json"
             #expect(await waitUntil { FileManager.default.fileExists(atPath: path) }, "\(running.appLog(id))")
             findings[name] =

@@ -53,7 +53,7 @@ struct SchedulingSamplesTests {
 
     /// Opens the app, sends it home and waits until it is suspended with nothing more to say.
     static func openAndSuspend(_ running: LifecycleTests.Running, _ id: String, opened: String) async throws {
-        _ = try running.request(.open(AppReference(bundle: id)))
+        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
         #expect(await waitUntil { running.appLog(id).contains(opened) }, "app log: \(running.appLog(id))")
         _ = try running.request(.home)
         #expect(try await waitUntil { try running.app(id).state == .suspended }, "\(running.daemon.log)")
@@ -95,7 +95,7 @@ struct SchedulingSamplesTests {
             try await Self.openAndSuspend(running, Self.reader, opened: "opened: newData (1 items, 1 new)")
 
             server.serve("/feed.xml", Self.feed(["2", "1"]))
-            let fetch = ClientMessage.Body.wake(WakeRequest(bundle: Self.reader, reason: .fetch))
+            let fetch = ClientMessage.Body.wake(WakeRequest(bundle: BundleID(Self.reader), reason: .fetch))
             let first = try await Self.trigger(fetch, running, Self.reader, expecting: "background fetch: ")
             #expect(first == "background fetch: newData (2 items, 1 new)")
             let second = try await Self.trigger(fetch, running, Self.reader, expecting: "background fetch: ")
@@ -119,7 +119,7 @@ struct SchedulingSamplesTests {
             try await Self.openAndSuspend(running, Self.reader, opened: "opened: newData (1 items, 1 new)")
 
             try Self.write(Self.feed(["2", "1"]), to: feed)
-            let fetch = ClientMessage.Body.wake(WakeRequest(bundle: Self.reader, reason: .fetch))
+            let fetch = ClientMessage.Body.wake(WakeRequest(bundle: BundleID(Self.reader), reason: .fetch))
             let first = try await Self.trigger(fetch, running, Self.reader, expecting: "background fetch: ")
             #expect(first == "background fetch: newData (2 items, 1 new)")
             let second = try await Self.trigger(fetch, running, Self.reader, expecting: "background fetch: ")
@@ -142,7 +142,7 @@ struct SchedulingSamplesTests {
 
             server.serve("/feed.xml", Self.feed(["2", "1"]))
             let line = try await Self.trigger(
-                .wake(WakeRequest(bundle: Self.reader, reason: .fetch)), running, Self.reader,
+                .wake(WakeRequest(bundle: BundleID(Self.reader), reason: .fetch)), running, Self.reader,
                 expecting: "background fetch: ")
             #expect(line == "background fetch: newData (2 items, 1 new)")
             #expect(running.appLog(Self.reader).contains("launched (fetch)"))
@@ -162,7 +162,7 @@ struct SchedulingSamplesTests {
 
             server.serve("/feed.xml", Self.feed(["3", "2", "1"]))
             let task = ClientMessage.Body.simulateTask(
-                TaskDebugRequest(bundle: Self.reader, identifier: Self.refreshTask))
+                TaskDebugRequest(bundle: BundleID(Self.reader), identifier: Self.refreshTask))
             let first = try await Self.trigger(task, running, Self.reader, expecting: "refresh task: ")
             #expect(first == "refresh task: newData (3 items, 2 new)")
             // Launching a request takes it off the pending list: a second launch finds one only
@@ -189,7 +189,7 @@ struct SchedulingSamplesTests {
 
             server.serve("/feed.xml", Self.feed(["2", "1"]))
             server.hold("/feed.xml")
-            let task = TaskDebugRequest(bundle: Self.reader, identifier: Self.refreshTask)
+            let task = TaskDebugRequest(bundle: BundleID(Self.reader), identifier: Self.refreshTask)
             let simulated = try running.request(.simulateTask(task))
             guard case .done = simulated else { throw HarnessError("task refused: \(simulated)\napp log: \(log())") }
             #expect(await waitUntil { server.waiting == 1 }, "app log: \(log())")
@@ -219,7 +219,8 @@ struct SchedulingSamplesTests {
             let before = try Self.size(file)
 
             let line = try await Self.trigger(
-                .simulateTask(TaskDebugRequest(bundle: Self.compactor, identifier: Self.compactTask)), running,
+                .simulateTask(TaskDebugRequest(bundle: BundleID(Self.compactor), identifier: Self.compactTask)),
+                running,
                 Self.compactor, expecting: "compacted: ")
             let after = try Self.size(file)
             #expect(after < before, "\(before) -> \(after) bytes")
@@ -244,7 +245,7 @@ struct SchedulingSamplesTests {
             // waits for it, so the task is surely under way when it is expired.
             let lock = try SQLiteWriteLock(path: file)
             defer { lock.unlock() }
-            let task = TaskDebugRequest(bundle: Self.compactor, identifier: Self.compactTask)
+            let task = TaskDebugRequest(bundle: BundleID(Self.compactor), identifier: Self.compactTask)
             let simulated = try running.request(.simulateTask(task))
             guard case .done = simulated else { throw HarnessError("task refused: \(simulated)\napp log: \(log())") }
             #expect(await waitUntil { log().contains("compaction: starting") }, "app log: \(log())")

@@ -34,7 +34,7 @@ struct SchedulingTests {
 
     /// Opens an app, waits for its launch to have done `marker`, and sends it home.
     private func runOnce(_ running: Running, _ id: String, until marker: String) async throws {
-        _ = try running.request(.open(AppReference(bundle: id)))
+        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
         #expect(await waitUntil { running.appLog(id).contains(marker) }, "\(running.appLog(id))")
         _ = try running.request(.home)
     }
@@ -60,7 +60,8 @@ struct SchedulingTests {
         #expect(try await waitUntil { try running.app(id).state == .suspended })
         let pid = try running.app(id).pid
 
-        guard case .done(let done) = try running.request(.wake(WakeRequest(bundle: id, reason: .fetch))) else {
+        guard case .done(let done) = try running.request(.wake(WakeRequest(bundle: BundleID(id), reason: .fetch)))
+        else {
             Issue.record("the fetch was refused")
             return
         }
@@ -85,7 +86,8 @@ struct SchedulingTests {
         let id = ids[0]
         #expect(try running.app(id).state == .notRunning)
 
-        guard case .done(let done) = try running.request(.wake(WakeRequest(bundle: id, reason: .fetch))) else {
+        guard case .done(let done) = try running.request(.wake(WakeRequest(bundle: BundleID(id), reason: .fetch)))
+        else {
             Issue.record("the fetch was refused")
             return
         }
@@ -102,7 +104,7 @@ struct SchedulingTests {
             "fetchopen", scheduling: "fetchWindow=2", apps: [("Slow", "fetch-never")])
         atTeardown { await running.tearDown() }
         let id = ids[0]
-        _ = try running.request(.wake(WakeRequest(bundle: id, reason: .fetch)))
+        _ = try running.request(.wake(WakeRequest(bundle: BundleID(id), reason: .fetch)))
         #expect(await waitUntil { running.appLog(id).contains("fetch left open") }, "\(running.appLog(id))")
         #expect(try await waitUntil { try running.app(id).state == .suspended })
         #expect(
@@ -132,7 +134,7 @@ struct SchedulingTests {
         // its next fetch, 15 minutes on, made the plan (CI, under load).
         var jobs: [CoalescedFetch] = []
         for id in ids {
-            _ = try running.request(.open(AppReference(bundle: id)))
+            _ = try running.request(.open(AppReference(bundle: BundleID(id))))
             #expect(await waitUntil { running.appLog(id).contains("fetch interval set") }, "\(running.appLog(id))")
             let fetch = try await waitUntil { try Self.scheduled(running.daemon, id).contains { $0.kind == "fetch" } }
             try #require(fetch, "\(id) has no fetch scheduled")
@@ -200,7 +202,8 @@ struct SchedulingTests {
             log.split(separator: "\n").first { $0.hasPrefix("device token ") }.map { String($0.dropFirst(13)) })
 
         let payload = JSONValue.object(["aps": .object(["content-available": .number(1)]), "n": .number(1)])
-        guard case .pushed(let result) = try running.request(.push(PushRequest(bundle: id, payload: payload))) else {
+        guard case .pushed(let result) = try running.request(.push(PushRequest(bundle: BundleID(id), payload: payload)))
+        else {
             Issue.record("the push was refused")
             return
         }
@@ -219,10 +222,10 @@ struct SchedulingTests {
         // Bad pushes: an unknown token, a payload that is not an object, one too large.
         let unknown = try running.request(.push(PushRequest(token: "feedface", payload: payload)))
         #expect(unknown.errorCode == .notFound, "\(unknown)")
-        let notObject = try running.request(.push(PushRequest(bundle: id, payload: .string("hi"))))
+        let notObject = try running.request(.push(PushRequest(bundle: BundleID(id), payload: .string("hi"))))
         #expect(notObject.errorCode == .badRequest, "\(notObject)")
         let huge = JSONValue.object(["blob": .string(String(repeating: "x", count: 5000))])
-        let tooLarge = try running.request(.push(PushRequest(bundle: id, payload: huge)))
+        let tooLarge = try running.request(.push(PushRequest(bundle: BundleID(id), payload: huge)))
         #expect(tooLarge.errorCode == .badRequest, "\(tooLarge)")
         #expect(tooLarge.errorMessage.contains("4096"), "\(tooLarge)")
     }
@@ -239,7 +242,9 @@ struct SchedulingTests {
         var results: [PushResult] = []
         for n in 1...5 {
             let payload = JSONValue.object(["aps": .object(["content-available": .number(1)]), "n": .number(Double(n))])
-            guard case .pushed(let result) = try running.request(.push(PushRequest(bundle: id, payload: payload)))
+            guard
+                case .pushed(let result) = try running.request(
+                    .push(PushRequest(bundle: BundleID(id), payload: payload)))
             else {
                 Issue.record("push \(n) was refused")
                 return
@@ -263,12 +268,12 @@ struct SchedulingTests {
         atTeardown { await running.tearDown() }
         let id = ids[0]
         try await runOnce(running, id, until: "device token ")
-        _ = try running.request(.quit(AppReference(bundle: id)))
+        _ = try running.request(.quit(AppReference(bundle: BundleID(id))))
         #expect(try await waitUntil { try running.app(id).state == .notRunning })
         let launches = running.appLog(id).components(separatedBy: "launched ").count
 
         let payload = JSONValue.object(["aps": .object(["content-available": .number(1)])])
-        let reply = try running.request(.push(PushRequest(bundle: id, payload: payload)))
+        let reply = try running.request(.push(PushRequest(bundle: BundleID(id), payload: payload)))
         #expect(reply.errorCode == .invalidState, "\(reply)")
         try await Task.sleep(for: .seconds(1))
         #expect(try running.app(id).state == .notRunning)
@@ -291,7 +296,7 @@ struct SchedulingTests {
         let first = try await DaemonProcess(
             directory: directory, bundleDirectories: [bundles], extraArguments: arguments)
         do {
-            _ = try first.client().request(.open(AppReference(bundle: id)))
+            _ = try first.client().request(.open(AppReference(bundle: BundleID(id))))
         } catch {
             Issue.record("open: \(error): \(first.log)")
             return
@@ -321,7 +326,8 @@ struct SchedulingTests {
         // The app outlived the daemon and was adopted, still in front: the task runs once it
         // leaves the front.
         _ = try second.client().request(.home)
-        let reply = try second.client().request(.simulateTask(TaskDebugRequest(bundle: id, identifier: task))).body
+        let reply = try second.client().request(.simulateTask(TaskDebugRequest(bundle: BundleID(id), identifier: task)))
+            .body
         guard case .done = reply else {
             Issue.record("simulate task: \(reply)")
             return
@@ -331,7 +337,9 @@ struct SchedulingTests {
         #expect((20...30).contains(seen), "the task saw \(seen) s left")
         #expect(try Self.scheduled(second, id).contains { $0.identifier == task } == false, "a run request is done")
         // Unknown identifiers are refused with a reason.
-        let unknown = try second.client().request(.simulateTask(TaskDebugRequest(bundle: id, identifier: "nope"))).body
+        let unknown = try second.client().request(
+            .simulateTask(TaskDebugRequest(bundle: BundleID(id), identifier: "nope"))
+        ).body
         #expect(unknown.errorCode == .notFound, "\(unknown)")
     }
 
@@ -372,7 +380,7 @@ struct SchedulingTests {
         let (running, ids) = try await running("taskapi", scheduling: "fetchWindow=30", apps: [("Planner", "task-api")])
         atTeardown { await running.tearDown() }
         let id = ids[0]
-        _ = try running.request(.open(AppReference(bundle: id)))
+        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
         #expect(await waitUntil { running.appLog(id).contains("pending after cancel all") }, "\(running.appLog(id))")
         let log = running.appLog(id)
         #expect(log.contains("first: submitted") && log.contains("again: submitted"), "\(log)")
@@ -389,7 +397,8 @@ struct SchedulingTests {
 
     /// What `TASKS` lists for one app.
     static func scheduled(_ daemon: DaemonProcess, _ id: String) throws -> [ScheduledWork] {
-        guard case .schedule(let list) = try daemon.client().request(.tasks(ScheduleQuery(bundle: id))).body else {
+        guard case .schedule(let list) = try daemon.client().request(.tasks(ScheduleQuery(bundle: BundleID(id)))).body
+        else {
             throw HarnessError("TASKS gave no schedule")
         }
         return list.entries

@@ -1,3 +1,4 @@
+import BackgrounderCore
 import BackgrounderProtocol
 import BackgrounderTestSupport
 import Foundation
@@ -60,12 +61,15 @@ struct SessionShedTests {
             extraArguments: ["--suspension", "signals", "--shared-pid-namespace"])
         #expect(try daemon.status().suspension?.contains("the daemon adopts orphans") == true)
 
-        _ = try daemon.client().request(.open(AppReference(bundle: id)))
+        _ = try daemon.client().request(.open(AppReference(bundle: BundleID(id))))
         let reportPath = daemon.stateDirectory + "/data/\(id)/report.jsonl"
         func report() -> String { (try? String(contentsOfFile: reportPath, encoding: .utf8)) ?? "" }
         #expect(await waitUntil { report().contains("\"done\"") }, "\(report())\n\(daemon.log.suffix(2000))")
 
-        guard case .permissions(let list) = try daemon.client().request(.permissions(PermissionsQuery(bundle: id))).body
+        guard
+            case .permissions(let list) = try daemon.client().request(
+                .permissions(PermissionsQuery(bundle: BundleID(id)))
+            ).body
         else { throw HarnessError("no PERMISSIONS") }
         #expect(list.apps.first?.microphone != .granted, "\(report())")
         #expect(daemon.log.contains("an app's orphan"), "the orphan was refused as one")
@@ -78,9 +82,11 @@ struct SessionShedTests {
             await waitUntil { Self.zombieChildren(of: daemon.pid).isEmpty }, "\(Self.zombieChildren(of: daemon.pid))")
 
         // A person still can.
-        _ = try daemon.client().request(.authorize(Authorize(bundle: id, grant: .microphone(.granted))))
+        _ = try daemon.client().request(.authorize(Authorize(bundle: BundleID(id), grant: .microphone(.granted))))
         guard
-            case .permissions(let after) = try daemon.client().request(.permissions(PermissionsQuery(bundle: id))).body
+            case .permissions(let after) = try daemon.client().request(
+                .permissions(PermissionsQuery(bundle: BundleID(id)))
+            ).body
         else { throw HarnessError("no PERMISSIONS") }
         #expect(after.apps.first?.microphone == .granted)
     }
@@ -141,7 +147,7 @@ struct SessionShedTests {
             extraArguments: ["--suspension", "signals", "--shared-pid-namespace"])
         #expect(try daemon.status().suspension?.contains("ended when any app is suspended or ends") == true)
 
-        _ = try daemon.client().request(.open(AppReference(bundle: id)))
+        _ = try daemon.client().request(.open(AppReference(bundle: BundleID(id))))
         let reportPath = daemon.stateDirectory + "/data/\(id)/report.jsonl"
         func report() -> String { (try? String(contentsOfFile: reportPath, encoding: .utf8)) ?? "" }
         #expect(await waitUntil { report().contains("\"ready\"") }, "\(report())\n\(daemon.log.suffix(2000))")
@@ -166,7 +172,7 @@ struct SessionShedTests {
             await waitUntil { kill(stray, 0) != 0 && errno == ESRCH },
             "the stray is ended, not left spinning: \(SuspensionEvidence.state(stray).map(String.init) ?? "gone")")
 
-        _ = try daemon.client().request(.quit(AppReference(bundle: id)))
+        _ = try daemon.client().request(.quit(AppReference(bundle: BundleID(id))))
         for (name, pid) in [("lead", lead), ("spinner", spinner), ("spinner's parent", spinnerParent)] {
             #expect(await waitUntil { kill(pid, 0) != 0 && errno == ESRCH }, "\(name) \(pid) outlived bgctl quit")
         }
@@ -188,7 +194,7 @@ struct SessionShedTests {
 
     static func app(_ id: String, of daemon: DaemonProcess) throws -> AppInfo {
         guard case .apps(let list) = try daemon.client().request(.ps).body,
-            let app = list.apps.first(where: { $0.id == id })
+            let app = list.apps.first(where: { $0.id.rawValue == id })
         else { throw HarnessError("no \(id) in ps") }
         return app
     }

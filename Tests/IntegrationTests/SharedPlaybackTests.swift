@@ -121,7 +121,7 @@ extension RealTimeSuites {
             #expect(play.standardOutput == "1 item from \(album)\nplay: done\n", "\(play)")
             func state() -> ApplicationState? {
                 guard case .apps(let list)? = try? daemon.client().request(.ps).body else { return nil }
-                return list.apps.first { $0.id == AudioFixture.player }?.state
+                return list.apps.first { $0.id.rawValue == AudioFixture.player }?.state
             }
             // It plays to the end, then is suspended.
             #expect(await waitUntil(timeout: .seconds(120)) { state() == .suspended }, "\(log())")

@@ -25,14 +25,14 @@ struct SimulatedLocationTests {
             try await CLIRun.run(bgctl, arguments + ["--socket", socket])
         }
         // Opened, the recorder asks for location always: the person answers its prompt.
-        _ = try running.request(.open(AppReference(bundle: Self.recorder)))
+        _ = try running.request(.open(AppReference(bundle: BundleID(Self.recorder))))
         struct Waiting: Decodable { let prompts: [ConsentPrompt] }
         var prompt: ConsentPrompt?
         #expect(
             await waitUntil {
                 let listed = try? await run("prompts", "--json")
                 prompt = (try? JSONDecoder().decode(Waiting.self, from: Data((listed?.standardOutput ?? "").utf8)))?
-                    .prompts.first { $0.bundle == Self.recorder }
+                    .prompts.first { $0.bundle.rawValue == Self.recorder }
                 return prompt != nil
             }, "\(running.appLog(Self.recorder))")
         let asked = try #require(prompt)
@@ -132,10 +132,11 @@ struct SimulatedLocationTests {
         // The README's region, on the short walk along Slovenska cesta.
         let add = try await run(Locations.product("RegionAlerts"), "add", "corner", "46.0517", "14.5028", "30")
         #expect(add.status == 0, "\(add)")
-        _ = try running.request(.open(AppReference(bundle: alerts)))
+        _ = try running.request(.open(AppReference(bundle: BundleID(alerts))))
         #expect(
             await waitUntil {
-                guard case .regions(let list)? = try? running.request(.regions(RegionQuery(bundle: alerts))) else {
+                guard case .regions(let list)? = try? running.request(.regions(RegionQuery(bundle: BundleID(alerts))))
+                else {
                     return false
                 }
                 return !list.regions.isEmpty
@@ -156,7 +157,8 @@ struct SimulatedLocationTests {
         let notices = follower.output.split(separator: "\n").compactMap { line in
             try? CLIJSON.decode(DeliveredNotice.self, "notification", from: String(line))
         }
-        #expect(notices.contains { $0.bundle == alerts && $0.notification.request.identifier == "enter corner" })
+        #expect(
+            notices.contains { $0.bundle.rawValue == alerts && $0.notification.request.identifier == "enter corner" })
     }
 
     /// The fixes in HikeRecorder's log (`time,latitude,longitude,altitude,...` after a `#`

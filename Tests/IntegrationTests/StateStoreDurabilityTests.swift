@@ -26,7 +26,7 @@ struct StateStoreDurabilityTests {
             timestamp: 1_750_000_000 + Double(index), fixMode: .threeDimensional)
     }
 
-    static func event(_ owner: String, _ index: Int) -> StateStore.QueuedEvent {
+    static func event(_ owner: BundleID, _ index: Int) -> StateStore.QueuedEvent {
         StateStore.QueuedEvent(owner: owner, kind: .location, location: fix(index))
     }
 
@@ -50,7 +50,7 @@ struct StateStoreDurabilityTests {
         try store.enqueue([Self.event("b", 2)])
         try store.enqueue([Self.event("a", 3)])
         try store.enqueue([Self.event("a", 4)])
-        let seqs = { (owner: String) in try store.allQueuedEvents(for: owner).map(\.seq) }
+        let seqs = { (owner: BundleID) in try store.allQueuedEvents(for: owner).map(\.seq) }
         #expect(try seqs("a") == [1, 3, 4])
 
         #expect(throws: LocationAckRefusal.notDelivered(through: 4, deliveredThrough: 3)) {

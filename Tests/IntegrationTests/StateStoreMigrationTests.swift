@@ -132,7 +132,8 @@ struct StateStoreMigrationTests {
             try daemon.client().request(body).body
         }
         for id in [Self.tracker, Self.alerts] {
-            guard case .done = try request(source, .authorize(Authorize(bundle: id, grant: .location(.always))))
+            guard
+                case .done = try request(source, .authorize(Authorize(bundle: BundleID(id), grant: .location(.always))))
             else { throw HarnessError("authorize \(id) refused") }
         }
         let add = try ChildProcess(
@@ -141,12 +142,13 @@ struct StateStoreMigrationTests {
             logPath: directory.appending("regionalerts-add.log"))
         #expect(await add.waitForExit(timeout: .seconds(30)) && add.terminationStatus == 0, "\(add.output)")
         for id in [Self.alerts, Self.worker, Self.fetcher, Self.tracker] {
-            _ = try request(source, .open(AppReference(bundle: id)))
+            _ = try request(source, .open(AppReference(bundle: BundleID(id))))
         }
-        _ = try request(source, .quit(AppReference(bundle: Self.tracker)))
+        _ = try request(source, .quit(AppReference(bundle: BundleID(Self.tracker))))
 
         func regions(_ daemon: DaemonProcess) throws -> [String] {
-            guard case .regions(let list) = try request(daemon, .regions(RegionQuery(bundle: Self.alerts))) else {
+            guard case .regions(let list) = try request(daemon, .regions(RegionQuery(bundle: BundleID(Self.alerts))))
+            else {
                 throw HarnessError("no REGIONS")
             }
             return list.regions.map(\.region.identifier)
@@ -162,12 +164,12 @@ struct StateStoreMigrationTests {
                 throw HarnessError("no PERMISSIONS")
             }
             var grants: [String: LocationAuthorization] = [:]
-            for entry in list.apps { grants[entry.bundle] = entry.location }
+            for entry in list.apps { grants[entry.bundle.rawValue] = entry.location }
             return grants
         }
         func forceQuit(_ daemon: DaemonProcess) throws -> Bool {
             guard case .apps(let list) = try request(daemon, .ps) else { throw HarnessError("no APPS") }
-            return list.apps.first { $0.id == Self.tracker }?.forceQuit == true
+            return list.apps.first { $0.id.rawValue == Self.tracker }?.forceQuit == true
         }
         let expectedSchedule: Set<String> = [
             "\(Self.worker) processing \(Self.worker).processing", "\(Self.fetcher) fetch -",

@@ -23,7 +23,9 @@ struct StateStoreRecoveryTests {
 
     static func authorize(_ daemon: DaemonProcess, _ id: String) throws {
         guard
-            case .done = try daemon.client().request(.authorize(Authorize(bundle: id, grant: .location(.always)))).body
+            case .done = try daemon.client().request(
+                .authorize(Authorize(bundle: BundleID(id), grant: .location(.always)))
+            ).body
         else { throw HarnessError("authorize \(id) refused") }
     }
 
@@ -31,7 +33,7 @@ struct StateStoreRecoveryTests {
         guard case .permissions(let grants) = try daemon.client().request(.permissions(PermissionsQuery())).body
         else { throw HarnessError("no PERMISSIONS") }
         var result: [String: LocationAuthorization] = [:]
-        for app in grants.apps { result[app.bundle] = app.location }
+        for app in grants.apps { result[app.bundle.rawValue] = app.location }
         return result
     }
 

@@ -1,3 +1,4 @@
+import BackgrounderCore
 import BackgrounderProtocol
 import BackgrounderTestSupport
 import Foundation
@@ -47,10 +48,10 @@ struct TrackerOnSmallDisk {
         atTeardown { await daemon.stop() }
         guard
             case .done = try daemon.client().request(
-                .authorize(Authorize(bundle: Self.id, grant: .location(.always)))
+                .authorize(Authorize(bundle: BundleID(Self.id), grant: .location(.always)))
             ).body
         else { throw HarnessError("authorize refused") }
-        _ = try daemon.client().request(.open(AppReference(bundle: Self.id)))
+        _ = try daemon.client().request(.open(AppReference(bundle: BundleID(Self.id))))
         // A fix every half second or so: what is written before the disk fills stays well under
         // SQLite's checkpoint threshold however long a loaded machine takes to get there, so the
         // write-ahead log is never rewound into space it already holds, and the first fix after

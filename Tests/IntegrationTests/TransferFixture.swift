@@ -86,7 +86,7 @@ final class TransferFixture: @unchecked Sendable {
 
     func state(_ id: String) -> ApplicationState? {
         guard case .apps(let list)? = try? request(.ps) else { return nil }
-        return list.apps.first { $0.id == id }?.state
+        return list.apps.first { $0.id.rawValue == id }?.state
     }
 
     func dataDirectory(_ id: String) -> String { daemon.stateDirectory + "/data/" + id }

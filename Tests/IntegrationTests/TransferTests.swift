@@ -1,3 +1,4 @@
+import BackgrounderCore
 import BackgrounderProtocol
 import BackgrounderTestSupport
 import Foundation
@@ -35,7 +36,7 @@ struct TransferTests {
         fixture.server.inject(.drip(bytesPerSecond: 2 << 20), at: "/episode.bin")
         id = try fixture.app("Ender", script: Self.handOff([fixture.server.url("/episode.bin")], then: "exit"))
         _ = try fixture.request(.reload)
-        let opened = try fixture.request(.open(AppReference(bundle: id)))
+        let opened = try fixture.request(.open(AppReference(bundle: BundleID(id))))
 
         await waitUntil(timeout: .seconds(60)) { !fixture.reports(id, "finished").isEmpty }
         let finished = try #require(
@@ -70,7 +71,7 @@ struct TransferTests {
         fixture.server.inject(.stallAfter(bytes: 1 << 20), at: "/big.bin", times: 1)
         let id = try fixture.app("Sleeper", script: Self.handOff([fixture.server.url("/big.bin")], then: "serve"))
         _ = try fixture.request(.reload)
-        _ = try fixture.request(.open(AppReference(bundle: id)))
+        _ = try fixture.request(.open(AppReference(bundle: BundleID(id))))
         await fixture.waitForTransfers { $0.first?.state == .running }
         _ = try fixture.request(.home)
         await waitUntil { fixture.state(id) == .suspended }
@@ -84,7 +85,7 @@ struct TransferTests {
         let json = try await BGCtlTests.bgctl(
             ["transfers", "--json", "--socket", fixture.daemon.socketPath], in: fixture.directory)
         let listed = TransferList(transfers: try CLIJSON.decode([TransferInfo].self, "transfers", from: json.output))
-        #expect(listed.transfers.map(\.bundle) == [id])
+        #expect(listed.transfers.map(\.bundle.rawValue) == [id])
         // The daemon's own read timeout may have cut the stall already, which is the same cut.
         await fixture.server.dropConnections()
 
@@ -106,7 +107,7 @@ struct TransferTests {
         fixture.server.inject(.drip(bytesPerSecond: 40 << 20), at: "/huge.bin")
         let id = try fixture.app("Keeper", script: Self.handOff([fixture.server.url("/huge.bin")], then: "exit"))
         _ = try fixture.request(.reload)
-        _ = try fixture.request(.open(AppReference(bundle: id)))
+        _ = try fixture.request(.open(AppReference(bundle: BundleID(id))))
         let before = await fixture.waitForTransfers { ($0.first?.bytesReceived ?? 0) > 40 << 20 }
         let received = try #require(before.first?.bytesReceived)
         #expect(received < size, "the kill must come mid-transfer")
@@ -138,19 +139,21 @@ struct TransferTests {
             "Survivor", script: Self.handOff([fixture.server.url("/other.bin")], then: "serve"))
         _ = try fixture.request(.reload)
 
-        _ = try fixture.request(.open(AppReference(bundle: quitter)))
-        await fixture.waitForTransfers { $0.first { $0.bundle == quitter }?.state == .running }
-        _ = try fixture.request(.quit(AppReference(bundle: quitter)))
-        let cancelled = await fixture.waitForTransfers { $0.first { $0.bundle == quitter }?.state == .cancelled }
-        #expect(cancelled.first { $0.bundle == quitter }?.error?.code == .cancelled)
+        _ = try fixture.request(.open(AppReference(bundle: BundleID(quitter))))
+        await fixture.waitForTransfers { $0.first { $0.bundle.rawValue == quitter }?.state == .running }
+        _ = try fixture.request(.quit(AppReference(bundle: BundleID(quitter))))
+        let cancelled = await fixture.waitForTransfers {
+            $0.first { $0.bundle.rawValue == quitter }?.state == .cancelled
+        }
+        #expect(cancelled.first { $0.bundle.rawValue == quitter }?.error?.code == .cancelled)
         // Gone once the cancelled attempt is over (its response head may arrive after the
         // cancel and make the file again; the attempt's end removes it).
         let transfers = fixture.daemon.stateDirectory + "/transfers"
         func partials() -> [String] { (try? FileManager.default.contentsOfDirectory(atPath: transfers)) ?? ["?"] }
         #expect(await waitUntil { partials().isEmpty }, "a cancelled transfer leaves no partial file: \(partials())")
 
-        _ = try fixture.request(.open(AppReference(bundle: survivor)))
-        await fixture.waitForTransfers { $0.first { $0.bundle == survivor }?.state == .running }
+        _ = try fixture.request(.open(AppReference(bundle: BundleID(survivor))))
+        await fixture.waitForTransfers { $0.first { $0.bundle.rawValue == survivor }?.state == .running }
         _ = try fixture.request(.home)
         await waitUntil { fixture.state(survivor) == .suspended }
         _ = try fixture.request(.memoryPressure(MemoryPressure(critical: false)))

@@ -1,3 +1,4 @@
+import BackgrounderCore
 import BackgrounderProtocol
 import BackgrounderTestSupport
 import Foundation
@@ -47,7 +48,7 @@ struct TrustBoundaryTests {
                 into: bundles)
         }
         atTeardown { await running.tearDown() }
-        _ = try running.request(.open(AppReference(bundle: id)))
+        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
         #expect(await waitUntil { Self.report(running, id).contains("\"public\"") })
         _ = try running.request(.home)
         #expect(
@@ -66,7 +67,7 @@ struct TrustBoundaryTests {
             running.daemon.log.contains("refused OPEN from an unverified peer (pid")
                 || Self.report(running, id).contains("Permission denied"))
         // The control: a person's open thaws it, and the same process spins again.
-        _ = try running.request(.open(AppReference(bundle: id)))
+        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
         #expect(await SuspensionEvidence.advance([pid]), "thawed, it spins again")
     }
 
@@ -124,10 +125,10 @@ struct TrustBoundaryTests {
                 into: bundles)
         }
         atTeardown { await running.tearDown() }
-        _ = try running.request(.open(AppReference(bundle: victim)))
+        _ = try running.request(.open(AppReference(bundle: BundleID(victim))))
         #expect(await waitUntil { running.appLog(victim).contains("didBecomeActive") })
         let victimPID = try #require(try running.app(victim).pid)
-        _ = try running.request(.open(AppReference(bundle: attacker)))
+        _ = try running.request(.open(AppReference(bundle: BundleID(attacker))))
         let attackerPID = try #require(try running.app(attacker).pid)
         #expect(await waitUntil { Self.report(running, attacker).contains("\"done\"") })
 
@@ -146,7 +147,7 @@ struct TrustBoundaryTests {
             #expect(running.daemon.log.contains("refused \(request) from the app \(attacker)"), "\(request)")
         }
         // Nothing was shared with it, and the device has no position (it gave none).
-        guard case .shared(let shared) = try running.request(.shares(AppReference(bundle: attacker))) else {
+        guard case .shared(let shared) = try running.request(.shares(AppReference(bundle: BundleID(attacker)))) else {
             Issue.record("no SHARED")
             return
         }
@@ -157,7 +158,7 @@ struct TrustBoundaryTests {
             Issue.record("no PERMISSIONS")
             return
         }
-        for entry in permissions.apps where [victim, attacker].contains(entry.bundle) {
+        for entry in permissions.apps where [victim, attacker].contains(entry.bundle.rawValue) {
             #expect(entry.location == .notDetermined && entry.microphone == .notDetermined, "\(entry)")
             #expect(entry.mediaLibrary == .notDetermined, "\(entry)")
         }
@@ -166,7 +167,8 @@ struct TrustBoundaryTests {
             Issue.record("no PROMPTS")
             return
         }
-        #expect(prompts.prompts.filter { $0.bundle == attacker }.map(\.service) == [.mediaLibrary], "\(prompts)")
+        #expect(
+            prompts.prompts.filter { $0.bundle.rawValue == attacker }.map(\.service) == [.mediaLibrary], "\(prompts)")
         let asked =
             Self.report(running, attacker).split(separator: "\n")
             .first { $0.contains("own MEDIA_LIBRARY_AUTHORIZATION") } ?? ""
@@ -238,17 +240,17 @@ struct TrustBoundaryTests {
                 into: bundles)
         }
         atTeardown { await running.tearDown() }
-        _ = try running.request(.open(AppReference(bundle: id)))
+        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
         #expect(await waitUntil { Self.report(running, id).contains("\"done\"") }, "\(Self.report(running, id))")
 
         let store = try StateStore(directory: running.daemon.stateDirectory)
-        #expect(try store.authorizationLevels(service: .location)[id] == nil, "\(Self.report(running, id))")
-        #expect(try store.authorizationLevels(service: .microphone)[id] == nil)
-        #expect(try store.authorizationLevels(service: .mediaLibrary)[id] == nil)
+        #expect(try store.authorizationLevels(service: .location)[BundleID(id)] == nil, "\(Self.report(running, id))")
+        #expect(try store.authorizationLevels(service: .microphone)[BundleID(id)] == nil)
+        #expect(try store.authorizationLevels(service: .mediaLibrary)[BundleID(id)] == nil)
         #expect(!running.daemon.log.contains("granted"), "no AUTHORIZE went through")
         // A person still can.
         _ = try running.request(
-            .authorize(Authorize(bundle: id, grant: .microphone(.granted))))
-        #expect(try store.authorizationLevels(service: .microphone)[id] == "granted")
+            .authorize(Authorize(bundle: BundleID(id), grant: .microphone(.granted))))
+        #expect(try store.authorizationLevels(service: .microphone)[BundleID(id)] == "granted")
     }
 }

@@ -109,7 +109,8 @@ struct WatchdogTests {
         // A silent push asks the plug-in for the app's numbers on the core, which hangs there.
         let pusher = try daemon.client(timeout: .seconds(60))
         let silent = JSONValue.object(["aps": .object(["content-available": .number(1)])])
-        try pusher.send(ClientMessage(id: .number(1), .push(PushRequest(bundle: Self.pushed, payload: silent))))
+        try pusher.send(
+            ClientMessage(id: .number(1), .push(PushRequest(bundle: BundleID(Self.pushed), payload: silent))))
         #expect(
             await waitUntil(timeout: .seconds(60)) { FileManager.default.fileExists(atPath: gate + ".entered") },
             "the plug-in was not asked: \(daemon.log)")

@@ -17,7 +17,7 @@ final class LocationCapabilityTests {
     let core = EmbeddedAppCore()
     let location: LocationCapability
 
-    static let recorder = "org.example.recorder"
+    static let recorder: BundleID = "org.example.recorder"
 
     init() throws {
         directory = try TemporaryDirectory(prefix: "location-unit")
@@ -106,7 +106,7 @@ final class LocationCapabilityTests {
     func notificationTriggerCrossing() throws {
         final class Crossings: NotificationRegionCrossing {
             var crossed: [String] = []
-            func regionCrossed(_ bundle: String, request: String, in apps: any AppCore) {
+            func regionCrossed(_ bundle: BundleID, request: String, in apps: any AppCore) {
                 crossed.append("\(bundle)/\(request)")
             }
         }

@@ -21,7 +21,7 @@ final class NotificationCapabilityTests {
 
         init() { (shown, sink) = AsyncStream.makeStream() }
 
-        func present(bundle: String, appName: String, notification: DeliveredNotification)
+        func present(bundle: BundleID, appName: String, notification: DeliveredNotification)
             async throws(NotificationPresenterError) -> String
         {
             sink.yield("\(bundle)/\(notification.request.identifier)")
@@ -37,12 +37,12 @@ final class NotificationCapabilityTests {
         var stopped: [String] = []
 
         func monitorForNotification(
-            _ bundle: String, request: String, _ region: CircularRegion, in apps: any AppCore
+            _ bundle: BundleID, request: String, _ region: CircularRegion, in apps: any AppCore
         ) throws(ProtocolError) {
             watched.append(request)
         }
 
-        func stopMonitoringForNotifications(_ bundle: String, requests: [String]) { stopped += requests }
+        func stopMonitoringForNotifications(_ bundle: BundleID, requests: [String]) { stopped += requests }
     }
 
     let directory: TemporaryDirectory
@@ -51,7 +51,7 @@ final class NotificationCapabilityTests {
     let notifications: NotificationCapability
     let wallClock = Locked(Date(timeIntervalSince1970: 1_800_000_000))
 
-    static let reminders = "org.example.reminders"
+    static let reminders: BundleID = "org.example.reminders"
 
     init() throws {
         directory = try TemporaryDirectory(prefix: "notification-unit")

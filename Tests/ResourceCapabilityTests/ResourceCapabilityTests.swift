@@ -34,7 +34,7 @@ final class ResourceCapabilityTests {
     let core = EmbeddedAppCore()
     let limits = AppLimits(processes: 64, memory: 256 << 20)
 
-    static let player = "org.example.player"
+    static let player: BundleID = "org.example.player"
     static let files = [
         "cgroup.procs", "cpu.weight", "cpu.max", "io.weight", "memory.oom.group", "memory.max", "pids.max",
     ]

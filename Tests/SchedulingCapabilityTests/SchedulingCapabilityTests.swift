@@ -20,7 +20,7 @@ final class SchedulingCapabilityTests {
     /// The capability's wall clock, moved by the test.
     let wallClock = Locked(Date(timeIntervalSince1970: 1_800_000_000))
 
-    static let messenger = "org.example.messenger"
+    static let messenger: BundleID = "org.example.messenger"
     static let silent: JSONValue = .object(["aps": .object(["content-available": .number(1)])])
 
     init() throws {

@@ -19,7 +19,7 @@ final class SharingCapabilityTests {
     let sharing: SharingCapability
     let music: String
 
-    static let player = "org.example.player"
+    static let player: BundleID = "org.example.player"
 
     init() throws {
         directory = try TemporaryDirectory(prefix: "sharing-unit")

@@ -28,8 +28,8 @@ final class TransferCapabilityTests {
     /// The capability's wall clock, moved by the test.
     let wallClock = Locked(Date(timeIntervalSince1970: 1_800_000_000))
 
-    static let reader = "org.example.reader"
-    static let other = "org.example.other"
+    static let reader: BundleID = "org.example.reader"
+    static let other: BundleID = "org.example.other"
 
     init() throws {
         directory = try TemporaryDirectory(prefix: "transfer-unit")
@@ -40,8 +40,9 @@ final class TransferCapabilityTests {
         files = TransferFiles(
             directory: partials,
             dataDirectory: { app in
-                try FileManager.default.createDirectory(atPath: data + "/" + app, withIntermediateDirectories: true)
-                return data + "/" + app
+                try FileManager.default.createDirectory(
+                    atPath: data + "/" + app.rawValue, withIntermediateDirectories: true)
+                return data + "/" + app.rawValue
             }, identity: { _ in nil })
         var logger = Logger(label: "transfer-unit")
         logger.logLevel = .critical
@@ -49,7 +50,7 @@ final class TransferCapabilityTests {
         transfers = Self.capability(store: store, files: files, clock: wallClock, logger: logger)
         core.capabilities = [transfers]
         for app in [Self.reader, Self.other] {
-            core.add(AppManifest(bundleIdentifier: app, name: app, executable: "App"), state: .background)
+            core.add(AppManifest(bundleIdentifier: app, name: app.rawValue, executable: "App"), state: .background)
         }
         // Offline: what is accepted waits.
         transfers.conditionsChanged(externalPower: true, network: false, in: core)

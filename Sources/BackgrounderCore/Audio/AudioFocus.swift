@@ -7,7 +7,7 @@ public enum AudioFocus {
     /// One app as the arbiter sees it.
     public struct Participant: Sendable, Hashable {
         /// The app's bundle identifier.
-        public var identifier: String
+        public var identifier: BundleID
         /// Its session.
         public var session: AudioSessionConfiguration
         /// Whether it declares the `audio` background mode.
@@ -18,7 +18,7 @@ public enum AudioFocus {
         public var activatedAt: Duration
 
         public init(
-            identifier: String, session: AudioSessionConfiguration, hasAudioMode: Bool, isForeground: Bool,
+            identifier: BundleID, session: AudioSessionConfiguration, hasAudioMode: Bool, isForeground: Bool,
             activatedAt: Duration
         ) {
             self.identifier = identifier
@@ -64,13 +64,13 @@ public enum AudioFocus {
     /// or else the most recently activated one that may be heard; every other active
     /// non-mixable session is interrupted. Mixable sessions are never interrupted. A
     /// session with duckOthers that may be heard ducks every other app.
-    public static func decide(_ participants: [Participant]) -> [String: Verdict] {
+    public static func decide(_ participants: [Participant]) -> [BundleID: Verdict] {
         let contenders = participants.filter { $0.mayBeHeard && !$0.session.isMixable }
         let owner =
             contenders.first { $0.isForeground }
             ?? contenders.max { ($0.activatedAt, $0.identifier) < ($1.activatedAt, $1.identifier) }
         let duckers = participants.filter { $0.mayBeHeard && $0.session.options.contains(.duckOthers) }
-        var verdicts: [String: Verdict] = [:]
+        var verdicts: [BundleID: Verdict] = [:]
         for participant in participants {
             var verdict = Verdict()
             verdict.silencedInBackground = !participant.isForeground && !participant.mayContinueInBackground

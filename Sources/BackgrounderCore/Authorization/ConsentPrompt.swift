@@ -6,7 +6,7 @@ public struct ConsentPrompt: Sendable, Hashable, Codable {
     /// The prompt's number, for `bgctl answer`.
     public var id: Int
     /// The app's `CFBundleIdentifier`.
-    public var bundle: String
+    public var bundle: BundleID
     /// The app's name, as a person knows it.
     public var app: String
     /// What it asks for.
@@ -26,7 +26,7 @@ public struct ConsentPrompt: Sendable, Hashable, Codable {
 
     /// Creates a prompt.
     public init(
-        id: Int, bundle: String, app: String, service: AuthorizationService, asks: String, usage: String?,
+        id: Int, bundle: BundleID, app: String, service: AuthorizationService, asks: String, usage: String?,
         askedAt: Double
     ) {
         self.id = id
@@ -98,7 +98,7 @@ public struct ConsentPrompts: Sendable {
 
     /// Records an app's request; the prompt it waits on, and whether it is new.
     public mutating func ask(
-        _ bundle: String, app: String, service: AuthorizationService, asks: String, usage: String?, at time: Double
+        _ bundle: BundleID, app: String, service: AuthorizationService, asks: String, usage: String?, at time: Double
     ) -> (prompt: ConsentPrompt, isNew: Bool) {
         if var existing = prompts.values.first(where: { $0.bundle == bundle && $0.service == service }) {
             // An app that asked for when-in-use and now asks for always waits on the larger ask.
@@ -120,14 +120,14 @@ public struct ConsentPrompts: Sendable {
     /// A person decided the service for the app (an answer, or `bgctl authorize`): its prompt goes.
     /// - Returns: The numbers of the prompts that went (one at most).
     @discardableResult
-    public mutating func decided(_ bundle: String, _ service: AuthorizationService) -> [Int] {
+    public mutating func decided(_ bundle: BundleID, _ service: AuthorizationService) -> [Int] {
         remove { $0.bundle == bundle && $0.service == service }
     }
 
     /// Drops an app's prompts (its identity changed).
     /// - Returns: The numbers of the prompts that went.
     @discardableResult
-    public mutating func drop(_ bundle: String) -> [Int] {
+    public mutating func drop(_ bundle: BundleID) -> [Int] {
         remove { $0.bundle == bundle }
     }
 

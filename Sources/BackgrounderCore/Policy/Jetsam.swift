@@ -4,7 +4,7 @@ public enum Jetsam {
     /// An app the daemon could end to free memory.
     public struct Candidate: Sendable, Hashable {
         /// The bundle identifier.
-        public var identifier: String
+        public var identifier: BundleID
         /// Its life-cycle state.
         public var state: ApplicationState
         /// Resident memory of its processes, in bytes.
@@ -16,7 +16,7 @@ public enum Jetsam {
 
         /// Creates a candidate.
         public init(
-            identifier: String, state: ApplicationState, residentBytes: Int, isForeground: Bool, playsAudio: Bool
+            identifier: BundleID, state: ApplicationState, residentBytes: Int, isForeground: Bool, playsAudio: Bool
         ) {
             self.identifier = identifier
             self.state = state
@@ -36,7 +36,7 @@ public enum Jetsam {
     /// The order in which apps are ended under memory pressure.
     /// - Parameter candidates: Every running app.
     /// - Returns: Identifiers, first victim first.
-    public static func order(_ candidates: [Candidate]) -> [String] {
+    public static func order(_ candidates: [Candidate]) -> [BundleID] {
         candidates
             .filter { $0.state != .notRunning }
             .sorted {

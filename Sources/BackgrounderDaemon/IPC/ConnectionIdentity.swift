@@ -15,14 +15,14 @@ import NIOCore
 final class ConnectionIdentity: Sendable {
     /// The connection's channel, where the daemon sends an app its notices.
     let channel: any Channel
-    private let checkedIn = Locked<String?>(nil)
+    private let checkedIn = Locked<BundleID?>(nil)
 
     init(channel: any Channel) {
         self.channel = channel
     }
 
     /// The bundle identifier the connection checked in as, once the daemon believed it.
-    var bundle: String? {
+    var bundle: BundleID? {
         get { checkedIn.withLock { $0 } }
         set { checkedIn.withLock { $0 = newValue } }
     }

@@ -36,7 +36,7 @@ extension RequestRouter {
         case .share(let request):
             return .later { DaemonMessage(id: id, await context.share(request)) }
         case .followNotifications(let request):
-            if let bundle = request.bundle, let problem = BundleIdentifierRules.problem(with: bundle) {
+            if let bundle = request.bundle, let problem = BundleIdentifierRules.problem(with: bundle.rawValue) {
                 return .now(
                     DaemonMessage(
                         id: id, .error(ProtocolError(.badRequest, "NOTIFICATIONS_FOLLOW: bundle: \(problem)"))))

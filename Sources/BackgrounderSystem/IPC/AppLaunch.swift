@@ -1,4 +1,5 @@
 package import BackgrounderCore
+
 /// One launch of an app: the connection the daemon hands it speaks for this launch only.
 package struct AppLaunch: Sendable, Hashable, CustomStringConvertible {
     /// The app's bundle identifier.

@@ -71,7 +71,8 @@ extension StateStore {
     }
 
     /// Removes some (or, with `nil`, all) of an app's pending requests or delivered notifications.
-    package func removeNotifications(_ list: NotificationListKind, identifiers: [String]?, for bundle: BundleID) throws {
+    package func removeNotifications(_ list: NotificationListKind, identifiers: [String]?, for bundle: BundleID) throws
+    {
         try write { db in
             guard let identifiers else {
                 try db.execute(

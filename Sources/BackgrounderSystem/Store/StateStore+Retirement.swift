@@ -83,7 +83,8 @@ extension StateStore {
         }
     }
 
-    private static func keepAside(_ identifier: BundleID, loadedFrom path: String, at time: Date, _ db: Database) throws {
+    private static func keepAside(_ identifier: BundleID, loadedFrom path: String, at time: Date, _ db: Database) throws
+    {
         try db.execute(sql: "DELETE FROM retiredAuthorization WHERE bundleIdentifier = ?", arguments: [identifier])
         try db.execute(
             sql: """

@@ -269,16 +269,16 @@ package final class StateStore: Sendable {
     }
 
     /// Bundles a person force-quit.
-    package func forceQuitBundles() throws -> Set<String> {
+    package func forceQuitBundles() throws -> Set<BundleID> {
         try database.read { db in
-            Set(try String.fetchAll(db, sql: "SELECT bundleIdentifier FROM bundle WHERE forceQuit"))
+            Set(try BundleID.fetchAll(db, sql: "SELECT bundleIdentifier FROM bundle WHERE forceQuit"))
         }
     }
 
     /// Identifiers of every bundle the store has ever seen.
-    package func knownBundleIdentifiers() throws -> [String] {
+    package func knownBundleIdentifiers() throws -> [BundleID] {
         try database.read { db in
-            try String.fetchAll(db, sql: "SELECT bundleIdentifier FROM bundle ORDER BY bundleIdentifier")
+            try BundleID.fetchAll(db, sql: "SELECT bundleIdentifier FROM bundle ORDER BY bundleIdentifier")
         }
     }
 }

@@ -8,19 +8,19 @@ import BackgrounderSystem
 /// check in.
 package struct AudioBook: Sendable {
     /// Each app's session (absent: the default, an inactive solo-ambient session).
-    package var sessions: [String: AudioSessionConfiguration] = [:]
+    package var sessions: [BundleID: AudioSessionConfiguration] = [:]
     /// When each app last activated its session, to order contenders.
-    package var activatedAt: [String: Duration] = [:]
+    package var activatedAt: [BundleID: Duration] = [:]
     /// The verdicts last applied, to tell apps when an interruption begins or ends.
-    package var verdicts: [String: AudioFocus.Verdict] = [:]
+    package var verdicts: [BundleID: AudioFocus.Verdict] = [:]
     /// `NOW_PLAYING`, by app.
-    package var nowPlaying: [String: NowPlayingInfo] = [:]
+    package var nowPlaying: [BundleID: NowPlayingInfo] = [:]
     /// When each app published its `NOW_PLAYING`, to move the position on from there.
-    package var nowPlayingAt: [String: Duration] = [:]
+    package var nowPlayingAt: [BundleID: Duration] = [:]
     /// Apps with at least one stream, so focus is applied to them.
-    package var streamOwners: [String: Set<Int>] = [:]
+    package var streamOwners: [BundleID: Set<Int>] = [:]
     /// Remote commands for apps launched to receive them, sent once they check in.
-    package var pendingCommands: [String: [RemoteCommandRequest]] = [:]
+    package var pendingCommands: [BundleID: [RemoteCommandRequest]] = [:]
     /// Remote commands sent (or queued) whose answer a person waits for, by ticket.
     package var awaiting: [Int: AwaitedCommand] = [:]
     /// The last ticket given to a remote command.
@@ -28,7 +28,7 @@ package struct AudioBook: Sendable {
     /// The sound server is away: every app with streams was told so.
     package var serverLost = false
     /// Microphone grants by app (`bgctl authorize ID microphone`), loaded from the store.
-    package var microphoneGrants: [String: Bool] = [:]
+    package var microphoneGrants: [BundleID: Bool] = [:]
 
     /// The session of an app.
     package func session(_ identifier: BundleID) -> AudioSessionConfiguration {

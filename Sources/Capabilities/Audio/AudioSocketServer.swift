@@ -1,5 +1,5 @@
-import BackgrounderCore
 import BackgrounderAppCore
+import BackgrounderCore
 import BackgrounderProtocol
 package import BackgrounderSystem
 import CAudioRing
@@ -153,7 +153,7 @@ package final class AudioSocketServer: Sendable {
         let owner = peer.map(identify) ?? .unverifiable("the kernel did not say who connected")
         let client: String
         switch owner {
-        case .app(let identifier): client = identifier
+        case .app(let identifier): client = identifier.rawValue
         case .unverifiable: client = "unverifiable"
         case .none: client = "uid \(peer?.uid ?? 0)"
         }

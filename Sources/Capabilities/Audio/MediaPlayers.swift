@@ -17,13 +17,13 @@ package final class MediaPlayers: Sendable {
     package enum Request: Sendable {
         case command(RemoteCommandRequest)
         /// `Raise`: bring the app to the foreground, as `bgctl open`.
-        case raise(String)
+        case raise(BundleID)
     }
 
     private let bus: DesktopBus
-    private let states = Locked<[String: MediaPlayerState]>([:])
+    private let states = Locked<[BundleID: MediaPlayerState]>([:])
     /// What each player last announced in `PropertiesChanged`, on the bus thread's behalf.
-    private let announced = Locked<[String: [String: DBusValue]]>([:])
+    private let announced = Locked<[BundleID: [String: DBusValue]]>([:])
     private let requestStream: AsyncStream<Request>.Continuation
     /// Requests from the bus, for ``MediaPlayerRequests`` to carry out on the app manager.
     package let requests: AsyncStream<Request>
@@ -37,7 +37,7 @@ package final class MediaPlayers: Sendable {
     package var count: Int { states.withLock { $0.count } }
 
     /// The endpoint name of an app's player.
-    private static func endpointName(_ identifier: BundleID) -> String { "mpris:" + identifier }
+    private static func endpointName(_ identifier: BundleID) -> String { "mpris:" + identifier.rawValue }
 
     /// An app published now-playing information: its player appears or changes.
     package func update(_ identifier: BundleID, identity: String, info: NowPlayingInfo) {
@@ -75,7 +75,7 @@ package final class MediaPlayers: Sendable {
     // MARK: On the bus thread
 
     private func endpoint(_ identifier: BundleID) -> BusEndpoint {
-        let name = BusName.mediaPlayer(for: identifier)
+        let name = BusName.mediaPlayer(for: identifier.rawValue)
         return BusEndpoint(
             name: Self.endpointName(identifier), kind: .session,
             setUp: { [self] (connection) throws(DBusError) in

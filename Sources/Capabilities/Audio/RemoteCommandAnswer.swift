@@ -1,5 +1,5 @@
-package import BackgrounderCore
 package import BackgrounderAppCore
+package import BackgrounderCore
 package import BackgrounderProtocol
 import BackgrounderSystem
 

@@ -18,11 +18,11 @@ package struct LocationBook: Sendable {
     }
 
     /// What each app asked for, by bundle identifier (stored durably).
-    package var listeners: [String: LocationListener] = [:]
+    package var listeners: [BundleID: LocationListener] = [:]
     /// Delivery to each app that has a location manager or monitors regions.
-    package var deliveries: [String: Delivery] = [:]
+    package var deliveries: [BundleID: Delivery] = [:]
     /// What people granted, by bundle identifier.
-    package var authorizations: [String: LocationAuthorization] = [:]
+    package var authorizations: [BundleID: LocationAuthorization] = [:]
     /// Every app's regions, with their confirmed states.
     package var monitor = RegionMonitor()
     /// The last fix, for `requestState`.

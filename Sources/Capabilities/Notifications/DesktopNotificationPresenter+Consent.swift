@@ -25,7 +25,7 @@ extension DesktopNotificationPresenter {
             // A question waits for its answer: kept on screen and in the list until then.
             "urgency": .byte(2),
             "resident": .boolean(true),
-            "x-backgrounder-bundle": .string(prompt.bundle),
+            "x-backgrounder-bundle": .string(prompt.bundle.rawValue),
             Self.promptHint: .int32(Int32(clamping: prompt.id)),
         ]
         let arguments: [DBusValue] = [

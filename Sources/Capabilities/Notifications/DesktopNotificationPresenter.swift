@@ -81,7 +81,7 @@ package final class DesktopNotificationPresenter: NotificationPresenter {
         var hints: [String: DBusValue] = [
             // A byte, as the specification says: many servers ignore any other type.
             "urgency": .byte(1),
-            "x-backgrounder-bundle": .string(bundle),
+            "x-backgrounder-bundle": .string(bundle.rawValue),
             "x-backgrounder-request": .string(notification.request.identifier),
         ]
         if let sound = content.sound { hints["sound-name"] = .string(sound.isEmpty ? "message-new-instant" : sound) }

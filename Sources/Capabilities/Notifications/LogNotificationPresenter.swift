@@ -1,5 +1,5 @@
-package import BackgrounderCore
 import BackgrounderAppCore
+package import BackgrounderCore
 package import BackgrounderProtocol
 import BackgrounderSystem
 import Foundation
@@ -16,12 +16,12 @@ import Synchronization
 package struct LogNotificationPresenter: NotificationPresenter {
     package let logger: Logger
     /// The app's log file, written to directly: the app may not be running.
-    package let logPath: @Sendable (String) -> String
+    package let logPath: @Sendable (BundleID) -> String
     private let counter = Counter()
 
     package var name: String { "log" }
 
-    package init(logger: Logger, logPath: @escaping @Sendable (String) -> String) {
+    package init(logger: Logger, logPath: @escaping @Sendable (BundleID) -> String) {
         self.logger = logger
         self.logPath = logPath
     }

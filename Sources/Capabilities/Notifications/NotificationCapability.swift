@@ -24,17 +24,17 @@ package final class NotificationCapability: AppCapability {
 
     /// People following deliveries (`bgctl notifications --follow`).
     package let feed: NotificationFeed?
-    package var grants: [String: NotificationAuthorization]
+    package var grants: [BundleID: NotificationAuthorization]
     /// What watches location triggers' regions (the location capability, wired by the
     /// composition); `nil` in a daemon without location, where such triggers are refused.
     package weak var regions: (any NotificationRegionWatching)?
-    package var pending: [String: [String: PendingNotification]]
-    package var delivered: [String: [String: DeliveredNotification]]
+    package var pending: [BundleID: [String: PendingNotification]]
+    package var delivered: [BundleID: [String: DeliveredNotification]]
     /// Notifications an app in front was asked about, with the wait for its answer.
-    package var asking: [String: [String: (notification: DeliveredNotification, wait: Task<Void, Never>)]] = [:]
+    package var asking: [BundleID: [String: (notification: DeliveredNotification, wait: Task<Void, Never>)]] = [:]
     /// Responses waiting for their app to check in, at most
     /// ``AppLimits/maximumPendingRemoteCommands`` per app.
-    package var responses: [String: [NotificationResponse]] = [:]
+    package var responses: [BundleID: [NotificationResponse]] = [:]
     /// The next fire set on the core's timer.
     private var timerDue: Date?
 
@@ -220,7 +220,7 @@ package final class NotificationCapability: AppCapability {
         } catch {
             logger.error("cannot store \(bundle)'s delivered notification \(identifier): \(error)")
         }
-        let appName = apps.manifest(of: bundle)?.name ?? bundle
+        let appName = apps.manifest(of: bundle)?.name ?? bundle.rawValue
         feed?.publish(DeliveredNotice(bundle: bundle, app: appName, notification: notification))
         let presenter = self.presenter
         let logger = apps.appLogger(bundle)

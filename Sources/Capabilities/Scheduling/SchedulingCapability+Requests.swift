@@ -233,7 +233,7 @@ extension SchedulingCapability {
         }
     }
 
-    private func recipient(of request: PushRequest) throws(ProtocolError) -> String {
+    private func recipient(of request: PushRequest) throws(ProtocolError) -> BundleID {
         switch (request.bundle, request.token) {
         case (let bundle?, nil): return bundle
         case (nil, let token?):

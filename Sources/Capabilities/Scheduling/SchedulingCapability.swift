@@ -25,9 +25,9 @@ package final class SchedulingCapability: AppCapability {
 
     /// One piece of work the timer may start.
     package enum Job: Sendable, Hashable {
-        case fetch(String)
-        case task(String, String)
-        case push(String)
+        case fetch(BundleID)
+        case task(BundleID, String)
+        case push(BundleID)
     }
 
     package let store: StateStore
@@ -133,7 +133,8 @@ package final class SchedulingCapability: AppCapability {
 
     /// A window closed: a fetch's or push's outcome goes into the history (a window left to
     /// run out counts as failed).
-    package func ended(_ identifier: BundleID, _ purpose: Purpose, result: BackgroundFetchResult, in apps: any AppCore) {
+    package func ended(_ identifier: BundleID, _ purpose: Purpose, result: BackgroundFetchResult, in apps: any AppCore)
+    {
         switch purpose {
         case .fetch:
             histories[identifier, default: FetchHistory()].record(result, at: clock())

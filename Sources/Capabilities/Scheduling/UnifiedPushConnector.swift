@@ -194,7 +194,7 @@ package final class UnifiedPushConnector: Sendable {
             } catch {}
             connection.call(
                 distributor, Self.distributorPath, Self.distributorInterface, "Register",
-                [.string(name), .string(token), .string(identifier)], timeout: .seconds(30)
+                [.string(name), .string(token), .string(identifier.rawValue)], timeout: .seconds(30)
             ) { [self] result in
                 switch result {
                 case .success(let values):

@@ -1,5 +1,5 @@
-import BackgrounderCore
 package import BackgrounderAppCore
+import BackgrounderCore
 package import BackgrounderProtocol
 
 extension SharingCapability {
@@ -11,7 +11,7 @@ extension SharingCapability {
         case .requestMediaLibraryAuthorization:
             .mediaLibrary(try requestLibraryAuthorization(try requester.app(), in: apps))
         case .unshare(let request): .shared(try unshare(request, in: apps))
-        case .shares(let app): .shared(list(BundleID(app.bundle)))
+        case .shares(let app): .shared(list(app.bundle))
         }
     }
 }

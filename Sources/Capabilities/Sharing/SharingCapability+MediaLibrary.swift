@@ -47,7 +47,7 @@ extension SharingCapability {
 
     /// `bgctl authorize ID media-library granted|denied`, or a person's answer to the prompt.
     package func authorize(_ request: Authorize, in apps: any AppCore) throws(ProtocolError) -> Done {
-        let identifier = BundleID(request.bundle)
+        let identifier = request.bundle
         let manifest = try apps.bundle(of: identifier).manifest
         guard case .mediaLibrary(let level) = request.grant, level != .notDetermined else {
             throw ProtocolError(.badRequest, "the media library is granted or denied")
@@ -68,7 +68,7 @@ extension SharingCapability {
         guard level == .granted else {
             // Exactly what the permission shared, wherever the music folder is now.
             let shared = files.grants(for: identifier).filter(\.library).map(\.path)
-            if !shared.isEmpty { _ = try unshare(UnshareRequest(bundle: identifier.rawValue, paths: shared), in: apps) }
+            if !shared.isEmpty { _ = try unshare(UnshareRequest(bundle: identifier, paths: shared), in: apps) }
             return Done(detail: "\(identifier): media-library \(level.rawValue)")
         }
         guard let musicDirectory else {

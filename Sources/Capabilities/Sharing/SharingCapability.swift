@@ -58,7 +58,7 @@ package final class SharingCapability: AppCapability {
 
     /// `UNSHARE`: takes back shared paths (all of them when none is named).
     package func unshare(_ request: UnshareRequest, in apps: any AppCore) throws(ProtocolError) -> SharedFileList {
-        let bundle = BundleID(request.bundle)
+        let bundle = request.bundle
         let shared = Set(files.grants(for: bundle).map(\.path))
         for path in request.paths where !shared.contains(path) {
             throw ProtocolError(
@@ -79,6 +79,6 @@ package final class SharingCapability: AppCapability {
 
     /// `SHARES`: what is shared with an app.
     package func list(_ identifier: BundleID) -> SharedFileList {
-        SharedFileList(bundle: identifier.rawValue, files: files.grants(for: identifier).map(\.listed))
+        SharedFileList(bundle: identifier, files: files.grants(for: identifier).map(\.listed))
     }
 }

@@ -39,7 +39,7 @@ package final class TransferCapability: AppCapability {
     package var transfers: [Int: Transfer] = [:]
     package var nextID: Int
     /// Sessions the running process of each app has (re)created: it hears their updates.
-    package var attached: [String: Set<String>] = [:]
+    package var attached: [BundleID: Set<String>] = [:]
     /// Sessions whose finished transfers the app was already woken or launched for.
     package var signalled: Set<SessionKey> = []
     /// Sessions that finished while their app was running and listening: told, not woken. If
@@ -147,7 +147,7 @@ package final class TransferCapability: AppCapability {
                 end(transfer.info.id, state: .failed, error: error, in: apps)
             }
         }
-        var running: [String: Int] = [:]
+        var running: [BundleID: Int] = [:]
         for transfer in transfers.values where transfer.info.state == .running {
             running[transfer.info.bundle, default: 0] += 1
         }

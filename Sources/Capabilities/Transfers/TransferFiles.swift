@@ -1,5 +1,5 @@
-package import BackgrounderCore
 import BackgrounderAppCore
+package import BackgrounderCore
 import BackgrounderSystem
 import Foundation
 
@@ -18,9 +18,9 @@ package struct TransferFiles: Sendable {
     /// The daemon's directory of partial files.
     package let directory: String
     /// The app's data directory (made at its first launch, or here).
-    package let dataDirectory: @Sendable (String) throws -> String
+    package let dataDirectory: @Sendable (BundleID) throws -> String
     /// The uid (and gid) an app runs as, or `nil` for the daemon's own.
-    package let identity: @Sendable (String) throws -> UInt32?
+    package let identity: @Sendable (BundleID) throws -> UInt32?
 
     /// The partial file of a transfer.
     package func partialPath(_ id: Int) -> String {
@@ -152,8 +152,8 @@ package struct TransferFiles: Sendable {
 
     /// Creates a value from its parts.
     package init(
-        directory: String, dataDirectory: @escaping @Sendable (String) throws -> String,
-        identity: @escaping @Sendable (String) throws -> UInt32?
+        directory: String, dataDirectory: @escaping @Sendable (BundleID) throws -> String,
+        identity: @escaping @Sendable (BundleID) throws -> UInt32?
     ) {
         self.directory = directory
         self.dataDirectory = dataDirectory
