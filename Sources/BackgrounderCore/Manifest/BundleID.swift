@@ -7,8 +7,8 @@
 /// ``ManifestValidator`` decides what a bundle may call itself, and the daemon answers
 /// `notFound` for a name no loaded bundle has. On the wire and in the store it is the plain
 /// string.
-public struct BundleID: RawRepresentable, Hashable, Comparable, Sendable, Codable, CustomStringConvertible,
-    ExpressibleByStringLiteral
+public struct BundleID: RawRepresentable, Hashable, Comparable, Sendable, Codable, CodingKeyRepresentable,
+    CustomStringConvertible, ExpressibleByStringLiteral
 {
     /// The identifier as the bundle's `Info.plist` spells it.
     public let rawValue: String
@@ -28,6 +28,11 @@ public struct BundleID: RawRepresentable, Hashable, Comparable, Sendable, Codabl
         var container = encoder.singleValueContainer()
         try container.encode(rawValue)
     }
+
+    /// As a dictionary key it encodes as the string too, so a map by app stays a JSON object.
+    public var codingKey: any CodingKey { rawValue.codingKey }
+
+    public init?<T: CodingKey>(codingKey: T) { self.init(rawValue: codingKey.stringValue) }
 
     public static func < (lhs: BundleID, rhs: BundleID) -> Bool { lhs.rawValue < rhs.rawValue }
 
