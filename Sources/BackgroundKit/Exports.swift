@@ -1,6 +1,9 @@
 public import BackgrounderCore
 public import BackgrounderProtocol
 
+/// An app's bundle identifier, as the daemon's replies carry it (`Bundle.bundleIdentifier`
+/// stays a `String`, as on iOS; compare with `rawValue`).
+public typealias BundleID = BackgrounderCore.BundleID
 /// Why the app was launched (`UIApplication.LaunchOptionsKey`'s role).
 public typealias LaunchReason = BackgrounderCore.LaunchReason
 /// The app's life-cycle state (`UIApplication.State`'s role).

@@ -3,10 +3,12 @@
 /// the store, the wire and every capability.
 ///
 /// A type of its own so that it cannot be confused with the other strings that travel beside
-/// it (a region's, a task's or a notification's identifier). It carries no rule of its own:
-/// ``ManifestValidator`` decides what a bundle may call itself, and the daemon answers
-/// `notFound` for a name no loaded bundle has. On the wire and in the store it is the plain
-/// string.
+/// it (a region's, a task's or a notification's identifier). It carries no rule of its own, so
+/// holding one proves nothing about it: ``ManifestValidator`` decides what a bundle may call
+/// itself; an identifier read from a request is untrusted and must pass
+/// ``BundleIdentifierRules`` (`badRequest` otherwise) before it becomes part of a path; and the
+/// daemon answers `notFound` for a name no loaded bundle has. On the wire and in the store it
+/// is the plain string.
 public struct BundleID: RawRepresentable, Hashable, Comparable, Sendable, Codable, CodingKeyRepresentable,
     CustomStringConvertible, ExpressibleByStringLiteral
 {

@@ -42,7 +42,7 @@ extension RequestRouter {
                         id: id, .error(ProtocolError(.badRequest, "NOTIFICATIONS_FOLLOW: bundle: \(problem)"))))
             }
             context.capabilities.notificationFeed.follow(connection.channel, bundle: request.bundle)
-            let whose = request.bundle ?? "every app"
+            let whose = request.bundle?.rawValue ?? "every app"
             return .now(
                 DaemonMessage(id: id, .done(Done(detail: "following \(whose)'s notifications as they are delivered"))))
         case .simulateLocation(let request):
