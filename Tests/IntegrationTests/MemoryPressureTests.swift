@@ -32,7 +32,7 @@ import Testing
 @Suite("Memory pressure", .serialized, .timeLimit(.minutes(5)), .tearsDown)
 struct MemoryPressureTests {
     @Test(
-        "under a real memory limit, the app in front that needs memory takes it from the largest suspended app: the kernel ends that one only, by the daemon's bands",
+        "under a real memory limit, the app in front that needs memory takes it from the largest suspended app: the kernel ends suspended apps only, by the daemon's bands",
         .enabled(
             if: MemoryLimit.isAvailable, "needs a cgroup v1 memory hierarchy or cgroup v2 with the memory controller")
     )
@@ -85,17 +85,16 @@ struct MemoryPressureTests {
             (try? String(contentsOfFile: "/proc/\($0)/oom_score_adj", encoding: .utf8))?.trimmingCharacters(
                 in: .whitespacesAndNewlines) ?? "?"
         }
+        // The daemon's part: suspended apps in the first band, the app in front in the last.
+        #expect(bands == ["900", "900", "0"], "oom_score_adj of hog, small, front")
         kill(frontPid, SIGUSR1)
 
         // What the app in front saw: it got every page it asked for, and runs on.
         #expect(
             await waitUntil(timeout: .seconds(60)) { appLog(front).contains("holding 160 MiB") },
             "the app in front did not get its memory: \(appLog(front))\nbands \(bands)")
-        // What the kernel did: one process ended, the hog, by SIGKILL; the small suspended app
-        // and the one in front are the same processes, running.
-        #expect(
-            limit.oomKills(in: group) == killsBefore + 1,
-            "OOM kills: \(killsBefore) -> \(limit.oomKills(in: group) ?? -1)")
+        // What the kernel did: it ended the hog, by SIGKILL, and the app in front is the same
+        // process, running.
         #expect(
             await waitUntil { ProcessStatLetter.of(hogPid).map { $0 == "Z" } ?? true },
             "the hog (bands \(bands)) is still there")
@@ -103,10 +102,28 @@ struct MemoryPressureTests {
         let hogExit = try app(hog).lastExit
         #expect(hogExit?.signal == SIGKILL, "\(String(describing: hogExit))")
         #expect(!appLog(hog).contains("willTerminate"), "jetsam gives no notice")
-        #expect(kill(smallPid, 0) == 0 && ProcessStatLetter.of(smallPid) != "Z", "the small app was ended too")
-        #expect(try app(small).pid == smallPid && app(small).state == .suspended)
         #expect(kill(frontPid, 0) == 0 && ProcessStatLetter.of(frontPid) != "Z", "the app in front was ended")
         #expect(try app(front).pid == frontPid && app(front).state == .active)
+        // The small suspended app is usually spared, but the kernel may end it too: the fault
+        // that made room by ending the hog retries at once, and the hog's mm is marked done
+        // (MMF_OOM_SKIP, set in exit_mmap before its batched pages are uncharged) while its
+        // 64 MiB are still charged, so the kernel picks the next victim, the small app in the
+        // same band (seen in 2 runs of 6 beside `stress-ng --cpu 2`, 7 ms after the first kill,
+        // the dump showing the hog gone and the group still full). Either way every kill is a
+        // suspended app's, accounted for by the daemon, and never the app in front's.
+        //
+        // The count is final: the kills happened in the faults of the app in front, which has
+        // since taken all it asked for.
+        let kills = try #require(limit.oomKills(in: group)) - killsBefore
+        #expect(kills == 1 || kills == 2, "OOM kills: \(kills)")
+        if kills == 2 {
+            #expect(try await waitUntil { try app(small).state == .notRunning })
+            let smallExit = try app(small).lastExit
+            #expect(smallExit?.signal == SIGKILL, "\(String(describing: smallExit))")
+        } else {
+            #expect(kill(smallPid, 0) == 0 && ProcessStatLetter.of(smallPid) != "Z", "the small app was ended")
+            #expect(try app(small).pid == smallPid && app(small).state == .suspended)
+        }
         #expect(daemon.isRunning)
     }
 
