@@ -72,7 +72,7 @@ public func fuzzInfoPlist(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt 
 /// What the daemon relies on in a manifest that was accepted.
 func check(_ manifest: AppManifest) {
     precondition(
-        BundleIdentifierRules.problem(with: manifest.bundleIdentifier) == nil, "\(manifest.bundleIdentifier)")
+        BundleIdentifierRules.problem(with: manifest.bundleIdentifier.rawValue) == nil, "\(manifest.bundleIdentifier)")
     precondition(!manifest.name.allSatisfy(\.isWhitespace), "an empty name was accepted")
     precondition(ManifestValidator.executablePathProblem(manifest.executable) == nil, "\(manifest.executable)")
     if manifest.backgroundModes.contains(.location) {
