@@ -76,6 +76,10 @@ package protocol AppCapability: AnyObject, Sendable {
     /// Adds what this capability knows of each app to its `bgctl ps` row (all rows at once,
     /// so a capability reads its own state once per listing).
     func describe(_ list: inout [AppInfo], in apps: any AppCore)
+
+    /// How it describes itself in `bgctl status`: its name, what it holds now, and when it
+    /// next wakes the daemon by itself. Every capability says it (no default).
+    func status(in apps: any AppCore) -> CapabilityStatus
 }
 
 extension AppCapability {

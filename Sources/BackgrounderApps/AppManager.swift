@@ -199,6 +199,11 @@ package final class AppManager {
         for capability in capabilities { capability.describe(&list, in: self) }
     }
 
+    /// What every capability says of itself in `bgctl status`, in the order they run.
+    package func capabilityStatus() -> [CapabilityStatus] {
+        capabilities.map { $0.status(in: self) }
+    }
+
     // MARK: Changing an app's life
 
     /// Applies one life-cycle input to an app and carries out the actions it returns: the

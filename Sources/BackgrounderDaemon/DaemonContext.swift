@@ -28,6 +28,9 @@ final class DaemonContext: Sendable {
     let resources: String
     let started = ContinuousClock.now
     let clientCount = Atomic<Int>(0)
+    /// Asks the capabilities for their `bgctl status` lines on the app core, waiting a bounded
+    /// time: `bgctl status` is what a person reads when the core hangs, so it must answer then.
+    private let capabilityStatus: LivenessProbe<[CapabilityStatus]>
 
     init(
         configuration: DaemonConfiguration, registry: BundleRegistry, location: LocationService, store: StateStore,
@@ -43,10 +46,13 @@ final class DaemonContext: Sendable {
         self.conditions = conditions
         self.desktop = desktop
         self.resources = resources
+        capabilityStatus = LivenessProbe { await apps.capabilityStatus() }
     }
 
-    /// What `bgctl status` shows.
-    func status() -> DaemonStatus {
+    /// What `bgctl status` shows: the daemon's parts, and what each capability says of itself
+    /// on the app core's actor (nothing when the core does not answer within 2 s).
+    func status() async -> DaemonStatus {
+        let capabilities = await capabilityStatus.answer(within: .seconds(2))
         let now = ContinuousClock.now
         let gps = location.snapshot
         return DaemonStatus(
@@ -56,7 +62,7 @@ final class DaemonContext: Sendable {
             stateDirectory: configuration.stateDirectory,
             bundles: registry.counts(),
             gpsd: gps.connection,
-            pulseAudio: capabilities.audioService.connection,
+            pulseAudio: self.capabilities.audioService.connection,
             lastFix: gps.lastFix,
             lastFixAgeSeconds: gps.lastFixReceived.map { (now - $0).seconds },
             clients: clientCount.load(ordering: .relaxed),
@@ -66,7 +72,8 @@ final class DaemonContext: Sendable {
             sandbox: apps.sandboxSummary,
             conditions: conditions.status,
             resources: resources,
-            desktop: desktop.status(mediaPlayers: capabilities.players.count)
+            desktop: desktop.status(mediaPlayers: self.capabilities.players.count),
+            capabilities: capabilities
         )
     }
 }

@@ -74,8 +74,9 @@ final class SystemdService: Service {
         let list = await context.apps.list().apps
         let suspended = list.filter { $0.state == .suspended }.count
         let running = list.filter { $0.state != .suspended && $0.state != .notRunning }.count
-        let status = context.status()
+        let gpsd = context.location.snapshot.connection.state
+        let pulseAudio = context.capabilities.audioService.connection.state
         return
-            "\(running) apps running, \(suspended) suspended; gpsd \(status.gpsd.state.rawValue); PulseAudio \(status.pulseAudio.state.rawValue)"
+            "\(running) apps running, \(suspended) suspended; gpsd \(gpsd.rawValue); PulseAudio \(pulseAudio.rawValue)"
     }
 }

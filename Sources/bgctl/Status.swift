@@ -5,10 +5,12 @@ import Foundation
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract:
-            "Show the daemon's version, uptime, socket, bundles, gpsd and PulseAudio connections, power and network, and the desktop buses.",
+            "Show the daemon's version, uptime, socket, bundles, gpsd and PulseAudio connections, power and network, the desktop buses, and what each capability holds.",
         discussion: """
             Each service line says whether it is connected, to what, and if not, why and what \
-            the daemon does meanwhile.
+            the daemon does meanwhile. Under "capabilities", each capability (location, audio, \
+            scheduling, transfers, resources, notifications, sharing) says what it holds now and \
+            when it next wakes the daemon by itself; `--json` gives the same counted.
 
             Examples:
               bgctl status
@@ -39,7 +41,7 @@ struct Status: ParsableCommand {
         var pulse = "\(status.pulseAudio.state.rawValue)  \(status.pulseAudio.server)"
         if let detail = status.pulseAudio.detail { pulse += "  (\(detail))" }
         print(
-            "backgrounderd \(status.version) (protocol \(status.protocol)), pid \(status.pid), up \(formatUptime(status.uptimeSeconds))"
+            "backgrounderd \(status.version) (protocol \(status.protocol)), pid \(status.pid), up \(formatDuration(status.uptimeSeconds))"
         )
         print(
             table(
@@ -66,6 +68,21 @@ struct Status: ParsableCommand {
                     ],
                 ] + desktopRows(status.desktop))
         )
+        print("\ncapabilities")
+        print(table(capabilityRows(status.capabilities)))
+    }
+
+    /// A row per capability: what it holds now, and how far away its next wake is.
+    private func capabilityRows(_ capabilities: [CapabilityStatus]?) -> [[String]] {
+        guard let capabilities else { return [["-", "the app core did not answer within 2 s"]] }
+        let now = Date().timeIntervalSince1970
+        return capabilities.map { capability in
+            var line = capability.summary
+            if let wake = capability.nextWake {
+                line += wake > now ? "; next wake in \(formatDuration(wake - now))" : "; wake due now"
+            }
+            return [capability.name, line]
+        }
     }
 
     /// The session and system buses and what was found on them.
@@ -97,7 +114,7 @@ struct Status: ParsableCommand {
         return text
     }
 
-    private func formatUptime(_ seconds: Double) -> String {
+    private func formatDuration(_ seconds: Double) -> String {
         let total = Int(seconds)
         if total < 60 { return "\(total)s" }
         if total < 3600 { return "\(total / 60)m\(total % 60)s" }

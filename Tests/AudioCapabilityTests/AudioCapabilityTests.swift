@@ -291,3 +291,16 @@ final class AudioCapabilityTests {
         #expect(questions().count == 1)
     }
 }
+
+extension AudioCapabilityTests {
+    @Test("bgctl status counts the audio sessions the apps set, and no stream before one is opened")
+    func status() throws {
+        #expect(audio.status(in: core).counts["sessions"] == 0)
+        _ = try session(Self.player, .playback)
+        _ = try session(Self.podcasts, .playback)
+        let status = audio.status(in: core)
+        #expect(status.name == "audio")
+        #expect(status.counts == ["streams": 0, "playing": 0, "recording": 0, "corked": 0, "sessions": 2])
+        #expect(status.summary == "0 stream(s) of 0 app(s): 0 playing, 0 recording, 0 corked; 2 audio session(s)")
+    }
+}

@@ -103,6 +103,22 @@ struct BGCtlTests {
         let status = try CLIJSON.decode(DaemonStatus.self, "status", from: json.output)
         #expect(status.socket == socket)
         #expect(status.pid == fixture.daemon.pid)
+        // Every capability the daemon runs describes itself, in the order it runs them; the
+        // text says the same under "capabilities".
+        let capabilities = try #require(status.capabilities, "the app core did not answer")
+        #expect(
+            capabilities.map(\.name) == [
+                "location", "audio", "scheduling", "transfers", "resources", "notifications", "sharing",
+            ])
+        #expect(capabilities.allSatisfy { !$0.summary.isEmpty })
+        let parts = text.output.components(separatedBy: "\ncapabilities\n")
+        #expect(parts.count == 2, "no capabilities section in:\n\(text.output)")
+        let section = parts.last ?? ""
+        for capability in capabilities {
+            #expect(
+                section.split(separator: "\n").contains { $0.hasPrefix(capability.name + " ") },
+                "no \(capability.name) row in:\n\(text.output)")
+        }
 
         let bundles = try await Self.bgctl(["bundles", "--socket", socket], in: fixture.directory)
         #expect(bundles.output.contains("org.backgrounder.samples.hello"))

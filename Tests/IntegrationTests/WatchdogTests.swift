@@ -65,6 +65,26 @@ struct WatchdogTests {
         #expect(asked.value.load(ordering: .relaxed) <= 2)
     }
 
+    @Test("checks waiting at once (two bgctl status) share one question, and each gets its answer")
+    func concurrentChecks() async {
+        let asked = QuestionCount()
+        let (gate, release) = AsyncStream.makeStream(of: Void.self)
+        let probe = LivenessProbe<String> {
+            asked.value.add(1, ordering: .relaxed)
+            for await _ in gate { break }
+            return "2 apps running"
+        }
+        async let first = probe.answer(within: .seconds(60))
+        async let second = probe.answer(within: .seconds(60))
+        // Both wait for the one question; then the core answers.
+        while probe.waitingChecks < 2 { await Task.yield() }
+        release.yield()
+        release.finish()
+        let answers = await [first, second]
+        #expect(answers == ["2 apps running", "2 apps running"])
+        #expect(asked.value.load(ordering: .relaxed) == 1)
+    }
+
     @Test(
         "a policy plug-in that hangs the app core stops the WATCHDOG=1 pings; they resume when it returns",
         .enabled(if: Locations.hasProgram("cc"), "no C compiler to build the hanging plug-in"),

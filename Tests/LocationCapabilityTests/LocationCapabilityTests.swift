@@ -144,3 +144,24 @@ final class LocationCapabilityTests {
         #expect(location.book.monitor.count == 0)
     }
 }
+
+extension LocationCapabilityTests {
+    @Test("bgctl status counts the subscribers by kind and the regions, and says whether fixes come in")
+    func status() throws {
+        #expect(location.status(in: core).counts == ["standard": 0, "significantChange": 0, "regions": 0])
+        core.add(Self.recorderManifest(), state: .active)
+        try grant(.always)
+        _ = try location.setSubscription(
+            Self.recorder, LocationSubscription(allowsBackgroundUpdates: true, significantChanges: true), in: core)
+        let region = CircularRegion(identifier: "x", center: Coordinate(latitude: 46.5, longitude: 7.9), radius: 100)
+        _ = try location.startMonitoring(Self.recorder, region, in: core)
+        try location.monitorForNotification(Self.recorder, request: "summit", region, in: core)
+
+        let status = location.status(in: core)
+        #expect(status.name == "location")
+        #expect(status.counts == ["standard": 0, "significantChange": 1, "regions": 2])
+        #expect(status.summary.contains("2 region(s) monitored for 1 app(s)"), "\(status.summary)")
+        #expect(status.summary.hasSuffix("no fixes (not connected yet)"), "\(status.summary)")
+        #expect(status.nextWake == nil)
+    }
+}

@@ -137,3 +137,14 @@ final class ResourceCapabilityTests {
         #expect(try written().isEmpty)
     }
 }
+
+extension ResourceCapabilityTests {
+    @Test("bgctl status says which controllers apps get and the bounds on each app")
+    func status() {
+        let status = resources(["cpu", "memory"]).status(in: core)
+        #expect(status.name == "resources")
+        #expect(status.counts == ["controllers": 2, "memoryLimit": 256 << 20])
+        #expect(
+            status.summary == "embedded; oom_score_adj by state; each app at most 256 MiB of memory and 64 processes")
+    }
+}

@@ -93,3 +93,37 @@ final class SchedulingCapabilityTests {
         #expect(pushes() == 0)
     }
 }
+
+extension SchedulingCapabilityTests {
+    @Test(
+        "bgctl status counts the task requests by kind and says when the next wake is; once they are cancelled, none is set"
+    )
+    func status() throws {
+        let feeds: BundleID = "org.example.feeds"
+        core.add(
+            AppManifest(
+                bundleIdentifier: feeds, name: "Feeds", executable: "Feeds", backgroundModes: [.fetch, .processing],
+                permittedTaskIdentifiers: ["refresh", "index"]),
+            state: .suspended)
+        #expect(scheduling.status(in: core).nextWake == nil)
+        let now = wallClock.withLock { $0.timeIntervalSince1970 }
+        for (task, kind) in [("refresh", BackgroundTaskKind.appRefresh), ("index", .processing)] {
+            _ = try scheduling.register(feeds, task: task, in: core)
+            _ = try scheduling.submit(
+                feeds, TaskSubmission(identifier: task, kind: kind, earliestBeginDate: now + 3_600), in: core)
+        }
+
+        let status = scheduling.status(in: core)
+        #expect(status.name == "scheduling")
+        #expect(status.counts["appRefresh"] == 1 && status.counts["processing"] == 1, "\(status.counts)")
+        #expect(status.summary.hasPrefix("1 app refresh and 1 processing task(s) requested"), "\(status.summary)")
+        // Not before the tasks' earliest date; when after it is the policy's choice.
+        let wake = try #require(status.nextWake, "two tasks an hour away and no wake set")
+        #expect(wake >= now + 3_600, "wake in \(wake - now) s")
+
+        _ = scheduling.cancel(feeds, task: nil, in: core)
+        let after = scheduling.status(in: core)
+        #expect(after.counts["appRefresh"] == 0 && after.counts["processing"] == 0)
+        #expect(after.nextWake == nil, "a wake is left set for nothing")
+    }
+}

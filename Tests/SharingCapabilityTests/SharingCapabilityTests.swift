@@ -76,3 +76,16 @@ final class SharingCapabilityTests {
         #expect(try sharing.requestLibraryAuthorization(Self.player, in: core).status == .denied)
     }
 }
+
+extension SharingCapabilityTests {
+    @Test("bgctl status counts the files shared and the music library's grants")
+    func status() throws {
+        #expect(sharing.status(in: core).counts == ["sharedFiles": 0, "libraryGrants": 0])
+        try decide(.granted)
+        _ = try sharing.requestLibraryAuthorization(Self.player, in: core)
+        let status = sharing.status(in: core)
+        #expect(status.name == "sharing")
+        #expect(status.counts == ["sharedFiles": 1, "libraryGrants": 1])
+        #expect(status.summary == "1 file(s) shared with 1 app(s); music library \(music), granted to 1 app(s)")
+    }
+}

@@ -226,3 +226,18 @@ final class TransferCapabilityTests {
         #expect(core.asks == [.deliverEvent(Self.reader, .download), .openWindow(Self.reader, .urlSession)])
     }
 }
+
+extension TransferCapabilityTests {
+    @Test("bgctl status counts transfers waiting, running, and finished but not yet heard by their app")
+    func status() throws {
+        #expect(transfers.status(in: core).counts == ["running": 0, "waiting": 0, "finished": 0])
+        let first = try transfers.create(Self.reader, Self.download("one.xml"), in: core)
+        _ = try transfers.create(Self.other, Self.download("two.xml"), in: core)
+        try finish(first.id, body: "<feed/>")
+
+        let status = transfers.status(in: core)
+        #expect(status.name == "transfers")
+        #expect(status.counts == ["running": 0, "waiting": 1, "finished": 1], "\(status.summary)")
+        #expect(status.summary == "0 running, 1 waiting, 1 finished and not yet heard by their app")
+    }
+}

@@ -149,6 +149,11 @@ public struct RegionMonitor: Sendable {
         return indices.sorted { $0.key < $1.key }.compactMap { records[Int($0.value)]?.region }
     }
 
+    /// How many apps monitor regions of their own or for their notifications.
+    public var ownerCount: Int {
+        Set(byOwner.keys.map(\.bundle)).count
+    }
+
     /// How many regions an app monitors (iOS allows 20 per app; the daemon decides).
     /// - Parameter owner: Whose they are.
     public func count(owner: RegionOwner) -> Int {

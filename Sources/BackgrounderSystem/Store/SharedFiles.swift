@@ -24,6 +24,14 @@ package final class SharedFiles: Sendable {
         self.appDirectories = appDirectories
     }
 
+    /// How many grants there are, and to how many apps.
+    package var counts: (grants: Int, apps: Int) {
+        table.withLock { table in
+            let apps = table.values.filter { !$0.isEmpty }
+            return (apps.reduce(0) { $0 + $1.count }, apps.count)
+        }
+    }
+
     /// What is shared with an app, by path.
     package func grants(for identifier: BundleID) -> [SharedFileGrant] {
         table.withLock { $0[identifier] ?? [] }

@@ -16,8 +16,9 @@ package final class LivenessProbe<Answer: Sendable>: Sendable {
     private struct State: ~Copyable {
         /// Whether a question is with the core.
         var asking = false
-        /// The check waiting for an answer, with its number (so its timer resumes only it).
-        var waiter: (check: UInt64, continuation: CheckedContinuation<Answer?, Never>)?
+        /// The checks waiting for an answer, by number (so each one's timer resumes only it):
+        /// one at a time from the watchdog loop, any number from `bgctl status`.
+        var waiters: [UInt64: CheckedContinuation<Answer?, Never>] = [:]
         var checks: UInt64 = 0
     }
 
@@ -27,8 +28,13 @@ package final class LivenessProbe<Answer: Sendable>: Sendable {
         self.ask = ask
     }
 
+    /// How many checks are waiting for the core's answer now.
+    package var waitingChecks: Int {
+        state.withLock { $0.waiters.count }
+    }
+
     /// The core's answer, or `nil` when it does not come within `limit`. A question the core
-    /// has not answered yet is not asked again: its answer, when it comes, answers the check
+    /// has not answered yet is not asked again: its answer, when it comes, answers every check
     /// waiting then (an answer nobody waits for any more is dropped, and the next check asks
     /// anew).
     /// - Parameter limit: How long to wait.
@@ -37,27 +43,26 @@ package final class LivenessProbe<Answer: Sendable>: Sendable {
         await withCheckedContinuation { (continuation: CheckedContinuation<Answer?, Never>) in
             let (check, startsQuestion) = state.withLock { state in
                 state.checks += 1
-                // A previous check that is still waiting (it cannot be: checks do not overlap in
-                // the watchdog loop) would be answered `nil` rather than left hanging.
-                state.waiter.take()?.continuation.resume(returning: nil)
-                state.waiter = (state.checks, continuation)
+                state.waiters[state.checks] = continuation
                 defer { state.asking = true }
                 return (state.checks, !state.asking)
             }
             if startsQuestion {
                 Task { [self] in
                     let answer = await ask()
-                    let waiter = self.state.withLock { state in
+                    let waiters = self.state.withLock { state in
                         state.asking = false
-                        return state.waiter.take()
+                        let all = Array(state.waiters.values)
+                        state.waiters = [:]
+                        return all
                     }
-                    waiter?.continuation.resume(returning: answer)
+                    for waiter in waiters { waiter.resume(returning: answer) }
                 }
             }
             Task { [self] in
                 try? await Task.sleep(for: limit)
-                let waiter = self.state.withLock { state in state.waiter?.check == check ? state.waiter.take() : nil }
-                waiter?.continuation.resume(returning: nil)
+                let waiter = self.state.withLock { state in state.waiters.removeValue(forKey: check) }
+                waiter?.resume(returning: nil)
             }
         }
     }
