@@ -28,8 +28,8 @@ final class DaemonContext: Sendable {
     let resources: String
     let started = ContinuousClock.now
     let clientCount = Atomic<Int>(0)
-    /// Asks the capabilities for their `bgctl status` lines on the app core, waiting a bounded
-    /// time: `bgctl status` is what a person reads when the core hangs, so it must answer then.
+    /// Asks the capabilities for their rows on the app core, waiting a bounded time: `bgctl
+    /// status` asks right after `STATUS`, and a person reads it when the core hangs.
     private let capabilityStatus: LivenessProbe<[CapabilityStatus]>
 
     init(
@@ -49,10 +49,18 @@ final class DaemonContext: Sendable {
         capabilityStatus = LivenessProbe { await apps.capabilityStatus() }
     }
 
-    /// What `bgctl status` shows: the daemon's parts, and what each capability says of itself
-    /// on the app core's actor (nothing when the core does not answer within 2 s).
-    func status() async -> DaemonStatus {
-        let capabilities = await capabilityStatus.answer(within: .seconds(2))
+    /// `CAPABILITIES`: what each capability says of itself on the app core, or `unavailable`
+    /// when the core does not answer within 2 s.
+    func capabilities() async throws(ProtocolError) -> CapabilityStatusList {
+        guard let rows = await capabilityStatus.answer(within: .seconds(2)) else {
+            throw ProtocolError(.unavailable, "the app core did not answer within 2 s")
+        }
+        return CapabilityStatusList(capabilities: rows)
+    }
+
+    /// What `bgctl status` shows, from the daemon's parts alone: it answers at once, even
+    /// while the app core is busy or hung.
+    func status() -> DaemonStatus {
         let now = ContinuousClock.now
         let gps = location.snapshot
         return DaemonStatus(
@@ -62,7 +70,7 @@ final class DaemonContext: Sendable {
             stateDirectory: configuration.stateDirectory,
             bundles: registry.counts(),
             gpsd: gps.connection,
-            pulseAudio: self.capabilities.audioService.connection,
+            pulseAudio: capabilities.audioService.connection,
             lastFix: gps.lastFix,
             lastFixAgeSeconds: gps.lastFixReceived.map { (now - $0).seconds },
             clients: clientCount.load(ordering: .relaxed),
@@ -72,8 +80,7 @@ final class DaemonContext: Sendable {
             sandbox: apps.sandboxSummary,
             conditions: conditions.status,
             resources: resources,
-            desktop: desktop.status(mediaPlayers: self.capabilities.players.count),
-            capabilities: capabilities
+            desktop: desktop.status(mediaPlayers: capabilities.players.count)
         )
     }
 }

@@ -1,5 +1,5 @@
-/// One capability's part of `bgctl status`: what it holds now, in a line for a person
-/// (``summary``) and counted for scripts (``counts``).
+/// One capability's row in `CAPABILITIES` (`bgctl status`): what it holds now, in a line for a
+/// person (``summary``) and counted for scripts (``counts``).
 public struct CapabilityStatus: Sendable, Hashable, Codable {
     /// The capability: `location`, `audio`, `scheduling`, `transfers`, `resources`,
     /// `notifications`, `sharing`.
@@ -18,5 +18,16 @@ public struct CapabilityStatus: Sendable, Hashable, Codable {
         self.summary = summary
         self.counts = counts
         self.nextWake = nextWake
+    }
+}
+
+/// `CAPABILITIES` reply: every capability the daemon runs, in the order it runs them.
+public struct CapabilityStatusList: Sendable, Hashable, Codable {
+    /// One row per capability.
+    public var capabilities: [CapabilityStatus]
+
+    /// Creates a list.
+    public init(capabilities: [CapabilityStatus]) {
+        self.capabilities = capabilities
     }
 }

@@ -40,6 +40,7 @@ extension ClientMessage {
         case unlock
         case quit(AppReference)
         case ps
+        case capabilities
         case checkIn(CheckIn)
         case memoryPressure(MemoryPressure)
         case beginTask(BeginTask)
@@ -140,6 +141,7 @@ extension ClientMessage.Body {
         case .unlock: .apps(.unlock)
         case .quit(let app): .apps(.quit(app))
         case .ps: .apps(.ps)
+        case .capabilities: .apps(.capabilities)
         case .checkIn(let checkIn): .apps(.checkIn(checkIn))
         case .memoryPressure(let pressure): .apps(.memoryPressure(pressure))
         case .beginTask(let task): .apps(.beginTask(task))

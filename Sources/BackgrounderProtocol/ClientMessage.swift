@@ -26,6 +26,8 @@ public struct ClientMessage: Sendable, Hashable {
         case quit(AppReference)
         /// Lists apps and their states.
         case ps
+        /// Asks each capability what it holds now (protocol 1.10).
+        case capabilities
         /// An app the daemon launched introduces itself.
         case checkIn(CheckIn)
         /// An app begins a finite-length background task.
@@ -191,6 +193,7 @@ extension ClientMessage: Codable {
         MessageClass("UNLOCK", Body.unlock),
         MessageClass("QUIT", Body.quit),
         MessageClass("PS", Body.ps),
+        MessageClass("CAPABILITIES", Body.capabilities),
         MessageClass("CHECKIN", Body.checkIn),
         MessageClass("BEGIN_TASK", Body.beginTask),
         MessageClass("END_TASK", Body.endTask),

@@ -10,6 +10,7 @@ extension DaemonMessage: Codable {
         MessageClass("ERROR", Body.error),
         MessageClass("OK", Body.done),
         MessageClass("APPS", Body.apps),
+        MessageClass("CAPABILITIES", Body.capabilities),
         MessageClass("CHECKIN", Body.checkedIn),
         MessageClass("TASK", Body.task),
         MessageClass("LIFECYCLE", Body.lifecycle),

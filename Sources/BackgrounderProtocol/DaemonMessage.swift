@@ -20,6 +20,8 @@ public struct DaemonMessage: Sendable, Hashable {
         case done(Done)
         /// `APPS`: every app and its state.
         case apps(AppList)
+        /// `CAPABILITIES`: what each capability holds now.
+        case capabilities(CapabilityStatusList)
         /// `CHECKIN`: the reply to an app's check-in.
         case checkedIn(CheckInReply)
         /// `TASK`: the reply to `BEGIN_TASK`.

@@ -42,8 +42,6 @@ public struct DaemonStatus: Sendable, Hashable, Codable {
     public var resources: String?
     /// The session and system buses and what the daemon found on them.
     public var desktop: DesktopStatus?
-    /// What each capability holds now, in the order the daemon runs them.
-    public var capabilities: [CapabilityStatus]?
 
     /// Creates a status.
     public init(
@@ -65,10 +63,8 @@ public struct DaemonStatus: Sendable, Hashable, Codable {
         sandbox: String? = nil,
         conditions: ConditionsStatus? = nil,
         resources: String? = nil,
-        desktop: DesktopStatus? = nil,
-        capabilities: [CapabilityStatus]? = nil
+        desktop: DesktopStatus? = nil
     ) {
-        self.capabilities = capabilities
         self.desktop = desktop
         self.resources = resources
         self.conditions = conditions

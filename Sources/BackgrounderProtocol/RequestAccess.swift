@@ -20,7 +20,8 @@ extension ClientMessage.Body {
         case .hello:
             .anyone
         // What a person does with the device, and what only a person may see or decide.
-        case .status, .bundles, .reload, .open, .home, .lock, .unlock, .quit, .ps, .wake, .memoryPressure,
+        case .status, .bundles, .reload, .open, .home, .lock, .unlock, .quit, .ps, .capabilities, .wake,
+            .memoryPressure,
             .authorize, .permissions, .remoteCommand, .audio, .push, .tasks, .simulateTask, .expireTask, .transfers,
             .dataDirectory, .notifications, .activateNotification, .importFiles, .adoptBundle, .share, .unshare,
             .shares, .simulateLocation, .followNotifications, .prompts, .answer:

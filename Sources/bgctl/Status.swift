@@ -1,4 +1,5 @@
 import ArgumentParser
+import BackgrounderCore
 import BackgrounderProtocol
 import Foundation
 
@@ -24,8 +25,20 @@ struct Status: ParsableCommand {
         guard case .status(let status) = try options.request(.status) else {
             throw Failure.unexpectedReply
         }
+        // Asked apart, of the app core: `STATUS` answers even while the core is hung.
+        let capabilities = Result { () throws -> [CapabilityStatus] in
+            guard case .capabilities(let list) = try options.request(.capabilities) else {
+                throw Failure.unexpectedReply
+            }
+            return list.capabilities
+        }
         if options.json {
-            try options.printJSON("status", status)
+            var encoded = try JSONValueEncoder().encode(status)
+            if case .object(var fields) = encoded, case .success(let rows) = capabilities {
+                fields["capabilities"] = try JSONValueEncoder().encode(rows)
+                encoded = .object(fields)
+            }
+            try options.printJSON("status", encoded)
             return
         }
         var gps = "\(status.gpsd.state.rawValue)  \(status.gpsd.server)"
@@ -69,12 +82,17 @@ struct Status: ParsableCommand {
                 ] + desktopRows(status.desktop))
         )
         print("\ncapabilities")
-        print(table(capabilityRows(status.capabilities)))
+        print(table(capabilityRows(capabilities)))
     }
 
-    /// A row per capability: what it holds now, and how far away its next wake is.
-    private func capabilityRows(_ capabilities: [CapabilityStatus]?) -> [[String]] {
-        guard let capabilities else { return [["-", "the app core did not answer within 2 s"]] }
+    /// A row per capability: what it holds now, and how far away its next wake is; or why
+    /// there are none (a hung core, a daemon older than protocol 1.10).
+    private func capabilityRows(_ answer: Result<[CapabilityStatus], any Error>) -> [[String]] {
+        let capabilities: [CapabilityStatus]
+        switch answer {
+        case .success(let rows): capabilities = rows
+        case .failure(let error): return [["-", (error as? Failure)?.message ?? "\(error)"]]
+        }
         let now = Date().timeIntervalSince1970
         return capabilities.map { capability in
             var line = capability.summary

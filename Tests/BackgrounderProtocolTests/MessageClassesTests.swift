@@ -34,6 +34,7 @@ struct MessageClassesTests {
         #"{"class":"UNLOCK"}"#,
         #"{"class":"QUIT","bundle":"org.example.a"}"#,
         #"{"class":"PS"}"#,
+        #"{"class":"CAPABILITIES"}"#,
         #"{"class":"CHECKIN","bundle":"org.example.a"}"#,
         #"{"class":"BEGIN_TASK","name":"upload"}"#,
         #"{"class":"END_TASK","task":3}"#,
@@ -116,6 +117,7 @@ struct MessageClassesTests {
         #"{"class":"ERROR","id":5,"code":"unknownClass","message":"unknown class 'FOO'"}"#,
         #"{"class":"OK","detail":"opened","state":"active"}"#,
         #"{"class":"OK","detail":"sent nextTrack; it answered noSuchContent","handlerStatus":"noSuchContent"}"#,
+        #"{"class":"CAPABILITIES","capabilities":[{"name":"transfers","summary":"1 running, 0 waiting, 0 finished and not yet heard by their app","counts":{"running":1,"waiting":0,"finished":0},"nextWake":1800000030}]}"#,
         #"{"class":"APPS","apps":[{"id":"org.example.a","name":"A","pid":12,"state":"background","#
             + #""modes":["audio"],"assertions":["audio"],"cpuSeconds":0.25,"forceQuit":false}]}"#,
         #"{"class":"CHECKIN","launchReason":"user","state":"active"}"#,

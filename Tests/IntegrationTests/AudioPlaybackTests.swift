@@ -43,7 +43,11 @@ extension RealTimeSuites {
                 #expect(app.state == .background)
                 #expect(app.assertions.contains("audio"))
                 // bgctl status counts the stream playing, from the engine.
-                let audio = try fixture.daemon.status().capabilities?.first { $0.name == "audio" }
+                guard case .capabilities(let list) = try fixture.request(.capabilities) else {
+                    Issue.record("no CAPABILITIES")
+                    return
+                }
+                let audio = list.capabilities.first { $0.name == "audio" }
                 #expect(audio?.counts["playing"] == 1, "\(String(describing: audio))")
                 // The signal ends; the player drains, pauses, loses the assertion and is suspended.
                 // A generous deadline: on a loaded machine the drain and the grace period come late.

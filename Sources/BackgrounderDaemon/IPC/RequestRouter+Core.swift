@@ -20,6 +20,9 @@ extension RequestRouter {
         case .unlock: return later { .done(try await apps.unlock()) }
         case .quit(let app): return later { .done(try await apps.quit(app.bundle)) }
         case .ps: return later { .apps(await apps.list()) }
+        case .capabilities:
+            let context = self.context
+            return later { .capabilities(try await context.capabilities()) }
         case .checkIn(let checkIn):
             guard case .app(let launch) = principal, checkIn.bundle == launch.bundle else {
                 let error = ProtocolError(

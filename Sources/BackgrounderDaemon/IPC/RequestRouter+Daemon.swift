@@ -20,7 +20,7 @@ extension RequestRouter {
             }
             return .now(DaemonMessage(id: id, .hello(principal.helloReply)))
         case .status:
-            return .later { DaemonMessage(id: id, .status(await context.status())) }
+            return .now(DaemonMessage(id: id, .status(context.status())))
         case .bundles:
             return .now(DaemonMessage(id: id, .bundles(context.registry.list())))
         case .dataDirectory(let app):
