@@ -77,8 +77,8 @@ package protocol AppCapability: AnyObject, Sendable {
     /// so a capability reads its own state once per listing).
     func describe(_ list: inout [AppInfo], in apps: any AppCore)
 
-    /// How it describes itself in `bgctl status`: its name, what it holds now, and when it
-    /// next wakes the daemon by itself. Every capability says it (no default).
+    /// How it describes itself in `bgctl status`: its name and what it holds now (the core
+    /// adds its next wake, from the deadline it set). Every capability says it (no default).
     func status(in apps: any AppCore) -> CapabilityStatus
 }
 

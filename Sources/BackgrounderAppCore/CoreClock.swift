@@ -1,3 +1,4 @@
+import BackgrounderCore
 package import Foundation
 
 /// The app core's one clock. Every deadline (an app's background time, a capability's next
@@ -18,6 +19,12 @@ extension CoreClock {
     /// a deadline already set; the capability sets it again when the clock change reaches it.
     package func instant(of date: Date) -> Duration {
         now + .milliseconds(Int64((date.timeIntervalSince(wallClock) * 1000).rounded(.up)))
+    }
+
+    /// The wall-clock date at which core time reaches `instant`, as the wall clock reads now:
+    /// the way back, for what a person reads (`bgctl status`'s next wakes).
+    package func date(of instant: Duration) -> Date {
+        wallClock.addingTimeInterval((instant - now).seconds)
     }
 }
 

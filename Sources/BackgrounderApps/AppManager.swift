@@ -199,9 +199,16 @@ package final class AppManager {
         for capability in capabilities { capability.describe(&list, in: self) }
     }
 
-    /// What every capability says of itself in `bgctl status`, in the order they run.
+    /// What every capability says of itself in `bgctl status`, in the order they run, with
+    /// its next wake: the deadline it holds on the core's one timer, as a wall-clock date.
     package func capabilityStatus() -> [CapabilityStatus] {
-        capabilities.map { $0.status(in: self) }
+        capabilities.map { capability in
+            var status = capability.status(in: self)
+            status.nextWake = deadlines.deadline(of: .capability(ObjectIdentifier(capability))).map {
+                clock.date(of: $0).timeIntervalSince1970
+            }
+            return status
+        }
     }
 
     // MARK: Changing an app's life

@@ -51,7 +51,7 @@ final class DaemonContext: Sendable {
 
     /// `CAPABILITIES`: what each capability says of itself on the app core, or `unavailable`
     /// when the core does not answer within 2 s.
-    func capabilities() async throws(ProtocolError) -> CapabilityStatusList {
+    func capabilityRows() async throws(ProtocolError) -> CapabilityStatusList {
         guard let rows = await capabilityStatus.answer(within: .seconds(2)) else {
             throw ProtocolError(.unavailable, "the app core did not answer within 2 s")
         }

@@ -8,8 +8,8 @@ public struct CapabilityStatus: Sendable, Hashable, Codable {
     public var summary: String
     /// The same, counted (`regions`, `streams`, `running`), for scripts.
     public var counts: [String: Int]
-    /// When it next wakes the daemon by itself, in seconds since 1970; `nil` when it waits
-    /// only for events.
+    /// When it next wakes the daemon by itself (its deadline on the core's one timer), in
+    /// seconds since 1970; `nil` when it waits only for events.
     public var nextWake: Double?
 
     /// Creates a capability's status.

@@ -34,8 +34,12 @@ struct Status: ParsableCommand {
         }
         if options.json {
             var encoded = try JSONValueEncoder().encode(status)
-            if case .object(var fields) = encoded, case .success(let rows) = capabilities {
-                fields["capabilities"] = try JSONValueEncoder().encode(rows)
+            if case .object(var fields) = encoded {
+                // `null` when the core did not answer: every documented key is present.
+                switch capabilities {
+                case .success(let rows): fields["capabilities"] = try JSONValueEncoder().encode(rows)
+                case .failure: fields["capabilities"] = .null
+                }
                 encoded = .object(fields)
             }
             try options.printJSON("status", encoded)

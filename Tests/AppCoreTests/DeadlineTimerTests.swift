@@ -128,11 +128,14 @@ struct DeadlineTimerTests {
         #expect(fired.withLock { $0 }.isEmpty)
     }
 
-    @Test("a wall-clock date becomes core time in one place, as the wall clock reads now")
+    @Test("a wall-clock date becomes core time in one place, as the wall clock reads now, and back")
     func wallClockDates() {
         clock.advance(to: .seconds(100))
         let inOneMinute = clock.wallClock.addingTimeInterval(60)
         #expect(clock.instant(of: inOneMinute) == .seconds(160))
         #expect(clock.instant(of: clock.wallClock.addingTimeInterval(-30)) == .seconds(70))
+        // And back, for what a person reads.
+        #expect(clock.date(of: .seconds(160)) == inOneMinute)
+        #expect(clock.date(of: clock.instant(of: inOneMinute)) == inOneMinute)
     }
 }

@@ -293,14 +293,22 @@ final class AudioCapabilityTests {
 }
 
 extension AudioCapabilityTests {
-    @Test("bgctl status counts the audio sessions the apps set, and no stream before one is opened")
+    @Test(
+        "bgctl status counts the active audio sessions, not the ones set inactive, and no stream before one is opened")
     func status() throws {
-        #expect(audio.status(in: core).counts["sessions"] == 0)
+        #expect(audio.status(in: core).counts["activeSessions"] == 0)
         _ = try session(Self.player, .playback)
         _ = try session(Self.podcasts, .playback)
+        _ = try session(Self.podcasts, .playback, active: false)
         let status = audio.status(in: core)
         #expect(status.name == "audio")
-        #expect(status.counts == ["streams": 0, "playing": 0, "recording": 0, "corked": 0, "sessions": 2])
-        #expect(status.summary == "0 stream(s) of 0 app(s): 0 playing, 0 recording, 0 corked; 2 audio session(s)")
+        #expect(
+            status.counts == [
+                "streams": 0, "playing": 0, "recording": 0, "paused": 0, "corkedOrWaiting": 0, "activeSessions": 1,
+            ])
+        #expect(
+            status.summary
+                == "0 stream(s) of 0 app(s): 0 playing, 0 recording, 0 paused, 0 corked or waiting; 1 active audio session(s)"
+        )
     }
 }

@@ -77,7 +77,7 @@ struct WatchdogTests {
         async let first = probe.answer(within: .seconds(60))
         async let second = probe.answer(within: .seconds(60))
         // Both wait for the one question; then the core answers.
-        while probe.waitingChecks < 2 { await Task.yield() }
+        #expect(await waitUntil { probe.waitingChecks == 2 }, "\(probe.waitingChecks) checks waiting")
         release.yield()
         release.finish()
         let answers = await [first, second]

@@ -162,6 +162,5 @@ extension LocationCapabilityTests {
         #expect(status.counts == ["standard": 0, "significantChange": 1, "regions": 2])
         #expect(status.summary.contains("2 region(s) monitored for 1 app(s)"), "\(status.summary)")
         #expect(status.summary.hasSuffix("no fixes (not connected yet)"), "\(status.summary)")
-        #expect(status.nextWake == nil)
     }
 }

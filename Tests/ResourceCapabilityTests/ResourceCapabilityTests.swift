@@ -139,12 +139,17 @@ final class ResourceCapabilityTests {
 }
 
 extension ResourceCapabilityTests {
-    @Test("bgctl status says which controllers apps get and the bounds on each app")
+    @Test("bgctl status says which controllers apps get, and only the cgroup bounds those controllers enforce")
     func status() {
         let status = resources(["cpu", "memory"]).status(in: core)
         #expect(status.name == "resources")
-        #expect(status.counts == ["controllers": 2, "memoryLimit": 256 << 20])
+        #expect(status.counts == ["controllers": 2, "cgroupLimits": 1])
         #expect(
-            status.summary == "embedded; oom_score_adj by state; each app at most 256 MiB of memory and 64 processes")
+            status.summary
+                == "embedded; oom_score_adj by state; each process at most 256 MiB of data; each app's cgroup: memory.max 268435456"
+        )
+        let bare = resources([]).status(in: core)
+        #expect(bare.counts == ["controllers": 0, "cgroupLimits": 0])
+        #expect(bare.summary.hasSuffix("each process at most 256 MiB of data; no cgroup limits"), "\(bare.summary)")
     }
 }

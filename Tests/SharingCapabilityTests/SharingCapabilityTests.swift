@@ -78,11 +78,16 @@ final class SharingCapabilityTests {
 }
 
 extension SharingCapabilityTests {
-    @Test("bgctl status counts the files shared and the music library's grants")
+    @Test("bgctl status counts the files a person shared by name, and the music library's grants apart")
     func status() throws {
         #expect(sharing.status(in: core).counts == ["sharedFiles": 0, "libraryGrants": 0])
         try decide(.granted)
         _ = try sharing.requestLibraryAuthorization(Self.player, in: core)
+        #expect(sharing.status(in: core).counts == ["sharedFiles": 0, "libraryGrants": 1])
+
+        let podcasts = directory.appending("Podcasts")
+        try FileManager.default.createDirectory(atPath: podcasts, withIntermediateDirectories: false)
+        _ = try sharing.share([try SharedFileGrant.opening(podcasts, appDirectories: [])], with: Self.player, in: core)
         let status = sharing.status(in: core)
         #expect(status.name == "sharing")
         #expect(status.counts == ["sharedFiles": 1, "libraryGrants": 1])

@@ -22,7 +22,7 @@ extension RequestRouter {
         case .ps: return later { .apps(await apps.list()) }
         case .capabilities:
             let context = self.context
-            return later { .capabilities(try await context.capabilities()) }
+            return later { .capabilities(try await context.capabilityRows()) }
         case .checkIn(let checkIn):
             guard case .app(let launch) = principal, checkIn.bundle == launch.bundle else {
                 let error = ProtocolError(

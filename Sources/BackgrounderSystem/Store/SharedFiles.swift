@@ -24,11 +24,12 @@ package final class SharedFiles: Sendable {
         self.appDirectories = appDirectories
     }
 
-    /// How many grants there are, and to how many apps.
+    /// How many files and folders people shared by name, and with how many apps (the music
+    /// library's grants are counted apart, as its authorization).
     package var counts: (grants: Int, apps: Int) {
         table.withLock { table in
-            let apps = table.values.filter { !$0.isEmpty }
-            return (apps.reduce(0) { $0 + $1.count }, apps.count)
+            let named = table.values.map { $0.filter { !$0.library } }.filter { !$0.isEmpty }
+            return (named.reduce(0) { $0 + $1.count }, named.count)
         }
     }
 

@@ -36,7 +36,7 @@ package final class NotificationCapability: AppCapability {
     /// ``AppLimits/maximumPendingRemoteCommands`` per app.
     package var responses: [BundleID: [NotificationResponse]] = [:]
     /// The next fire set on the core's timer.
-    package private(set) var timerDue: Date?
+    private var timerDue: Date?
 
     /// Loads grants and notifications stored by an earlier run.
     package nonisolated init(

@@ -2,8 +2,7 @@ package import BackgrounderAppCore
 import BackgrounderCore
 package import BackgrounderProtocol
 
-/// `bgctl status`: the tasks asked for, the windows open now, and the next wake (bgctl says
-/// how far away it is).
+/// `bgctl status`: the tasks asked for and the windows open now (the core adds the next wake).
 extension SchedulingCapability {
     package func status(in apps: any AppCore) -> CapabilityStatus {
         let tasks = requests.values.flatMap(\.values)
@@ -18,7 +17,6 @@ extension SchedulingCapability {
             counts: [
                 "appRefresh": refresh, "processing": processing, "openWindows": open,
                 "pushEndpoints": pushEndpoints.count,
-            ],
-            nextWake: timerDue?.timeIntervalSince1970)
+            ])
     }
 }

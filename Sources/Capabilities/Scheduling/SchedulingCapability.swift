@@ -55,7 +55,7 @@ package final class SchedulingCapability: AppCapability {
     /// on too) and idleness are the core's.
     package var network = true
     /// The wake set on the core's timer.
-    package private(set) var timerDue: Date?
+    private var timerDue: Date?
     /// Wake-ups the timer made, for `bgctl status` and the benchmark.
     package private(set) var wakeUps = 0
 

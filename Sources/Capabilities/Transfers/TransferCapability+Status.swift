@@ -12,7 +12,6 @@ extension TransferCapability {
         return CapabilityStatus(
             name: "transfers",
             summary: "\(running) running, \(waiting) waiting, \(finished) finished and not yet heard by their app",
-            counts: ["running": running, "waiting": waiting, "finished": finished],
-            nextWake: timerDue?.timeIntervalSince1970)
+            counts: ["running": running, "waiting": waiting, "finished": finished])
     }
 }

@@ -52,7 +52,7 @@ package final class TransferCapability: AppCapability {
     /// Set while the daemon stops: attempts cut short stay waiting, to resume next run.
     package var stopping = false
     /// The next check set on the core's timer.
-    package private(set) var timerDue: Date?
+    private var timerDue: Date?
 
     /// An app's session.
     package struct SessionKey: Hashable {
