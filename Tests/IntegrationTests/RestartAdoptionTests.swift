@@ -239,6 +239,12 @@ struct RestartAdoptionTests {
             return
         }
         #expect(ps.code == .notPermitted)
+        // Nor what the capabilities hold (how many apps follow the location, play, share).
+        guard case .error(let capabilities) = try intruder.request(.capabilities).body else {
+            Issue.record("the capabilities' rows were served on the app socket")
+            return
+        }
+        #expect(capabilities.code == .notPermitted)
         // The app's own connection is untouched: it still hears the daemon.
         let before = scene.appLog(scene.front, of: daemon).components(separatedBy: "didEnterBackground").count
         _ = try Self.request(.home, of: daemon)
