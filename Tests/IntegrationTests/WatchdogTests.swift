@@ -37,6 +37,21 @@ struct WatchdogTests {
     static let pushed = "org.backgrounder.tests.pushed"
     static let policy = "org.example.hanging"
 
+    /// A probe whose core counts the questions it is asked and answers `answer` only once
+    /// the test yields to `release`.
+    fileprivate static func gatedProbe(answering answer: String)
+        -> (probe: LivenessProbe<String>, asked: QuestionCount, release: AsyncStream<Void>.Continuation)
+    {
+        let asked = QuestionCount()
+        let (gate, release) = AsyncStream.makeStream(of: Void.self)
+        let probe = LivenessProbe<String> {
+            asked.value.add(1, ordering: .relaxed)
+            for await _ in gate { break }
+            return answer
+        }
+        return (probe, asked, release)
+    }
+
     @Test("the probe returns the core's answer as soon as it comes")
     func answered() async {
         let probe = LivenessProbe { "3 apps running" }
@@ -46,13 +61,7 @@ struct WatchdogTests {
     @Test(
         "a core that does not answer: each check returns nil, the question is asked once, and its late answer ends it")
     func hungCore() async {
-        let asked = QuestionCount()
-        let (gate, release) = AsyncStream.makeStream(of: Void.self)
-        let probe = LivenessProbe<String> {
-            asked.value.add(1, ordering: .relaxed)
-            for await _ in gate { break }
-            return "recovered"
-        }
+        let (probe, asked, release) = Self.gatedProbe(answering: "recovered")
         for _ in 0..<3 {
             #expect(await probe.answer(within: .milliseconds(20)) == nil)
         }
@@ -67,13 +76,7 @@ struct WatchdogTests {
 
     @Test("checks waiting at once (two bgctl status) share one question, and each gets its answer")
     func concurrentChecks() async {
-        let asked = QuestionCount()
-        let (gate, release) = AsyncStream.makeStream(of: Void.self)
-        let probe = LivenessProbe<String> {
-            asked.value.add(1, ordering: .relaxed)
-            for await _ in gate { break }
-            return "2 apps running"
-        }
+        let (probe, asked, release) = Self.gatedProbe(answering: "2 apps running")
         async let first = probe.answer(within: .seconds(60))
         async let second = probe.answer(within: .seconds(60))
         // Both wait for the one question; then the core answers.
