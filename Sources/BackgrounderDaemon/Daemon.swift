@@ -100,7 +100,7 @@ public struct Daemon: Sendable {
     ) throws -> (services: [any Service], notifier: SystemdNotifier) {
         let location = try LocationService(
             address: configuration.gpsdAddress, capability: capabilities.location, apps: apps, logger: logger)
-        let conditions = ConditionMonitor(
+        let conditions = try ConditionMonitor(
             powerSupplyDirectory: configuration.powerSupplyDirectory, interval: configuration.conditionsInterval,
             logger: logger
         ) { power, network in

@@ -138,7 +138,9 @@ struct Backgrounderd: AsyncParsableCommand {
 
     @Option(
         name: .customLong("conditions-interval"), parsing: .unconditional,
-        help: ArgumentHelp("Seconds between two readings of external power and network.", valueName: "SECONDS"))
+        help: ArgumentHelp(
+            "Seconds between two readings of external power and network, only where the kernel's notices of a change (rtnetlink, uevents) are unavailable.",
+            valueName: "SECONDS"))
     var conditionsInterval: Double = 5
 
     @Option(

@@ -110,7 +110,7 @@ struct MessageClassesTests {
             + #""pulseAudio":{"server":"default","state":"disconnected","detail":"refused"},"clients":3,"#
             + #""lastFix":\#(location),"storage":{"state":"ok","unstoredEvents":0},"#
             + #""conditions":{"externalPower":false,"powerSource":"AC (Mains) offline","network":true,"#
-            + #""networkSource":"default route on eth0 (IPv4)","intervalSeconds":5}}"#,
+            + #""networkSource":"default route on eth0 (IPv4)","events":"rtnetlink","eventsUnavailable":["power-supply uevents: socket: Operation not permitted"],"intervalSeconds":5}}"#,
         #"{"class":"BUNDLES","bundles":[{"path":"/b/A.bundle","status":"refused","modes":[],"key":"CFBundleName","#
             + #""reason":"missing","warnings":[]}]}"#,
         #"{"class":"RELOAD","loaded":1,"refused":0,"added":["org.example.a"],"removed":[]}"#,

@@ -208,17 +208,18 @@ struct ConditionReaderTests {
 
     // MARK: The monitor
 
-    @Test("the monitor reports once at start and once per change, not at every reading")
+    @Test("the monitor reports once at start and once per change, woken by inotify on the tree (no interval)")
     func monitorReportsChanges() async throws {
         let tree = try SysfsTree()
         defer { tree.remove() }
         try tree.supply("AC", type: "Mains", online: false)
         try tree.supply("BAT0", type: "Battery", status: "Discharging")
         let calls = Locked<[[Bool]]>([])
-        let monitor = ConditionMonitor(
+        // An hour: only an event can bring the changes below in time.
+        let monitor = try ConditionMonitor(
             power: PowerSupplyReader(directory: tree.path("")),
             network: NetworkReader(procNet: tree.path("proc"), classNet: tree.path("net")),
-            interval: .milliseconds(20), logger: Logger(label: "test")
+            interval: .seconds(3600), logger: Logger(label: "test")
         ) { power, network in calls.withLock { $0.append([power, network]) } }
         let running = Task { try await monitor.run() }
         defer { running.cancel() }
@@ -226,11 +227,49 @@ struct ConditionReaderTests {
         #expect(await waitUntil(timeout: .seconds(90)) { calls.withLock { $0.count } == 1 })
         #expect(monitor.status?.externalPower == false)
         #expect(monitor.status?.network == true)
+        #expect(monitor.status?.events == "rtnetlink, inotify on the power-supply tree")
+        #expect(monitor.status?.eventsUnavailable == nil)
         try tree.write("AC/online", "1")
         #expect(await waitUntil(timeout: .seconds(90)) { calls.withLock { $0.count } == 2 })
         #expect(monitor.status?.powerSource == "AC (Mains) online")
         try tree.write("AC/online", "0")
         #expect(await waitUntil(timeout: .seconds(90)) { calls.withLock { $0.count } == 3 })
         #expect(calls.withLock { $0 } == [[false, true], [true, true], [false, true]])
+    }
+
+    // MARK: Events
+
+    @Test("a uevent counts for power only when its subsystem is power_supply")
+    func powerSupplyUevents() {
+        func message(_ fields: [String]) -> ArraySlice<UInt8> {
+            ArraySlice(fields.flatMap { Array($0.utf8) + [0] })
+        }
+        #expect(
+            ConditionEvents.isPowerSupplyUevent(
+                message([
+                    "change@/devices/LNXSYSTM:00/ACPI0003:00/power_supply/AC", "ACTION=change",
+                    "SUBSYSTEM=power_supply", "POWER_SUPPLY_ONLINE=1",
+                ])))
+        #expect(
+            !ConditionEvents.isPowerSupplyUevent(
+                message(["change@/devices/virtual/mem/null", "ACTION=change", "SUBSYSTEM=mem"])))
+        // A value that merely contains the text is not the field.
+        #expect(!ConditionEvents.isPowerSupplyUevent(message(["add@/x", "DEVNAME=SUBSYSTEM=power_supply"])))
+        #expect(!ConditionEvents.isPowerSupplyUevent(message([])))
+    }
+
+    @Test(
+        "the kernel's uevents reach the power source: a synthetic one for another subsystem wakes it and is not taken for power",
+        .enabled(if: getuid() == 0, "writing a device's uevent file needs root (CI runs as root)"))
+    func kernelUeventsArrive() throws {
+        let events = ConditionEvents(powerSupplyDirectory: "/sys/class/power_supply")
+        #expect(events.summary == "rtnetlink, power-supply uevents", "\(events.unavailable)")
+        try "change".write(toFile: "/sys/class/mem/null/uevent", atomically: false, encoding: .utf8)
+        // Readable now or soon: the kernel queues the message before the write returns.
+        var ready = events.descriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        #expect(poll(&ready, nfds_t(ready.count), 10_000) > 0)
+        let uevents = try #require(ready.last)
+        #expect(uevents.revents != 0)
+        #expect(!events.drain(uevents.fd))
     }
 }

@@ -4,7 +4,8 @@ import Foundation
 import Testing
 
 /// The daemon follows real device conditions: a power-supply tree that flips, and a network
-/// namespace that gains and loses its default route; `STATUS` and `bgctl status` follow.
+/// namespace that gains and loses its default route; `STATUS` and `bgctl status` follow. It
+/// hears of each change as an event (inotify, rtnetlink), not by reading on an interval.
 @Suite("Device conditions", .timeLimit(.minutes(5)), .tearsDown)
 struct DeviceConditionsTests {
     /// `bgctl status` (text, or JSON) against a daemon.
@@ -37,13 +38,15 @@ struct DeviceConditionsTests {
         try tree.supply("BAT0", type: "Battery", status: "Discharging")
         let fixture = try await DaemonFixture(
             prefix: "cond-power",
-            extraArguments: ["--power-supply-dir", tree.path(""), "--conditions-interval", "0.2"])
+            extraArguments: ["--power-supply-dir", tree.path("")])
         atTeardown { await fixture.tearDown() }
         let daemon = fixture.daemon
 
         let battery = await conditions(of: daemon) { !$0.externalPower }
         #expect(battery?.powerSource == "AC (Mains) offline, BAT0 (Battery) Discharging")
-        #expect(battery?.intervalSeconds == 0.2)
+        // Followed by events alone: the default 5 s interval is not in use.
+        #expect(battery?.events == "rtnetlink, inotify on the power-supply tree")
+        #expect(battery?.eventsUnavailable == nil)
         let text = try await bgctlStatus(daemon, in: fixture.directory)
         #expect(text.contains("battery  (AC (Mains) offline, BAT0 (Battery) Discharging)"), "\(text)")
 
@@ -70,13 +73,15 @@ struct DeviceConditionsTests {
         atTeardown { directory.remove() }
         let daemon = try await DaemonProcess(
             directory: directory,
-            extraArguments: ["--conditions-interval", "0.2", "--power-supply-dir", directory.appending("no-power")],
+            extraArguments: ["--power-supply-dir", directory.appending("no-power")],
             launcher: namespace.launcher)
         atTeardown { await daemon.stop() }
 
         let offline = await conditions(of: daemon) { !$0.network }
         #expect(offline?.networkSource == "no default route")
         #expect(offline?.externalPower == true)
+        #expect(offline?.events?.hasPrefix("rtnetlink") == true)
+        #expect(offline?.eventsUnavailable == nil)
         let text = try await bgctlStatus(daemon, in: directory)
         #expect(text.contains("no  (no default route)"), "\(text)")
 

@@ -27,7 +27,7 @@ struct ProcessingConditionsTests {
             daemon = try await DaemonProcess(
                 directory: directory, bundleDirectories: [bundles],
                 extraArguments: [
-                    "--power-supply-dir", powerSupplies, "--conditions-interval", "0.2",
+                    "--power-supply-dir", powerSupplies,
                     // The device is idle as soon as the screen locks, and due work starts at
                     // once (the standard policy waits up to 5 minutes to coalesce wakes).
                     "--scheduling", "idleBeforeProcessing=0,coalescingTolerance=0", "--suspend-grace", "1",

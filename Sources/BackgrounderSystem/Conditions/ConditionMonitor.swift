@@ -3,15 +3,18 @@ package import BackgrounderProtocol
 package import Logging
 import ServiceLifecycle
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Follows external power and network and tells the scheduler when either changes (and
 /// once at start), so processing tasks wait for their conditions and are expired when one
 /// breaks.
 ///
-/// It polls, every `--conditions-interval` seconds (5 by default). Events would be quicker,
-/// but each source needs its own: rtnetlink for routes and links, a udev netlink socket for
-/// power supplies (sysfs `online` files do not support poll(2)). Two small file reads every
-/// few seconds cost nothing measurable, work the same in a container or network namespace
-/// without udev, and processing tasks run for minutes, so seconds of delay do not matter.
+/// It reads the kernel's files when the kernel says something changed (``ConditionEvents``:
+/// rtnetlink, power-supply uevents, or inotify on a test tree), on a thread that sleeps in
+/// poll(2) with no timeout otherwise, so a quiet machine costs no wakeup. Only when a source
+/// cannot be opened does it also read every `--conditions-interval` seconds, and says so.
 package final class ConditionMonitor: Service, Sendable {
     /// Both readings together.
     package struct Reading: Sendable, Hashable {
@@ -25,42 +28,49 @@ package final class ConditionMonitor: Service, Sendable {
     private let logger: Logger
     private let onChange: @Sendable (_ externalPower: Bool, _ network: Bool) async -> Void
     private let latest = Locked<Reading?>(nil)
+    /// How changes are followed, once the thread has opened its sources.
+    private let following = Locked<(events: String, unavailable: [String])?>(nil)
+    private let shutdown: WakeupPipe
 
     /// Creates a monitor.
     /// - Parameters:
     ///   - power: Where power is read.
     ///   - network: Where routes and interfaces are read.
-    ///   - interval: Time between readings.
+    ///   - interval: Time between readings when a source of events cannot be opened.
     ///   - logger: Where changes and unreadable files are logged (each file once).
     ///   - onChange: Called with both conditions at start and whenever either changes.
     package init(
         power: PowerSupplyReader, network: NetworkReader = NetworkReader(), interval: Duration, logger: Logger,
         onChange: @escaping @Sendable (_ externalPower: Bool, _ network: Bool) async -> Void
-    ) {
+    ) throws {
         self.power = power
         self.network = network
         self.interval = interval
         self.logger = logger
         self.onChange = onChange
+        shutdown = try WakeupPipe()
     }
 
     /// A monitor of the power supplies in `powerSupplyDirectory` (`--power-supply-directory`)
-    /// and the default route, read every `interval` (`--conditions-interval`).
+    /// and the default route, read when either changes (`interval`, `--conditions-interval`,
+    /// only without events).
     package convenience init(
         powerSupplyDirectory: String, interval: Duration, logger: Logger,
         onChange: @escaping @Sendable (_ externalPower: Bool, _ network: Bool) async -> Void
-    ) {
-        self.init(
+    ) throws {
+        try self.init(
             power: PowerSupplyReader(directory: powerSupplyDirectory),
             interval: interval, logger: logger, onChange: onChange)
     }
 
     /// The conditions as last read, for `bgctl status`; `nil` before the first reading.
     package var status: ConditionsStatus? {
-        guard let reading = latest.withLock({ $0 }) else { return nil }
+        guard let reading = latest.withLock({ $0 }), let following = following.withLock({ $0 }) else { return nil }
         return ConditionsStatus(
             externalPower: reading.power.externalPower, powerSource: reading.power.source,
             network: reading.network.network, networkSource: reading.network.source,
+            events: following.events.isEmpty ? nil : following.events,
+            eventsUnavailable: following.unavailable.isEmpty ? nil : following.unavailable,
             intervalSeconds: interval.seconds)
     }
 
@@ -70,10 +80,33 @@ package final class ConditionMonitor: Service, Sendable {
     }
 
     package func run() async throws {
-        await cancelWhenGracefulShutdown { [self] in
-            var logged: Set<String> = []
-            var previous: (power: Bool, network: Bool)?
-            while !Task.isCancelled {
+        let (changes, continuation) = AsyncStream.makeStream(of: (power: Bool, network: Bool).self)
+        await withDiscardingTaskGroup { group in
+            group.addTask { [self] in
+                for await change in changes { await onChange(change.power, change.network) }
+            }
+            await shutdown.runThreadUntilShutdown(named: "conditions") { [self] in
+                follow { continuation.yield($0) }
+            }
+            continuation.finish()
+        }
+    }
+
+    /// Runs on the monitor's thread until shutdown: reads, then waits for an event.
+    private func follow(_ report: (_ change: (power: Bool, network: Bool)) -> Void) {
+        let events = ConditionEvents(powerSupplyDirectory: power.directory)
+        let polled = !events.unavailable.isEmpty
+        if polled {
+            logger.warning(
+                "device conditions: \(events.unavailable.joined(separator: "; ")); reading them every \(interval) as well"
+            )
+        }
+        following.withLock { $0 = (events.summary, events.unavailable) }
+        var logged: Set<String> = []
+        var previous: (power: Bool, network: Bool)?
+        var changed = true
+        while true {
+            if changed {
                 let reading = read()
                 for problem in reading.power.problems + reading.network.problems where logged.insert(problem).inserted {
                     logger.warning("device conditions: \(problem)")
@@ -85,9 +118,18 @@ package final class ConditionMonitor: Service, Sendable {
                         "external power: \(now.power ? "yes" : "no") (\(reading.power.source)); network: \(now.network ? "yes" : "no") (\(reading.network.source))"
                     )
                     previous = now
-                    await onChange(now.power, now.network)
+                    report(now)
                 }
-                do { try await Task.sleep(for: interval) } catch { return }
+            }
+            var descriptors = [pollfd(fd: shutdown.readDescriptor, events: Int16(POLLIN), revents: 0)]
+            descriptors += events.descriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            let timeout = polled ? Int32(interval.wholeMicroseconds / 1000) : -1
+            let ready = retryingInterrupted { poll(&descriptors, nfds_t(descriptors.count), timeout) }
+            if descriptors[0].revents != 0 { return }
+            // A timeout (polling) reads; otherwise only a relevant event does.
+            changed = ready == 0
+            for entry in descriptors.dropFirst() where entry.revents != 0 {
+                changed = events.drain(entry.fd) || changed
             }
         }
     }
