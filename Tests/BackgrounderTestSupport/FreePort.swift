@@ -35,6 +35,32 @@ public enum LoopbackPort {
         }
     }
 
+    /// How many TCP connections process `pid` holds to `port` on loopback (any state but
+    /// listening), from its sockets in /proc/PID/fd and its network namespace's
+    /// /proc/PID/net/tcp and tcp6.
+    public static func connections(of pid: Int32, to port: UInt16) -> Int {
+        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
+        let inodes = Set(
+            descriptors.compactMap { name -> String? in
+                let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(name)")) ?? ""
+                guard target.hasPrefix("socket:[") else { return nil }
+                return String(target.dropFirst(8).dropLast())
+            })
+        let remote = String(format: ":%04X", port)
+        var count = 0
+        for table in ["tcp", "tcp6"] {
+            let text = (try? String(contentsOfFile: "/proc/\(pid)/net/\(table)", encoding: .utf8)) ?? ""
+            // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
+            for line in text.split(separator: "\n").dropFirst() {
+                let fields = line.split(separator: " ")
+                guard fields.count > 9, fields[2].hasSuffix(remote), fields[3] != "0A", inodes.contains(String(fields[9]))
+                else { continue }
+                count += 1
+            }
+        }
+        return count
+    }
+
     /// Whether something accepts TCP connections on the port.
     public static func isListening(_ port: UInt16) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)

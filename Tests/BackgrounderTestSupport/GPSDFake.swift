@@ -20,16 +20,20 @@ public final class GPSDFake: Sendable {
     ///   - singleShot: Replay once instead of looping.
     ///   - port: The port to listen on; a free one by default.
     ///   - directory: Where gpsfake's output log goes.
+    ///   - logClients: Run gpsd at debug level 2, which logs every client's commands
+    ///     (`<= client(0): ?WATCH={"enable":true,...}`) to ``output``.
     /// - Throws: ``HarnessError`` when gpsd does not start listening.
     public init(
         log: String,
         cycle: Double = 0.02,
         singleShot: Bool = false,
         port: UInt16? = nil,
-        directory: TemporaryDirectory
+        directory: TemporaryDirectory,
+        logClients: Bool = false
     ) async throws {
         self.port = try port ?? LoopbackPort.free()
         var arguments = ["-q", "-P", "\(self.port)", "-c", "\(cycle)"]
+        if logClients { arguments += ["-D", "2"] }
         if singleShot { arguments.append("-1") }
         arguments.append(log)
         process = try ChildProcess(

@@ -1,4 +1,5 @@
 import BackgrounderCore
+import BackgrounderProtocol
 import BackgrounderTestSupport
 import Foundation
 import Testing
@@ -72,14 +73,20 @@ struct GPSDHarnessTests {
         #expect(fixes.contains { $0.altitude != nil && $0.fixMode == .threeDimensional })
     }
 
-    @Test("the daemon follows gpsd, notices it die, and reconnects when it returns")
+    @Test("the daemon follows gpsd for an app, notices it die, and reconnects when it returns")
     func daemonReconnects() async throws {
         let directory = try TemporaryDirectory(prefix: "gpsr")
         atTeardown { directory.remove() }
         var gpsd = try await GPSDFake(log: Locations.gpsFixture("short-walk.nmea"), directory: directory)
         let port = gpsd.port
-        let daemon = try await DaemonProcess(directory: directory, gpsd: gpsd.address)
-        atTeardown { await daemon.stop() }
+        // gpsd is watched only while an app needs fixes: a tracker on standard updates.
+        let setup = try await RealTimeSuites.LocationTests.Setup(
+            "gpsr", gpsdPort: port, testApps: [("Tracker", "locate", ["location"])])
+        atTeardown { await setup.running.tearDown() }
+        let tracker = "org.backgrounder.tests.tracker"
+        try setup.authorize(tracker)
+        _ = try setup.running.request(.open(AppReference(bundle: BundleID(tracker))))
+        let daemon = setup.daemon
 
         #expect(try await waitUntil { try daemon.status().lastFix != nil }, "log: \(daemon.log)")
         #expect(try daemon.status().gpsd.state == .connected)

@@ -161,6 +161,8 @@ extension LocationCapabilityTests {
         #expect(status.name == "location")
         #expect(status.counts == ["standard": 0, "significantChange": 1, "regions": 2])
         #expect(status.summary.contains("2 region(s) monitored for 1 app(s)"), "\(status.summary)")
-        #expect(status.summary.hasSuffix("no fixes (not connected yet)"), "\(status.summary)")
+        #expect(status.summary.hasSuffix("receiver watched"), "\(status.summary)")
+        location.serviceChanged(available: false, detail: "gpsd refused", in: core)
+        #expect(location.status(in: core).summary.hasSuffix("no fixes (gpsd refused)"))
     }
 }

@@ -36,6 +36,12 @@ package final class WakeupPipe: Sendable {
         _ = write(writeDescriptor, &byte, 1)
     }
 
+    /// Empties the pipe, so it can be woken again: for a signal that is not shutdown.
+    package func drain() {
+        var bytes = [UInt8](repeating: 0, count: 64)
+        while read(readDescriptor, &bytes, bytes.count) > 0 {}
+    }
+
     /// Whether ``wake()`` has been called.
     package var isWoken: Bool {
         var descriptor = pollfd(fd: readDescriptor, events: Int16(POLLIN), revents: 0)

@@ -27,9 +27,11 @@ package struct LocationBook: Sendable {
     package var monitor = RegionMonitor()
     /// The last fix, for `requestState`.
     package var lastFix: Location?
-    /// Whether gpsd is connected, and why not.
-    package var available = false
-    package var unavailableDetail: String? = "not connected yet"
+    /// Whether gpsd is connected, and why not. Nothing is known to be wrong until a
+    /// connection fails: gpsd is watched only while an app needs fixes, and an app that
+    /// subscribes hears `didFail` only if the connection its subscription starts fails.
+    package var available = true
+    package var unavailableDetail: String?
 
     /// Loads grants, subscriptions and regions from the store; a region the monitor now
     /// refuses (a stricter release) is dropped with a message.

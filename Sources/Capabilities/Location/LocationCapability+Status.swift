@@ -12,7 +12,12 @@ extension LocationCapability {
         var summary =
             "\(standard) app(s) on standard updates, \(significant) on significant changes; "
             + "\(regions) region(s) monitored for \(book.monitor.ownerCount) app(s); "
-        summary += book.available ? "fixes coming in" : "no fixes (\(book.unavailableDetail ?? "unavailable"))"
+        let demand = ReceiverDemand(book)
+        if !demand.isNeeded {
+            summary += "receiver not watched (no app needs fixes)"
+        } else {
+            summary += book.available ? "receiver watched" : "no fixes (\(book.unavailableDetail ?? "unavailable"))"
+        }
         return CapabilityStatus(
             name: "location", summary: summary,
             counts: ["standard": standard, "significantChange": significant, "regions": regions])

@@ -15,7 +15,14 @@ package import Logging
 @AppCoreActor
 package final class LocationCapability: AppCapability {
     package let store: StateStore
-    package var book: LocationBook
+    /// Every change is looked at for a change in who needs the receiver (one pass over the
+    /// listeners): no place that adds or drops a subscription or region can forget to.
+    package var book: LocationBook {
+        didSet { publishDemand() }
+    }
+    /// Who watches gpsd as the demand says (the location service, attached when it starts).
+    private weak var receiver: (any LocationReceiver)?
+    private var publishedDemand: ReceiverDemand?
     /// Who hears that a location trigger's region was crossed (the notification capability,
     /// wired by the composition); `nil` in a daemon without notifications.
     package weak var notificationTriggers: (any NotificationRegionCrossing)?
@@ -27,6 +34,26 @@ package final class LocationCapability: AppCapability {
     }
 
     package var authorizationServices: [AuthorizationService] { [.location] }
+
+    // MARK: The receiver
+
+    /// Attaches what follows the demand for fixes, and tells it the demand now.
+    package func attach(_ receiver: any LocationReceiver) {
+        self.receiver = receiver
+        publishedDemand = nil
+        publishDemand()
+    }
+
+    /// Who needs fixes now.
+    package var demand: ReceiverDemand { ReceiverDemand(book) }
+
+    private func publishDemand() {
+        guard let receiver else { return }
+        let demand = ReceiverDemand(book)
+        guard demand != publishedDemand else { return }
+        publishedDemand = demand
+        receiver.demandChanged(demand)
+    }
 
     // MARK: The life cycle
 

@@ -9,7 +9,11 @@ import ServiceLifecycle
 /// Follows gpsd: reads TPV reports on a thread of its own, keeps the latest fix, hands each
 /// new fix to the apps (``AppManager/locationFix(_:)``), and reconnects with backoff whenever
 /// gpsd goes away, restarts (which gpxlogger does not) or stalls (``answerTimeout``).
-package final class LocationService: Service, Sendable {
+///
+/// It watches gpsd only while an app needs fixes (``ReceiverDemand``): with no subscription
+/// and no region, it holds no connection, so gpsd can power the receiver down, and its thread
+/// sleeps in poll(2) with no timeout until the demand changes.
+package final class LocationService: Service, LocationReceiver, Sendable {
     /// What the service knows right now.
     package struct Snapshot: Sendable {
         package var connection: ServiceConnection
@@ -22,6 +26,9 @@ package final class LocationService: Service, Sendable {
     private let logger: Logger
     private let state: Locked<Snapshot>
     private let wakeup: WakeupPipe
+    /// Woken when ``demandChanged(_:)`` changes whether fixes are needed; drained by the thread.
+    private let demandSignal: WakeupPipe
+    private let demand = Locked(ReceiverDemand?.none)
     private let apps: any AppCore
     private let capability: LocationCapability
     private let events: (stream: AsyncStream<Event>, continuation: AsyncStream<Event>.Continuation)
@@ -60,6 +67,7 @@ package final class LocationService: Service, Sendable {
         state = Locked(
             Snapshot(connection: ServiceConnection(server: address, state: .disconnected, detail: "not started")))
         wakeup = try WakeupPipe()
+        demandSignal = try WakeupPipe()
         self.apps = apps
         self.capability = capability
         // Fixes arrive about once a second; nothing is dropped if the apps' actor is busy.
@@ -70,6 +78,7 @@ package final class LocationService: Service, Sendable {
     package var snapshot: Snapshot { state.withLock { $0 } }
 
     package func run() async throws {
+        await capability.attach(self)
         await withDiscardingTaskGroup { group in
             group.addTask { [self] in
                 for await event in events.stream {
@@ -99,6 +108,57 @@ package final class LocationService: Service, Sendable {
 
     private var shouldStop: Bool { wakeup.isWoken }
 
+    package func demandChanged(_ demand: ReceiverDemand) {
+        let changed = self.demand.withLock { current in
+            defer { current = demand }
+            return current?.isNeeded != demand.isNeeded
+        }
+        if changed { demandSignal.wake() }
+    }
+
+    /// Who needs fixes, as last told; `nil` before the capability attached.
+    private var needed: ReceiverDemand? {
+        demand.withLock { $0.flatMap { $0.isNeeded ? $0 : nil } }
+    }
+
+    /// What ended a wait on the reader thread.
+    private enum Wake {
+        case shutdown
+        /// Whether fixes are needed changed (the signal is drained).
+        case demand
+        case readable
+        case timeout
+    }
+
+    /// Waits for gpsd's socket (when given), a change of demand, shutdown, or `timeout`.
+    private func wait(for descriptor: Int32?, timeout: Duration?) -> Wake {
+        var descriptors = [
+            pollfd(fd: wakeup.readDescriptor, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: demandSignal.readDescriptor, events: Int16(POLLIN), revents: 0),
+        ]
+        if let descriptor { descriptors.append(pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)) }
+        let milliseconds = timeout.map { Int32(clamping: $0.wholeMicroseconds / 1000) } ?? -1
+        let ready = retryingInterrupted { poll(&descriptors, nfds_t(descriptors.count), milliseconds) }
+        if descriptors[0].revents != 0 { return .shutdown }
+        if descriptors[1].revents != 0 {
+            demandSignal.drain()
+            return .demand
+        }
+        return ready > 0 ? .readable : .timeout
+    }
+
+    /// Waits, with no timer, until fixes are needed; `false` at shutdown.
+    private func waitForDemand() -> Bool {
+        while needed == nil {
+            update {
+                $0.connection = ServiceConnection(
+                    server: $0.connection.server, state: .disconnected, detail: "not watched: no app needs fixes")
+            }
+            if wait(for: nil, timeout: nil) == .shutdown { return false }
+        }
+        return true
+    }
+
     private func update(_ change: (inout Snapshot) -> Void) {
         state.withLock { change(&$0) }
     }
@@ -112,6 +172,7 @@ package final class LocationService: Service, Sendable {
         // person reading `bgctl status` then should still see why it is not connected.
         var lastFailure: String?
         while !shouldStop {
+            guard waitForDemand() else { break }
             update { $0.connection.state = .connecting }
             let connection: GPSDConnection
             do {
@@ -123,7 +184,8 @@ package final class LocationService: Service, Sendable {
                 }
                 lastFailure = error.reason
                 logger.debug("\(error.reason); retrying in \(backoff)")
-                _ = wakeup.wait(for: nil, timeout: backoff)
+                events.continuation.yield(.connection(available: false, detail: error.reason))
+                _ = wait(for: nil, timeout: backoff)
                 backoff = min(backoff * 2, Self.maximumBackoff)
                 continue
             }
@@ -134,6 +196,9 @@ package final class LocationService: Service, Sendable {
             deduplicator.reset()
             do {
                 try follow(connection, &deduplicator, backoff: &backoff)
+                if !shouldStop {
+                    logger.info("released gpsd: no app needs fixes")
+                }
             } catch {
                 update {
                     $0.connection = ServiceConnection(
@@ -144,7 +209,7 @@ package final class LocationService: Service, Sendable {
                 events.continuation.yield(.connection(available: false, detail: error.reason))
                 // Not at once: a server that accepts and then closes or says nothing must not
                 // be reconnected to in a tight loop.
-                _ = wakeup.wait(for: nil, timeout: backoff)
+                _ = wait(for: nil, timeout: backoff)
                 backoff = min(backoff * 2, Self.maximumBackoff)
             }
         }
@@ -166,7 +231,8 @@ package final class LocationService: Service, Sendable {
         case nothing
     }
 
-    /// Follows one connection: returns at shutdown, throws when gpsd closes it, fails, or
+    /// Follows one connection: returns at shutdown or when no app needs fixes any more (the
+    /// connection is then closed, which ends the WATCH), throws when gpsd closes it, fails, or
     /// owes an answer for ``answerTimeout`` (a stall: it accepted and says nothing, or stopped
     /// answering mid-stream).
     ///
@@ -183,8 +249,13 @@ package final class LocationService: Service, Sendable {
         while !shouldStop {
             if !connection.hasBufferedReport {
                 let timeout = awaiting == .nothing ? nil : max(.zero, deadline - .now)
-                guard wakeup.wait(for: connection.descriptor, timeout: timeout) else {
-                    if shouldStop { return }
+                switch wait(for: connection.descriptor, timeout: timeout) {
+                case .shutdown: return
+                case .demand:
+                    if needed == nil { return }
+                    continue
+                case .readable: break
+                case .timeout:
                     guard awaiting != .nothing, ContinuousClock.now >= deadline else { continue }
                     switch awaiting {
                     case .watchReply:

@@ -127,9 +127,15 @@ default:
 @MainActor
 final class LocatingDelegate: LocationManagerDelegate {
     let manager = LocationManager()
+    /// Fixes after which standard updates stop (`locate-briefly`), or `nil` for never.
+    let stopAfter: Int?
+    private var heard = 0
 
-    /// - Parameter significantOnly: Significant changes instead of standard updates.
-    init(significantOnly: Bool) {
+    /// - Parameters:
+    ///   - significantOnly: Significant changes instead of standard updates.
+    ///   - stopAfter: Fixes after which standard updates stop.
+    init(significantOnly: Bool, stopAfter: Int? = nil) {
+        self.stopAfter = stopAfter
         manager.delegate = self
         if significantOnly {
             manager.startMonitoringSignificantLocationChanges()
@@ -147,6 +153,11 @@ final class LocatingDelegate: LocationManagerDelegate {
                 String(
                     format: "fix %.9f %.9f t=%.3f r=%lld", fix.coordinate.latitude, fix.coordinate.longitude,
                     fix.timestamp, nanosecondsNow()))
+        }
+        heard += locations.count
+        if let stopAfter, heard >= stopAfter, heard - locations.count < stopAfter {
+            manager.stopUpdatingLocation()
+            say("stopped updating location")
         }
     }
 
@@ -169,6 +180,8 @@ final class TestAppDelegate: ApplicationDelegate {
         say("launched \(reason.rawValue) t=\(nanosecondsNow())")
         if behavior == "locate" || behavior == "significant" {
             locating = LocatingDelegate(significantOnly: behavior == "significant")
+        } else if behavior == "locate-briefly" {
+            locating = LocatingDelegate(significantOnly: false, stopAfter: 3)
         }
         if behavior.hasPrefix("tone") || behavior == "record" || behavior == "streams" || behavior == "doorbell-flood" {
             audio = AudioBehavior(behavior)
