@@ -84,12 +84,13 @@ def bgctl(*args):
 
 for _ in range(150):
     status = bgctl("status")
+    # gpsd is watched only while an app needs fixes; none does here.
     if status and status.get("pulseAudio", {}).get("state") == "connected" \
-            and status.get("gpsd", {}).get("state") == "connected":
+            and status.get("gpsd", {}).get("detail") == "not watched: no app needs fixes":
         break
     time.sleep(0.1)
 else:
-    sys.exit(f"backgrounderd did not connect to PulseAudio and gpsd: {status}; see {run}/daemon.log")
+    sys.exit(f"backgrounderd did not connect to PulseAudio and settle on gpsd: {status}; see {run}/daemon.log")
 assert status["pid"] == daemon_pid, (status["pid"], daemon_pid)
 
 # The signal: a I-vi-IV-V progression of three-note chords, 2 s each, the right channel

@@ -223,9 +223,11 @@ def playing(streams):
 def wait_connected(daemon):
     def connected():
         status = daemon.client().request("STATUS")
+        # gpsd is watched only while an app needs fixes: connected, or settled on not watching.
+        gpsd = status.get("gpsd", {})
         return status.get("pulseAudio", {}).get("state") == "connected" and \
-            status.get("gpsd", {}).get("state") == "connected"
-    wait_for("the daemon to connect to PulseAudio and gpsd", connected, 30)
+            (gpsd.get("state") == "connected" or gpsd.get("detail") == "not watched: no app needs fixes")
+    wait_for("the daemon to connect to PulseAudio and settle on gpsd", connected, 30)
 
 
 def authorize(daemon):

@@ -1,4 +1,5 @@
 import BackgrounderCore
+import BackgrounderSystem
 package import Foundation
 
 /// The app core's one clock. Every deadline (an app's background time, a capability's next
@@ -38,6 +39,7 @@ package struct SystemCoreClock: CoreClock {
     package var wallClock: Date { Date() }
 
     package func sleep(until deadline: Duration) async throws {
-        try await Task.sleep(until: origin + deadline, clock: .continuous)
+        // On the event loops, not libdispatch's timers (see LoopSleep).
+        try await LoopSleep.sleep(until: origin + deadline)
     }
 }

@@ -8,7 +8,6 @@ import Logging
 
 /// The Backgrounder daemon: loads app bundles, serves the control socket, follows gpsd and
 /// PulseAudio, and stops gracefully on SIGTERM or SIGINT.
-@main
 struct Backgrounderd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "backgrounderd",

@@ -147,4 +147,29 @@ struct ArchitectureTests {
             document.contains(graph.mermaid),
             "docs/ARCHITECTURE.md is stale; its target graph should read:\n\(graph.mermaid)")
     }
+
+    /// Where the daemon's code lives: everything under Sources/ but the clients' (BackgroundKit,
+    /// bgctl, bgbundle) and the C modules.
+    static let daemonSources = [
+        "BackgrounderCore", "BackgrounderProtocol", "BackgrounderBundles", "BackgrounderSystem",
+        "BackgrounderAppCore", "BackgrounderApps", "Capabilities", "BackgrounderDaemon", "backgrounderd",
+    ]
+
+    @Test("the daemon sleeps on its event loops: no Task.sleep, whose libdispatch timer starts a 1 Hz pool monitor")
+    func sleepsOnTheLoops() throws {
+        var offenders: [String] = []
+        for folder in Self.daemonSources {
+            let root = Locations.repositoryRoot + "/Sources/" + folder
+            let files = FileManager.default.enumerator(atPath: root)?.compactMap { $0 as? String } ?? []
+            #expect(!files.isEmpty, "\(root) has no files")
+            for file in files where file.hasSuffix(".swift") {
+                let text = try String(contentsOfFile: root + "/" + file, encoding: .utf8)
+                for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+                where line.contains("Task.sleep(") && !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") {
+                    offenders.append("Sources/\(folder)/\(file):\(number + 1)")
+                }
+            }
+        }
+        #expect(offenders.isEmpty, "use LoopSleep.sleep (docs/decisions/0020-idle-wakeups.md): \(offenders)")
+    }
 }

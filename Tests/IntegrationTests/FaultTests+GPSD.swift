@@ -133,7 +133,7 @@ struct GPSDFaultTests {
             await gpsd.stop()
         }
         #expect(await waitUntil(timeout: .seconds(60)) { setup.fixes(Self.tracker).count >= 5 })
-        // The app heard "not connected yet" before gpsd was there; count from here.
+        // The app heard that the first connections failed before gpsd was there; count from here.
         let failures = { setup.running.appLog(Self.tracker).components(separatedBy: "location failed").count - 1 }
         let failedBefore = failures()
 

@@ -1,0 +1,74 @@
+import BackgrounderCore
+import BackgrounderProtocol
+import BackgrounderTestSupport
+import Foundation
+import Testing
+
+/// Wakeups are battery: a daemon with nothing to do must not run at all. Counted, not timed:
+/// every context switch of every thread of the daemon over a quiet window, from /proc.
+@Suite(
+    "an idle daemon makes no wakeup",
+    .enabled(
+        if: Locations.hasProgram("pulseaudio") && Locations.hasProgram("gpsfake"),
+        "scripts/setup.sh installs PulseAudio and gpsd"),
+    .timeLimit(.minutes(5)), .tearsDown)
+struct IdleWakeupTests {
+    static let apps = 20
+    /// Long enough that any periodic work (the old 5 s condition polling, a 1 s monitor, a
+    /// reconnection backoff) would show several times.
+    static let window: Duration = .seconds(15)
+
+    @Test(
+        "20 suspended apps, PulseAudio connected, gpsd there but not needed: no thread of the daemon wakes in 15 s")
+    func idleDaemonSleeps() async throws {
+        let directory = try TemporaryDirectory(prefix: "idle")
+        atTeardown { directory.remove() }
+        let pulse = try await PulseAudioServer(directory: directory)
+        let gpsd = try await GPSDFake(log: Locations.gpsFixture("short-walk.nmea"), directory: directory)
+        atTeardown {
+            await gpsd.stop()
+            await pulse.stop()
+        }
+        let bundles = directory.appending("bundles")
+        try FileManager.default.createDirectory(atPath: bundles, withIntermediateDirectories: true)
+        let ids = try (0..<Self.apps).map { index in
+            try TestAppBundles.make(String(format: "Idle%02d", index), into: bundles)
+        }
+        // Power from a tree of its own (inotify): the kernel's uevents for other devices, which
+        // other tests make (loop devices for data volumes), would wake a real uevent socket.
+        // No power supplies, so external power, as on a desktop.
+        let power = directory.appending("power")
+        try FileManager.default.createDirectory(atPath: power, withIntermediateDirectories: true)
+        let daemon = try await DaemonProcess(
+            directory: directory, bundleDirectories: [bundles], gpsd: gpsd.address,
+            extraArguments: LifecycleTests.fastPolicy + [
+                "--pulse-server", pulse.server, "--power-supply-dir", power,
+            ])
+        atTeardown { await daemon.stop() }
+        for id in ids {
+            _ = try daemon.client().request(.open(AppReference(bundle: BundleID(id))))
+        }
+        _ = try daemon.client().request(.home)
+        let suspended = try await waitUntil(timeout: .seconds(120)) {
+            guard case .apps(let list) = try daemon.client().request(.ps).body else { return false }
+            return list.apps.count == Self.apps && list.apps.allSatisfy { $0.state == .suspended }
+        }
+        #expect(suspended, "\(daemon.log.suffix(3000))")
+        let status = try daemon.status()
+        #expect(status.pulseAudio.state == .connected)
+        #expect(status.gpsd.detail == "not watched: no app needs fixes")
+        #expect(status.conditions?.eventsUnavailable == nil)
+        // Each request's connection is closed after its reply; the daemon sees the last one go
+        // at once, well within this second.
+        try await Task.sleep(for: .seconds(1))
+
+        let before = ThreadWakeups(pid: daemon.pid)
+        try await Task.sleep(for: Self.window)
+        let woke = ThreadWakeups(pid: daemon.pid).since(before)
+        #expect(before.threads.count > 1)
+        #expect(
+            woke.isEmpty,
+            "threads that woke in \(Self.window): \(woke.map { "\($0.name) (\($0.tid)) \($0.switches)" })\n\(daemon.log.suffix(2000))"
+        )
+    }
+}
