@@ -37,7 +37,7 @@ make_bundle Significant significant
 echo
 echo "== 2 and 3. a walk written into gpsd's pty: latency, and wakeups"
 python3 - "$BIN" "$RUN" "$PWD/Tests/Fixtures/gps/walk-bled.nmea" <<'PY'
-import json, os, pty, re, socket, subprocess, sys, time
+import json, os, pty, re, socket, subprocess, sys, threading, time
 
 bin_dir, run, walk = sys.argv[1:4]
 epochs, epoch = [], []
@@ -76,6 +76,14 @@ bgctl("open", "org.bench.significant")
 bgctl("open", "org.bench.standard")      # in front; the other one goes to the background
 pipe = subprocess.Popen(["stdbuf", "-oL", "gpspipe", "-w", "-u", f"127.0.0.1:{port}"], stdout=subprocess.PIPE, text=True,
                         start_new_session=True)
+# Read as it writes: a pipe left unread fills (64 KiB, about 100 fixes of JSON) and gpspipe then
+# blocks, so the baseline saw a tenth of the walk, late.
+pipe_lines = []
+def read_pipe():
+    for line in pipe.stdout:
+        pipe_lines.append(line)
+reader = threading.Thread(target=read_pipe, daemon=True)
+reader.start()
 time.sleep(2)
 
 written = {}           # fix time (s) -> CLOCK_REALTIME when its epoch was written
@@ -91,8 +99,10 @@ for sentences in epochs:
     time.sleep(interval)
 time.sleep(2)
 pipe.terminate()
+reader.join(timeout=10)
 piped = {}
-for line in pipe.stdout.read().splitlines():
+for line in pipe_lines:
+    line = line.rstrip("\n")
     stamp, _, payload = line.partition(": ")
     try:
         report = json.loads(payload)
