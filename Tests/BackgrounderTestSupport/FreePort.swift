@@ -42,7 +42,8 @@ public enum LoopbackPort {
         let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
         let inodes = Set(
             descriptors.compactMap { name -> String? in
-                let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(name)")) ?? ""
+                let target =
+                    (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(name)")) ?? ""
                 guard target.hasPrefix("socket:[") else { return nil }
                 return String(target.dropFirst(8).dropLast())
             })
@@ -53,7 +54,8 @@ public enum LoopbackPort {
             // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
             for line in text.split(separator: "\n").dropFirst() {
                 let fields = line.split(separator: " ")
-                guard fields.count > 9, fields[2].hasSuffix(remote), fields[3] != "0A", inodes.contains(String(fields[9]))
+                guard fields.count > 9, fields[2].hasSuffix(remote), fields[3] != "0A",
+                    inodes.contains(String(fields[9]))
                 else { continue }
                 count += 1
             }

@@ -31,7 +31,8 @@ extension LocationCapabilityTests {
         // Fixes move the listener's filters, not the demand: nothing more is told.
         let told = receiver.count
         for second in 0..<5 {
-            location.fix(Self.fix(latitude: 46.5, longitude: 7.9 + Double(second) * 0.001, at: 1_000 + Double(second)), in: core)
+            location.fix(
+                Self.fix(latitude: 46.5, longitude: 7.9 + Double(second) * 0.001, at: 1_000 + Double(second)), in: core)
         }
         #expect(receiver.count == told)
 
