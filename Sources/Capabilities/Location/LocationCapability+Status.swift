@@ -16,7 +16,10 @@ extension LocationCapability {
         if !demand.isNeeded {
             summary += "receiver not watched (no app needs fixes)"
         } else {
-            summary += book.available ? "receiver watched" : "no fixes (\(book.unavailableDetail ?? "unavailable"))"
+            summary +=
+                book.available
+                ? "receiver watched for \(demand.reason)"
+                : "receiver wanted for \(demand.reason), but no fixes (\(book.unavailableDetail ?? "unavailable"))"
         }
         return CapabilityStatus(
             name: "location", summary: summary,
