@@ -106,6 +106,11 @@ let package = Package(
             name: "CSandbox",
             path: "Sources/CSandbox"
         ),
+        // A timerfd on CLOCK_BOOTTIME for the daemon's one timer thread (LoopSleep).
+        .target(
+            name: "CBootTimer",
+            path: "Sources/CBootTimer"
+        ),
 
         // MARK: Pure logic and the wire protocol
         .target(
@@ -133,6 +138,7 @@ let package = Package(
                 "BackgrounderBundles",
                 "BackgrounderProtocol",
                 "CBackgrounderPolicy",
+                "CBootTimer",
                 "CSandbox",
                 "CSDBus",
                 .product(name: "Logging", package: "swift-log"),
@@ -162,7 +168,6 @@ let package = Package(
                 "BackgrounderAppCore", "BackgrounderCore", "BackgrounderProtocol", "BackgrounderSystem",
                 "BackgrounderBundles",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

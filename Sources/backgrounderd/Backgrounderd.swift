@@ -287,6 +287,11 @@ struct Backgrounderd: AsyncParsableCommand {
         configuration.appDataQuotaBytes = appDataQuota.map { Self.bytes($0) ?? 0 }
         configuration.sharedPidNamespace = sharedPidNamespace
         if let musicDirectory { configuration.musicDirectory = musicDirectory.isEmpty ? nil : absolute(musicDirectory) }
+        if !Main.onEventLoops {
+            logger.warning(
+                "Swift Concurrency stays on libdispatch (the runtime's enqueue hook was not found): its pool monitor wakes the daemon once a second"
+            )
+        }
         do {
             try await Daemon(configuration: configuration, logger: logger).run()
         } catch let error as DaemonError {

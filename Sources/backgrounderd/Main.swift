@@ -13,9 +13,15 @@ import NIOPosix
 /// PulseAudio) keeps running on threads of its own, as it did.
 @main
 enum Main {
+    /// Whether Swift Concurrency runs on the event loops. NIO finds the runtime's hook with
+    /// dlsym(3): a binary with the Swift runtime linked in statically must export it
+    /// (`scripts/package.sh` links with `--export-dynamic-symbol=swift_task_enqueueGlobal_hook`).
+    nonisolated(unsafe) static var onEventLoops = false
+
     static func main() {
-        // Before any task exists: every job from here on goes to the event loops.
-        NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+        // Before any task exists: every job from here on goes to the event loops. Written
+        // before the task below starts, so its reads see it.
+        onEventLoops = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
         let finished = DispatchSemaphore(value: 0)
         // Detached: `main` is on the main actor, whose queue nothing drains while this
         // thread waits. The command exits the process itself on errors.

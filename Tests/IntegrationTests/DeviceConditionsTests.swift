@@ -71,6 +71,9 @@ struct DeviceConditionsTests {
         atTeardown { namespace.remove() }
         let directory = try TemporaryDirectory(prefix: "cond-net")
         atTeardown { directory.remove() }
+        // An empty tree: no power supplies, so external power, followed by inotify.
+        try FileManager.default.createDirectory(
+            atPath: directory.appending("no-power"), withIntermediateDirectories: true)
         let daemon = try await DaemonProcess(
             directory: directory,
             extraArguments: ["--power-supply-dir", directory.appending("no-power")],

@@ -39,11 +39,17 @@ struct IdleWakeupTests {
         // No power supplies, so external power, as on a desktop.
         let power = directory.appending("power")
         try FileManager.default.createDirectory(atPath: power, withIntermediateDirectories: true)
+        // A network namespace of its own, where it can: a route or link another process
+        // changes on the host (a router advertisement, a suite's veth) is not this daemon's
+        // idleness to judge. gpsd is then out of reach, which nothing here needs.
+        let namespace = NetworkNamespace.isAvailable ? try NetworkNamespace() : nil
+        atTeardown { namespace?.remove() }
         let daemon = try await DaemonProcess(
             directory: directory, bundleDirectories: [bundles], gpsd: gpsd.address,
             extraArguments: LifecycleTests.fastPolicy + [
                 "--pulse-server", pulse.server, "--power-supply-dir", power,
-            ])
+            ],
+            launcher: namespace?.launcher ?? [])
         atTeardown { await daemon.stop() }
         for id in ids {
             _ = try daemon.client().request(.open(AppReference(bundle: BundleID(id))))

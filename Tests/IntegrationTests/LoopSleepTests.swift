@@ -1,32 +1,52 @@
+import BackgrounderCore
+import BackgrounderTestSupport
 import Testing
 
 @testable import BackgrounderSystem
 
-/// ``LoopSleep``, the daemon's one way to wait: never early, and ended by cancellation.
-@Suite("Sleeping on the event loops")
+/// ``LoopSleep``, the daemon's one way to wait: never early, and ended by cancellation
+/// whether it comes before the sleep is entered or while it waits.
+@Suite("Sleeping on the daemon's timer", .serialized)
 struct LoopSleepTests {
-    @Test("returns no earlier than its deadline")
+    @Test("returns no earlier than its deadline; a deadline already passed returns at once")
     func notEarly() async throws {
         let deadline = ContinuousClock.now + .milliseconds(50)
         try await LoopSleep.sleep(until: deadline)
         #expect(ContinuousClock.now >= deadline)
-        // A deadline already passed returns at once.
         try await LoopSleep.sleep(until: deadline)
     }
 
-    @Test("cancelled, a sleep of an hour throws CancellationError; cancelled before it starts, too")
-    func cancellation() async throws {
-        let sleeping = Task { try await LoopSleep.sleep(for: .seconds(3600)) }
-        sleeping.cancel()
-        await #expect(throws: CancellationError.self) { try await sleeping.value }
+    @Test("several sleeps end in deadline order, whatever order they were entered in")
+    func order() async throws {
+        let ends = Locked<[Int]>([])
+        await withTaskGroup(of: Void.self) { group in
+            for (index, milliseconds) in [120, 40, 80].enumerated() {
+                group.addTask {
+                    try? await LoopSleep.sleep(for: .milliseconds(milliseconds))
+                    ends.withLock { $0.append(index) }
+                }
+            }
+        }
+        #expect(ends.withLock { $0 } == [1, 2, 0])
+    }
 
-        let started = AsyncStream<Void>.makeStream()
-        let late = Task {
-            started.continuation.finish()
+    @Test("cancelled before the sleep is entered: CancellationError, and nothing stays in the table")
+    func cancelledFirst() async throws {
+        let sleeping = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
             try await LoopSleep.sleep(for: .seconds(3600))
         }
-        for await _ in started.stream {}
-        late.cancel()
-        await #expect(throws: CancellationError.self) { try await late.value }
+        await #expect(throws: CancellationError.self) { try await sleeping.value }
+        #expect(BootTimer.shared.count == 0)
+    }
+
+    @Test("cancelled while it waits in the table: CancellationError at once, and it leaves the table")
+    func cancelledWhileWaiting() async throws {
+        let before = BootTimer.shared.count
+        let sleeping = Task { try await LoopSleep.sleep(for: .seconds(3600)) }
+        #expect(await waitUntil { BootTimer.shared.count == before + 1 })
+        sleeping.cancel()
+        await #expect(throws: CancellationError.self) { try await sleeping.value }
+        #expect(BootTimer.shared.count == before)
     }
 }

@@ -58,17 +58,27 @@ package final class ConditionEvents {
         case .failure(let reason): unavailable.append("rtnetlink: \(reason)")
         }
         if Self.isSysfs(powerSupplyDirectory) {
-            switch Self.netlinkSocket(Self.netlinkKernelUevent, groups: Self.kernelUeventGroup) {
-            case .success(let descriptor): sources.append(.powerUevents(descriptor))
-            case .failure(let reason): unavailable.append("power-supply uevents: \(reason)")
+            if !Self.inInitialUserNamespace {
+                // The kernel sends uevents only to sockets of the initial user namespace's
+                // network namespaces: in a container the socket binds and hears nothing.
+                unavailable.append("power-supply uevents: not delivered inside a user namespace")
+            } else {
+                switch Self.netlinkSocket(Self.netlinkKernelUevent, groups: Self.kernelUeventGroup) {
+                case .success(let descriptor): sources.append(.powerUevents(descriptor))
+                case .failure(let reason): unavailable.append("power-supply uevents: \(reason)")
+                }
             }
         } else {
             let inotify = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
-            if inotify >= 0 {
+            if inotify < 0 {
+                unavailable.append("inotify on \(powerSupplyDirectory): \(String(cString: strerror(errno)))")
+            } else if inotify_add_watch(inotify, powerSupplyDirectory, Self.treeMask) < 0 {
+                // A tree that is not there yet: read on the interval until it is.
+                unavailable.append("inotify on \(powerSupplyDirectory): \(String(cString: strerror(errno)))")
+                close(inotify)
+            } else {
                 sources.append(.powerTree(inotify, directory: powerSupplyDirectory))
                 watchTree()
-            } else {
-                unavailable.append("inotify on \(powerSupplyDirectory): \(String(cString: strerror(errno)))")
             }
         }
     }
@@ -127,6 +137,13 @@ package final class ConditionEvents {
         if case .success(let entries) = KernelFile.entries(directory) {
             for entry in entries { _ = inotify_add_watch(inotify, directory + "/" + entry, Self.treeMask) }
         }
+    }
+
+    /// Whether this process is in the initial user namespace: its uid map is the identity over
+    /// every uid.
+    private static var inInitialUserNamespace: Bool {
+        guard case .success(let map) = KernelFile.read("/proc/self/uid_map") else { return true }
+        return map.split(whereSeparator: \.isWhitespace) == ["0", "0", "4294967295"]
     }
 
     /// Whether `path` is the kernel's: sysfs is mounted at /sys, and its attributes change

@@ -85,8 +85,13 @@ package final class ConditionMonitor: Service, Sendable {
             group.addTask { [self] in
                 for await change in changes { await onChange(change.power, change.network) }
             }
-            await shutdown.runThreadUntilShutdown(named: "conditions") { [self] in
-                follow { continuation.yield($0) }
+            // A task cancelled without a graceful shutdown (a test's) ends the thread too.
+            await withTaskCancellationHandler {
+                await shutdown.runThreadUntilShutdown(named: "conditions") { [self] in
+                    follow { continuation.yield($0) }
+                }
+            } onCancel: { [shutdown] in
+                shutdown.wake()
             }
             continuation.finish()
         }
@@ -123,7 +128,7 @@ package final class ConditionMonitor: Service, Sendable {
             }
             var descriptors = [pollfd(fd: shutdown.readDescriptor, events: Int16(POLLIN), revents: 0)]
             descriptors += events.descriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-            let timeout = polled ? Int32(interval.wholeMicroseconds / 1000) : -1
+            let timeout = polled ? Int32(clamping: max(1, interval.wholeMicroseconds / 1000)) : -1
             let ready = retryingInterrupted { poll(&descriptors, nfds_t(descriptors.count), timeout) }
             if descriptors[0].revents != 0 { return }
             // A timeout (polling) reads; otherwise only a relevant event does.

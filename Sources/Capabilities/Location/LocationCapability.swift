@@ -52,6 +52,14 @@ package final class LocationCapability: AppCapability {
         let demand = ReceiverDemand(book)
         guard demand != publishedDemand else { return }
         publishedDemand = demand
+        if !demand.isNeeded, !book.available {
+            // Not watched any more: an old failure says nothing about the next connection,
+            // which the next subscription starts (and whose failure it will hear). No one
+            // listens now, so no one is told. (This runs didSet again, which stops at the guard
+            // above: the demand is already published.)
+            book.available = true
+            book.unavailableDetail = nil
+        }
         receiver.demandChanged(demand)
     }
 
