@@ -106,6 +106,11 @@ let package = Package(
             name: "CSandbox",
             path: "Sources/CSandbox"
         ),
+        // Swift Concurrency's jobs on libdispatch's overcommit queue (ADR 0020).
+        .target(
+            name: "CGlobalExecutor",
+            path: "Sources/CGlobalExecutor"
+        ),
         // A timerfd on CLOCK_BOOTTIME for the daemon's one timer thread (LoopSleep).
         .target(
             name: "CBootTimer",
@@ -220,11 +225,11 @@ let package = Package(
         .executableTarget(
             name: "backgrounderd",
             dependencies: [
+                "CGlobalExecutor",
                 "BackgrounderSystem",
                 "BackgrounderDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings

@@ -81,11 +81,8 @@ architecture=$(dpkg --print-architecture)
 
 if [ "$build" = 1 ]; then
     if [ "$configuration" = release ]; then
-        # The Swift runtime linked in: the package then needs no Swift toolchain installed. Its
-        # enqueue hook exported, so swift-nio can find it and run the daemon's tasks on its event
-        # loops (docs/decisions/0020-idle-wakeups.md); the daemon warns when it cannot.
-        swift build -c release --static-swift-stdlib \
-            -Xlinker --export-dynamic-symbol=swift_task_enqueueGlobal_hook
+        # The Swift runtime linked in: the package then needs no Swift toolchain installed.
+        swift build -c release --static-swift-stdlib
     else
         swift build
     fi

@@ -39,7 +39,7 @@ package struct SystemCoreClock: CoreClock {
     package var wallClock: Date { Date() }
 
     package func sleep(until deadline: Duration) async throws {
-        // On the event loops, not libdispatch's timers (see LoopSleep).
-        try await LoopSleep.sleep(until: origin + deadline)
+        // On the event loops, not libdispatch's timers (see BootSleep).
+        try await BootSleep.sleep(until: origin + deadline)
     }
 }

@@ -390,11 +390,11 @@ package final class AppManager {
         Task { [weak self] in
             if noticeGiven {
                 // willTerminate was sent: let the app save and exit by itself first.
-                try? await LoopSleep.sleep(for: .seconds(1))
+                try? await BootSleep.sleep(for: .seconds(1))
                 guard self?.isRunning(identifier, pid: process.pid) == true else { return }
             }
             supervisor.requestTermination(process)
-            try? await LoopSleep.sleep(for: Self.terminationGrace)
+            try? await BootSleep.sleep(for: Self.terminationGrace)
             guard self?.isRunning(identifier, pid: process.pid) == true else { return }
             logger.warning("did not exit within \(Self.terminationGrace) of SIGTERM; killing")
             supervisor.kill(process)
@@ -437,7 +437,7 @@ package final class AppManager {
         }
         let deadline = ContinuousClock.now + Self.terminationGrace + .seconds(2)
         while apps.values.contains(where: { $0.process != nil }) && ContinuousClock.now < deadline {
-            try? await LoopSleep.sleep(for: .milliseconds(50))
+            try? await BootSleep.sleep(for: .milliseconds(50))
         }
     }
 }

@@ -49,7 +49,7 @@ final class SystemdService: Service {
         let interval = watchdog.map { $0 / 2 } ?? Self.statusInterval
         await withGracefulShutdownHandler {
             while !Task.isCancelled && !Task.isShuttingDownGracefully {
-                try? await LoopSleep.sleep(for: interval)
+                try? await BootSleep.sleep(for: interval)
                 // The liveness check: the app core must answer within the interval.
                 guard let status = await statusLine(within: interval) else {
                     logger.error("the app core did not answer within \(interval); no watchdog ping")

@@ -287,9 +287,9 @@ struct Backgrounderd: AsyncParsableCommand {
         configuration.appDataQuotaBytes = appDataQuota.map { Self.bytes($0) ?? 0 }
         configuration.sharedPidNamespace = sharedPidNamespace
         if let musicDirectory { configuration.musicDirectory = musicDirectory.isEmpty ? nil : absolute(musicDirectory) }
-        if !Main.onEventLoops {
+        if !Main.onOvercommitQueue {
             logger.warning(
-                "Swift Concurrency stays on libdispatch (the runtime's enqueue hook was not found): its pool monitor wakes the daemon once a second"
+                "Swift Concurrency stays on libdispatch's default queue (no overcommit queue): its pool monitor wakes the daemon once a second"
             )
         }
         do {

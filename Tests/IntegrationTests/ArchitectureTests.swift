@@ -155,8 +155,8 @@ struct ArchitectureTests {
         "BackgrounderAppCore", "BackgrounderApps", "Capabilities", "BackgrounderDaemon", "backgrounderd",
     ]
 
-    @Test("the daemon sleeps on its event loops: no Task.sleep, whose libdispatch timer starts a 1 Hz pool monitor")
-    func sleepsOnTheLoops() throws {
+    @Test("the daemon sleeps on its boot timer: no Task.sleep, whose libdispatch timer starts a 1 Hz pool monitor")
+    func sleepsOnTheBootTimer() throws {
         var offenders: [String] = []
         for folder in Self.daemonSources {
             let root = Locations.repositoryRoot + "/Sources/" + folder
@@ -170,6 +170,6 @@ struct ArchitectureTests {
                 }
             }
         }
-        #expect(offenders.isEmpty, "use LoopSleep.sleep (docs/decisions/0020-idle-wakeups.md): \(offenders)")
+        #expect(offenders.isEmpty, "use BootSleep.sleep (docs/decisions/0020-idle-wakeups.md): \(offenders)")
     }
 }

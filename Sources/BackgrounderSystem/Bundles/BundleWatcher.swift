@@ -73,7 +73,7 @@ package final class BundleWatcher: Service, Sendable {
                 )
             }
             do {
-                try await cancelWhenGracefulShutdown { [retry] in try await LoopSleep.sleep(for: retry) }
+                try await cancelWhenGracefulShutdown { [retry] in try await BootSleep.sleep(for: retry) }
             } catch {
                 return nil
             }

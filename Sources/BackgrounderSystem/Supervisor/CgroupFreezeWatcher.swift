@@ -93,7 +93,7 @@ final class CgroupFreezeWatcher: Sendable {
             if CgroupFreezer.isFrozen(cgroup) { return .frozen }
             if !CgroupFreezer.isFreezeRequested(cgroup) { return .thawed }
             if ContinuousClock.now >= deadline { return .timedOut }
-            try? await LoopSleep.sleep(for: .milliseconds(1))
+            try? await BootSleep.sleep(for: .milliseconds(1))
         }
     }
 

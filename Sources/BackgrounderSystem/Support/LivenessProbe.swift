@@ -60,7 +60,7 @@ package final class LivenessProbe<Answer: Sendable>: Sendable {
                 }
             }
             Task { [self] in
-                try? await LoopSleep.sleep(for: limit)
+                try? await BootSleep.sleep(for: limit)
                 let waiter = self.state.withLock { state in state.waiters.removeValue(forKey: check) }
                 waiter?.resume(returning: nil)
             }

@@ -91,7 +91,7 @@ package final class AudioService: Service, Sendable {
                 set(.disconnected, error.reason)
             }
             engine.disconnect()
-            try await LoopSleep.sleep(for: backoff)
+            try await BootSleep.sleep(for: backoff)
             backoff = min(backoff * 2, Self.maximumBackoff)
         }
     }

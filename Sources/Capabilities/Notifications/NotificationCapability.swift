@@ -187,7 +187,7 @@ package final class NotificationCapability: AppCapability {
         asking[bundle, default: [:]][request.identifier]?.wait.cancel()
         let identifier = request.identifier
         let wait = Task { [weak self, weak apps] in
-            try? await LoopSleep.sleep(for: .seconds(NotificationPresentation.answerSeconds))
+            try? await BootSleep.sleep(for: .seconds(NotificationPresentation.answerSeconds))
             guard !Task.isCancelled, let self, let apps else { return }
             presentationTimedOut(bundle, identifier, in: apps)
         }

@@ -17,7 +17,7 @@ import CBootTimer
 /// `ContinuousClock` reads on Linux: time the machine spent suspended counts, so a deadline
 /// that passed during a suspend fires on resume (swift-nio's timers use CLOCK_MONOTONIC, which
 /// stops while suspended). `ArchitectureTests` refuses `Task.sleep` in the daemon's targets.
-package enum LoopSleep {
+package enum BootSleep {
     /// Returns after `duration`, or throws `CancellationError` when the task is cancelled first.
     package static func sleep(for duration: Duration) async throws {
         try await sleep(until: .now + duration)

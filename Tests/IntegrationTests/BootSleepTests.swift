@@ -4,16 +4,16 @@ import Testing
 
 @testable import BackgrounderSystem
 
-/// ``LoopSleep``, the daemon's one way to wait: never early, and ended by cancellation
+/// ``BootSleep``, the daemon's one way to wait: never early, and ended by cancellation
 /// whether it comes before the sleep is entered or while it waits.
 @Suite("Sleeping on the daemon's timer", .serialized)
-struct LoopSleepTests {
+struct BootSleepTests {
     @Test("returns no earlier than its deadline; a deadline already passed returns at once")
     func notEarly() async throws {
         let deadline = ContinuousClock.now + .milliseconds(50)
-        try await LoopSleep.sleep(until: deadline)
+        try await BootSleep.sleep(until: deadline)
         #expect(ContinuousClock.now >= deadline)
-        try await LoopSleep.sleep(until: deadline)
+        try await BootSleep.sleep(until: deadline)
     }
 
     @Test("several sleeps end in deadline order, whatever order they were entered in")
@@ -22,7 +22,7 @@ struct LoopSleepTests {
         await withTaskGroup(of: Void.self) { group in
             for (index, milliseconds) in [120, 40, 80].enumerated() {
                 group.addTask {
-                    try? await LoopSleep.sleep(for: .milliseconds(milliseconds))
+                    try? await BootSleep.sleep(for: .milliseconds(milliseconds))
                     ends.withLock { $0.append(index) }
                 }
             }
@@ -34,7 +34,7 @@ struct LoopSleepTests {
     func cancelledFirst() async throws {
         let sleeping = Task {
             withUnsafeCurrentTask { $0?.cancel() }
-            try await LoopSleep.sleep(for: .seconds(3600))
+            try await BootSleep.sleep(for: .seconds(3600))
         }
         await #expect(throws: CancellationError.self) { try await sleeping.value }
         #expect(BootTimer.shared.count == 0)
@@ -43,7 +43,7 @@ struct LoopSleepTests {
     @Test("cancelled while it waits in the table: CancellationError at once, and it leaves the table")
     func cancelledWhileWaiting() async throws {
         let before = BootTimer.shared.count
-        let sleeping = Task { try await LoopSleep.sleep(for: .seconds(3600)) }
+        let sleeping = Task { try await BootSleep.sleep(for: .seconds(3600)) }
         #expect(await waitUntil { BootTimer.shared.count == before + 1 })
         sleeping.cancel()
         await #expect(throws: CancellationError.self) { try await sleeping.value }
