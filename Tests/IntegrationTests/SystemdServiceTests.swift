@@ -52,7 +52,13 @@ struct SystemdServiceTests {
         #expect(messages.filter { $0.contains("WATCHDOG=1") }.count >= 3)
         #expect(messages.firstIndex { $0.contains("WATCHDOG=1") } ?? 0 > ready, "no ping before READY")
         #expect(throws: Never.self) { try daemon.status() }
-        await daemon.stop()
+        let graceful = await daemon.stop()
+        #expect(graceful, "SIGTERM did not end it within its grace: \(daemon.log.suffix(3000))")
+        // The daemon has exited, but the listener's thread may not have read its last
+        // datagrams yet (a busy machine): wait for them to be read.
+        await waitUntil(timeout: .seconds(10)) {
+            listener.received.contains { $0.contains("EXTEND_TIMEOUT_USEC=") }
+        }
         let end = listener.received
         #expect(end.contains { $0.contains("STOPPING=1") }, "\(end)")
         #expect(end.contains { $0.contains("EXTEND_TIMEOUT_USEC=") }, "\(end)")
