@@ -111,7 +111,7 @@ let package = Package(
             name: "CGlobalExecutor",
             path: "Sources/CGlobalExecutor"
         ),
-        // A timerfd on CLOCK_BOOTTIME for the daemon's one timer thread (LoopSleep).
+        // A timerfd on CLOCK_BOOTTIME for the daemon's one timer thread (BootSleep).
         .target(
             name: "CBootTimer",
             path: "Sources/CBootTimer"
@@ -148,7 +148,6 @@ let package = Package(
                 "CSDBus",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "GRDB", package: "GRDB.swift"),

@@ -39,7 +39,7 @@ package struct SystemCoreClock: CoreClock {
     package var wallClock: Date { Date() }
 
     package func sleep(until deadline: Duration) async throws {
-        // On the event loops, not libdispatch's timers (see BootSleep).
+        // On the daemon's one timerfd, not a libdispatch timer (see BootSleep).
         try await BootSleep.sleep(until: origin + deadline)
     }
 }
