@@ -50,7 +50,9 @@ final class BootTimer: Sendable {
     private let timer: Int32
     private let changed: WakeupPipe?
 
-    private init() {
+    /// The daemon has one, ``shared``; a test makes its own, so that the sleeps it counts are
+    /// its own and not those of tests running beside it.
+    init() {
         timer = boot_timer_create()
         changed = try? WakeupPipe()
     }
