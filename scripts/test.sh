@@ -70,8 +70,22 @@ echo "== swift test${SANITIZER:+ (sanitizer: $SANITIZER)}"
 start=$SECONDS
 # The import check holds the architecture: a target that imports one it does not declare
 # (a capability another capability, the system layer the app core) fails the build.
-swift build --build-tests --explicit-target-dependency-import-check error "${BUILD[@]}"
+BUILD_LOG=$(mktemp /tmp/backgrounder-build-log.XXXXXX)
+swift build --build-tests --explicit-target-dependency-import-check error "${BUILD[@]}" 2>&1 | tee "$BUILD_LOG"
 echo "== built in $((SECONDS - start)) s"
+# The project builds without a warning (Swift 6 mode, strict concurrency). The compiler only
+# warns about the files it compiles, so a fresh build (CI's) sees them all; a warning in a
+# dependency is its own.
+warnings=$(grep -E "^$ROOT/(Sources|Tests|Samples|Plugins|Benchmarks)/[^:]+:[0-9]+:[0-9]+: warning:" "$BUILD_LOG" | sort -u || true)
+rm -f "$BUILD_LOG"
+if [ -n "$warnings" ]; then
+    echo "== warnings ($(wc -l <<<"$warnings")):"
+    sed 's/^/  /' <<<"$warnings"
+    if [ "${CI:-}" = true ]; then
+        echo "test.sh: the build warned; with CI=true a warning fails the run" >&2
+        exit 1
+    fi
+fi
 LOG=$(mktemp /tmp/backgrounder-test-log.XXXXXX)
 # Swift Testing 6.3 starts every test case at once unless told a width: some 900 cases, most
 # of them starting a daemon, a sound server or gpsd, on two cores. Under load that herd held

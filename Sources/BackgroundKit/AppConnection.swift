@@ -42,6 +42,12 @@ final class AppConnection: Sendable {
     private final class Waiter: Sendable {
         let semaphore = DispatchSemaphore(value: 0)
         let reply = Locked<DaemonMessage?>(nil)
+        /// Run on the reader thread with the reply, before it reads on.
+        let inOrder: (@Sendable (DaemonMessage) -> Void)?
+
+        init(inOrder: (@Sendable (DaemonMessage) -> Void)? = nil) {
+            self.inOrder = inOrder
+        }
     }
 
     /// The environment variable naming the descriptor the daemon hands an app at launch.
@@ -91,7 +97,18 @@ final class AppConnection: Sendable {
 
     /// Sends a request and blocks until its reply arrives.
     func request(_ body: ClientMessage.Body) throws -> DaemonMessage {
-        let waiter = Waiter()
+        try request(body, inOrder: nil)
+    }
+
+    /// Sends a request and blocks until its reply arrives.
+    /// - Parameter inOrder: Called with the reply on the reader thread, before any notice
+    ///   that follows it is handed to `onNotice`. What the caller does after the reply
+    ///   returns races with those notices; what this does is ordered with them (a check-in's
+    ///   state, then the transitions the daemon sent after it).
+    func request(
+        _ body: ClientMessage.Body, inOrder: (@Sendable (DaemonMessage) -> Void)?
+    ) throws -> DaemonMessage {
+        let waiter = Waiter(inOrder: inOrder)
         let id: Int = try state.withLock { state in
             guard !state.closed else { throw ControlClientError.closedByDaemon }
             let id = state.nextID
@@ -176,6 +193,7 @@ final class AppConnection: Sendable {
                 if case .number(let id)? = message.id,
                     let waiter = state.withLock({ $0.waiting.removeValue(forKey: id) })
                 {
+                    waiter.inOrder?(message)
                     waiter.reply.withLock { $0 = message }
                     waiter.semaphore.signal()
                 } else {

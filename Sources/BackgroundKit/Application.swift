@@ -183,7 +183,13 @@ public final class Application {
         guard let connection = connectionForAudio else { return }
         let reply: DaemonMessage
         do {
-            reply = try connection.request(.checkIn(CheckIn(bundle: BundleID(bundle))))
+            // The reply is handled in order with the notices: a transition the daemon sends
+            // after it (the person pressing home just then) must reach the delegate after the
+            // check-in's state, or the app would believe itself back in front.
+            reply = try connection.request(.checkIn(CheckIn(bundle: BundleID(bundle)))) { reply in
+                guard case .checkedIn(let checkedIn) = reply.body else { return }
+                Task { @MainActor in Application.shared.reconnected(checkedIn, on: connection) }
+            }
         } catch {
             // The socket answered and then closed: a daemon dying (its listening socket
             // outlives its connections by a moment) or one that failed to start. The reader
@@ -192,13 +198,12 @@ public final class Application {
                 Data("BackgroundKit: the daemon closed the connection during check-in (\(error)); trying again\n".utf8))
             return
         }
-        guard case .checkedIn(let checkedIn) = reply.body else {
+        guard case .checkedIn = reply.body else {
             // A daemon that did not adopt this process: it is not supervised, so it ends.
             let why = if case .error(let error) = reply.body { error.message } else { reply.className }
             FileHandle.standardError.write(Data("BackgroundKit: the new daemon refused the check-in: \(why)\n".utf8))
             exit(0)
         }
-        Task { @MainActor in Application.shared.reconnected(checkedIn, on: connection) }
     }
 
     /// After a reconnection: the delegate hears the transitions it missed while the daemon was

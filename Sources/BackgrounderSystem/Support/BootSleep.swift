@@ -1,4 +1,4 @@
-package import BackgrounderCore
+import BackgrounderCore
 import BackgrounderProtocol
 import CBootTimer
 

@@ -1,4 +1,4 @@
-package import BackgrounderCore
+import BackgrounderCore
 
 /// Who needs fixes from the receiver right now: the location service watches gpsd only
 /// while someone does, so an idle receiver can power down and the daemon makes no wakeup
