@@ -77,4 +77,63 @@ struct IdleWakeupTests {
             "threads that woke in \(Self.window): \(woke.map { "\($0.name) (\($0.tid)) \($0.switches)" })\n\(daemon.log.suffix(2000))"
         )
     }
+
+    @Test(
+        "PulseAudio and both D-Bus buses absent: once their retries are spent nothing wakes, and each is connected when its socket appears",
+        .enabled(if: SessionBus.isAvailable, "scripts/setup.sh installs dbus-daemon"))
+    func absentServersCostNothing() async throws {
+        let directory = try TemporaryDirectory(prefix: "absent")
+        atTeardown { directory.remove() }
+        let power = directory.appending("power")
+        try FileManager.default.createDirectory(atPath: power, withIntermediateDirectories: true)
+        let namespace = NetworkNamespace.isAvailable ? try NetworkNamespace() : nil
+        atTeardown { namespace?.remove() }
+        // Where each server will be: PulseAudio's runtime directory does not exist yet either.
+        let pulseSocket = directory.appending("pulse/native")
+        let sessionSocket = directory.appending("session-bus")
+        let systemSocket = directory.appending("system-bus")
+        let daemon = try await DaemonProcess(
+            directory: directory, pulseServer: "unix:" + pulseSocket,
+            extraArguments: ["--power-supply-dir", power],
+            environment: [
+                "DBUS_SESSION_BUS_ADDRESS": "unix:path=" + sessionSocket,
+                "DBUS_SYSTEM_BUS_ADDRESS": "unix:path=" + systemSocket,
+            ],
+            launcher: namespace?.launcher ?? [])
+        atTeardown { await daemon.stop() }
+
+        // The timed retries (PulseAudio's over 8 s, D-Bus's over 31 s) end in a wait for the file.
+        let waiting = try await waitUntil(timeout: .seconds(120)) {
+            let status = try daemon.status()
+            return status.pulseAudio.detail?.hasSuffix("waiting for \(pulseSocket) to appear") == true
+                && status.desktop?.sessionBus.detail?.hasSuffix("waiting for \(sessionSocket) to appear") == true
+                && status.desktop?.systemBus.detail?.hasSuffix("waiting for \(systemSocket) to appear") == true
+        }
+        #expect(waiting, "\(String(describing: try? daemon.status()))\n\(daemon.log.suffix(3000))")
+        try await Task.sleep(for: .seconds(1))
+        let before = ThreadWakeups(pid: daemon.pid)
+        try await Task.sleep(for: Self.window)
+        let woke = ThreadWakeups(pid: daemon.pid).since(before)
+        #expect(
+            woke.isEmpty,
+            "threads that woke in \(Self.window): \(woke.map { "\($0.name) (\($0.tid)) \($0.switches)" })\n\(daemon.log.suffix(2000))"
+        )
+
+        // No timed retry is left, so only the sockets' creation can bring the connections.
+        let session = try await SessionBus(directory: directory, name: "session-bus")
+        let system = try await SessionBus(directory: directory, name: "system-bus")
+        let pulse = try await PulseAudioServer(directory: directory)
+        atTeardown {
+            await pulse.stop()
+            await session.stop()
+            await system.stop()
+        }
+        #expect(pulse.server == "unix:" + pulseSocket)
+        let connected = try await waitUntil(timeout: .seconds(30)) {
+            let status = try daemon.status()
+            return status.pulseAudio.state == .connected && status.desktop?.sessionBus.state == .connected
+                && status.desktop?.systemBus.state == .connected
+        }
+        #expect(connected, "\(String(describing: try? daemon.status()))\n\(daemon.log.suffix(3000))")
+    }
 }

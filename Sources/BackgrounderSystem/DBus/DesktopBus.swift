@@ -14,9 +14,10 @@ import ServiceLifecycle
 /// (docs/decisions/0011-d-bus-binding.md).
 ///
 /// Others hand it work with ``perform(_:)``; what arrives from the bus is handed to actors
-/// by the endpoints' own callbacks. A bus that is absent or goes away is retried every few
-/// seconds, and each endpoint sets itself up again on the new connection, as a restarted
-/// dbus-daemon needs.
+/// by the endpoints' own callbacks. A bus that is absent or goes away is retried a few times
+/// over half a minute, then when its socket file is created (``SocketAppearance``), so an
+/// absent bus costs no wakeup; each endpoint sets itself up again on the new connection, as a
+/// restarted dbus-daemon needs.
 package final class DesktopBus: Service, Sendable {
     private let jobs = Locked<[@Sendable (BusLoop) -> Void]>([])
     /// Woken for each job; drained by the thread.
@@ -30,8 +31,9 @@ package final class DesktopBus: Service, Sendable {
     package let identify: @Sendable (PeerProcess) -> ProcessOwner
     package let logger: Logger
 
-    /// How long to wait before connecting again after a bus was absent or went away.
-    package static let retryInterval: Duration = .seconds(3)
+    /// When to connect again after a bus was absent or went away: 1, 2, 4, 8 and 16 s, then
+    /// when its socket appears (or every 30 s for a bus with no socket file to watch).
+    static let retries = RetrySchedule(first: .seconds(1), limit: .seconds(30))
 
     package init(
         environment: [String: String] = ProcessInfo.processInfo.environment,
@@ -151,6 +153,10 @@ package final class BusLoop {
     private var endpoints: [String: BusEndpoint] = [:]
     private var connections: [String: BusConnection] = [:]
     private var retryAt: [String: ContinuousClock.Instant] = [:]
+    private var schedules: [String: RetrySchedule] = [:]
+    /// The endpoints that failed, by the socket whose creation is their next attempt.
+    private var awaitingSocket: [String: String] = [:]
+    private let appearance = SocketAppearance()
 
     package init(owner: DesktopBus) {
         self.owner = owner
@@ -169,6 +175,8 @@ package final class BusLoop {
         drop(name, reason: nil)
         endpoints[name] = nil
         retryAt[name] = nil
+        schedules[name] = nil
+        stopAwaitingSocket(name)
         owner.setStatus(name, nil)
     }
 
@@ -178,6 +186,13 @@ package final class BusLoop {
 
     /// Connects what is due, and handles what arrived on every connection.
     package func step() {
+        for path in appearance?.drain() ?? [] {
+            for (name, awaited) in awaitingSocket where awaited == path {
+                owner.logger.debug("D-Bus: \(path) appeared; connecting \(name)")
+                schedules[name]?.reset()
+                retryAt[name] = .now
+            }
+        }
         let now = ContinuousClock.now
         for (name, due) in retryAt where due <= now {
             guard let endpoint = endpoints[name] else { continue }
@@ -206,14 +221,38 @@ package final class BusLoop {
             let connection = try BusConnection(kind: endpoint.kind, description: endpoint.name)
             try endpoint.setUp(connection)
             connections[endpoint.name] = connection
+            schedules[endpoint.name] = nil
+            stopAwaitingSocket(endpoint.name)
             owner.setStatus(endpoint.name, EndpointStatus(bus: endpoint.kind, connected: true, detail: "connected"))
             owner.logger.info("D-Bus: \(endpoint.name) is on the \(endpoint.kind.rawValue) bus")
         } catch {
-            owner.setStatus(
-                endpoint.name, EndpointStatus(bus: endpoint.kind, connected: false, detail: error.description))
-            owner.logger.debug("D-Bus: \(endpoint.name): \(error); trying again in \(DesktopBus.retryInterval)")
-            retryAt[endpoint.name] = .now + DesktopBus.retryInterval
+            scheduleRetry(endpoint.name, kind: endpoint.kind, reason: error.description)
         }
+    }
+
+    /// Sets the next attempt after a failure: on the schedule, and when the bus's socket
+    /// file is created.
+    private func scheduleRetry(_ name: String, kind: BusKind, reason: String) {
+        let path = ServerSocketPath.dbus(
+            address: owner.environmentValue(kind.addressVariable), system: kind == .system,
+            runtimeDirectory: owner.environmentValue("XDG_RUNTIME_DIR"))
+        let watched = path.map { path in
+            awaitingSocket[name] = path
+            return appearance?.watch(path) ?? false
+        }
+        if watched != true { stopAwaitingSocket(name) }
+        var schedule = schedules[name] ?? DesktopBus.retries
+        let wait = schedule.next(socketWatched: watched == true)
+        schedules[name] = schedule
+        retryAt[name] = wait.map { .now + $0 }
+        let next = wait.map { "trying again in \($0)" } ?? "waiting for \(path ?? "its socket") to appear"
+        owner.setStatus(name, EndpointStatus(bus: kind, connected: false, detail: "\(reason); \(next)"))
+        owner.logger.debug("D-Bus: \(name): \(reason); \(next)")
+    }
+
+    private func stopAwaitingSocket(_ name: String) {
+        guard let path = awaitingSocket.removeValue(forKey: name) else { return }
+        if !awaitingSocket.values.contains(path) { appearance?.unwatch(path) }
     }
 
     private func drop(_ name: String, reason: String?) {
@@ -221,12 +260,14 @@ package final class BusLoop {
         connection.close()
         endpoints[name]?.lost()
         if let reason, let endpoint = endpoints[name] {
-            owner.setStatus(name, EndpointStatus(bus: endpoint.kind, connected: false, detail: reason))
-            retryAt[name] = .now + DesktopBus.retryInterval
+            scheduleRetry(name, kind: endpoint.kind, reason: reason)
         }
     }
 
-    package var pollDescriptors: [pollfd] { connections.values.map(\.pollDescriptor) }
+    package var pollDescriptors: [pollfd] {
+        connections.values.map(\.pollDescriptor)
+            + (appearance.map { [pollfd(fd: $0.descriptor, events: Int16(POLLIN), revents: 0)] } ?? [])
+    }
 
     /// The earliest of the connections' timeouts and the retries.
     package var nextDeadline: ContinuousClock.Instant? {

@@ -2,11 +2,14 @@ import BackgrounderAppCore
 import BackgrounderCore
 package import BackgrounderProtocol
 package import BackgrounderSystem
+import Foundation
 package import Logging
 import ServiceLifecycle
 
-/// Keeps the audio engine connected to PulseAudio, reconnecting with backoff when the
-/// server dies or restarts. The engine's events reach apps through ``AudioEventFeed``.
+/// Keeps the audio engine connected to PulseAudio, reconnecting when the server dies or
+/// restarts: a few times over eight seconds, then when its socket file is created
+/// (``SocketAppearance``), so an absent server costs no wakeup. The engine's events reach apps
+/// through ``AudioEventFeed``.
 package final class AudioService: Service, Sendable {
     private let server: String?
     private let logger: Logger
@@ -16,7 +19,11 @@ package final class AudioService: Service, Sendable {
     /// Where apps fetch their rings.
     package let socket: AudioSocketServer
 
-    package static let maximumBackoff: Duration = .seconds(5)
+    /// 0.25, 0.5, 1, 2 and 4 s, then when the socket appears (every 5 s for a server with
+    /// no socket file to watch, such as TCP).
+    static let retries = RetrySchedule(first: .milliseconds(250), limit: .seconds(5))
+    /// The socket libpulse will connect to, when it is one file.
+    private let serverSocket: String?
 
     /// Creates the service and starts the engine's main loop and the audio socket.
     /// - Parameters:
@@ -29,6 +36,10 @@ package final class AudioService: Service, Sendable {
         sharedFiles: SharedFiles, logger: Logger
     ) throws {
         self.server = server
+        let environment = ProcessInfo.processInfo.environment
+        serverSocket = ServerSocketPath.pulse(
+            server: server ?? environment["PULSE_SERVER"], runtimePath: environment["PULSE_RUNTIME_PATH"],
+            runtimeDirectory: environment["XDG_RUNTIME_DIR"])
         var logger = logger
         logger[metadataKey: "pulse"] = "\(server ?? "default")"
         self.logger = logger
@@ -62,7 +73,7 @@ package final class AudioService: Service, Sendable {
     }
 
     private func connectionLoop() async throws {
-        var backoff: Duration = .milliseconds(250)
+        var schedule = Self.retries
         while !Task.isCancelled {
             set(.connecting, nil)
             let (events, continuation) = AsyncStream<PulseEvent>.makeStream()
@@ -75,14 +86,12 @@ package final class AudioService: Service, Sendable {
                         let detail = server == nil ? "\(actualServer), protocol \(version)" : "protocol \(version)"
                         set(.connected, detail)
                         logger.info("connected to PulseAudio at \(actualServer), protocol \(version)")
-                        backoff = .milliseconds(250)
+                        schedule.reset()
                     case .failed(let reason):
                         let wasConnected = connection.state == .connected
                         set(.disconnected, reason)
                         if wasConnected {
                             logger.warning("lost PulseAudio: \(reason); reconnecting")
-                        } else {
-                            logger.debug("PulseAudio: \(reason); retrying in \(backoff)")
                         }
                         break eventLoop
                     }
@@ -91,8 +100,14 @@ package final class AudioService: Service, Sendable {
                 set(.disconnected, error.reason)
             }
             engine.disconnect()
-            try await BootSleep.sleep(for: backoff)
-            backoff = min(backoff * 2, Self.maximumBackoff)
+            let wait = schedule.next(socketWatched: serverSocket != nil)
+            let next = wait.map { "retrying in \($0)" } ?? "waiting for \(serverSocket ?? "its socket") to appear"
+            let reason = connection.detail ?? "not connected"
+            set(.disconnected, "\(reason); \(next)")
+            logger.debug("PulseAudio: \(reason); \(next)")
+            await SocketAppearance.wait(for: serverSocket, atMost: wait)
+            try Task.checkCancellation()
+            if wait == nil { schedule.reset() }
         }
     }
 }
