@@ -24,6 +24,8 @@ struct ServerRetryTests {
         )
         #expect(ServerSocketPath.dbus(address: nil, system: false, runtimeDirectory: nil) == nil)
         #expect(ServerSocketPath.dbus(address: "unix:path=/x%2", system: false, runtimeDirectory: nil) == nil)
+        #expect(ServerSocketPath.dbus(address: "unix:path=/x%+f", system: false, runtimeDirectory: nil) == nil)
+        #expect(ServerSocketPath.dbus(address: "unix:path=/x%2F%41", system: false, runtimeDirectory: nil) == "/x/A")
         #expect(ServerSocketPath.dbus(address: "unix:path=relative", system: false, runtimeDirectory: nil) == nil)
     }
 
@@ -43,6 +45,7 @@ struct ServerRetryTests {
                 == "/run/user/1/pulse/native")
         #expect(ServerSocketPath.pulse(server: "tcp:host:4713", runtimePath: nil, runtimeDirectory: "/r") == nil)
         #expect(ServerSocketPath.pulse(server: "unix:/a /b", runtimePath: nil, runtimeDirectory: "/r") == nil)
+        #expect(ServerSocketPath.pulse(server: "/a\t/b", runtimePath: nil, runtimeDirectory: "/r") == nil)
         #expect(ServerSocketPath.pulse(server: "{machine}unix:/a", runtimePath: nil, runtimeDirectory: "/r") == nil)
         #expect(ServerSocketPath.pulse(server: nil, runtimePath: nil, runtimeDirectory: nil) == nil)
     }

@@ -1,3 +1,4 @@
+import BackgrounderCore
 import BackgrounderTestSupport
 import Foundation
 import Testing
@@ -37,10 +38,14 @@ struct SocketAppearanceTests {
         #expect(appearance.drain().isEmpty)
         try FileManager.default.createDirectory(
             atPath: directory.appending("run/pulse"), withIntermediateDirectories: false)
-        // Another file in the socket's directory is not the socket.
+        #expect(appearance.drain().isEmpty)
+        // Another file in the socket's directory, now watched, is not the socket.
         _ = FileManager.default.createFile(atPath: directory.appending("run/pulse/pid"), contents: Data("1".utf8))
         #expect(appearance.drain().isEmpty)
+        // Watched again (each failed attempt does): the watch stays, and nothing is lost.
+        #expect(appearance.watch(socketPath))
         try bind(socketPath)
+        #expect(appearance.watch(socketPath))
         #expect(appearance.drain() == [socketPath])
 
         // A restart over the stale socket creates the file again.
@@ -85,5 +90,77 @@ struct SocketAppearanceTests {
         #expect(appearance.drain().isEmpty)
         try bind(socketPath)
         #expect(appearance.drain() == [socketPath])
+    }
+
+    @Test("two sockets in one directory: one unwatched, the other still seen")
+    func sharedDirectory() throws {
+        let directory = try TemporaryDirectory(prefix: "appear")
+        defer { directory.remove() }
+        let session = directory.appending("bus")
+        let pulse = directory.appending("native")
+        let appearance = try #require(SocketAppearance())
+        #expect(appearance.watch(session) && appearance.watch(pulse))
+        appearance.unwatch(session)
+        try bind(session)
+        try bind(pulse)
+        #expect(appearance.drain() == [pulse])
+    }
+
+    /// Runs `pause` in a task and returns what it announced first, once it announced it.
+    private func startPause(
+        _ path: String, schedule: RetrySchedule
+    ) async -> (announced: String, done: Task<RetrySchedule, Never>) {
+        let (announcements, announce) = AsyncStream<String>.makeStream()
+        let done = Task {
+            var schedule = schedule
+            await SocketAppearance.pause(before: path, schedule: &schedule) { announce.yield($0) }
+            return schedule
+        }
+        var iterator = announcements.makeAsyncIterator()
+        return (await iterator.next() ?? "", done)
+    }
+
+    /// A schedule whose timed attempts are spent.
+    private var spent: RetrySchedule {
+        var schedule = RetrySchedule(first: .milliseconds(1), limit: .milliseconds(1))
+        _ = schedule.next(socketWatched: true)
+        return schedule
+    }
+
+    @Test(
+        "pause, its timed attempts spent: waits for the socket with no timer, returns when it is bound, and starts the schedule again"
+    )
+    func pauseUntilTheSocketAppears() async throws {
+        let directory = try TemporaryDirectory(prefix: "appear")
+        defer { directory.remove() }
+        let socketPath = directory.appending("pulse/native")
+        let (announced, done) = await startPause(socketPath, schedule: spent)
+        #expect(announced == "waiting for \(socketPath) to appear")
+        try FileManager.default.createDirectory(
+            atPath: directory.appending("pulse"), withIntermediateDirectories: false)
+        try bind(socketPath)
+        var schedule = await done.value
+        #expect(schedule.next(socketWatched: true) == .milliseconds(1), "the schedule starts again")
+    }
+
+    @Test("pause, its timed attempts spent, before a socket that is there but refuses: retried on the timer")
+    func pauseBeforeAStaleSocket() async throws {
+        let directory = try TemporaryDirectory(prefix: "appear")
+        defer { directory.remove() }
+        let socketPath = directory.appending("native")
+        try bind(socketPath)  // Closed: a file nobody listens on, as a failed server leaves.
+        let (announced, done) = await startPause(socketPath, schedule: spent)
+        #expect(announced == "retrying in 0.001 seconds")
+        _ = await done.value
+    }
+
+    @Test("pause waiting for a socket ends when its task is cancelled")
+    func pauseCancelled() async throws {
+        let directory = try TemporaryDirectory(prefix: "appear")
+        defer { directory.remove() }
+        let (announced, done) = await startPause(directory.appending("never"), schedule: spent)
+        #expect(announced.hasPrefix("waiting for"))
+        done.cancel()
+        _ = await done.value
     }
 }

@@ -37,13 +37,22 @@ public enum ServerSocketPath {
     public static func pulse(server: String?, runtimePath: String?, runtimeDirectory: String?) -> String? {
         if let server, !server.isEmpty {
             // A list of servers (space-separated) or a remote one: nothing single to watch.
-            guard !server.contains(" "), !server.hasPrefix("{") else { return nil }
+            guard !server.contains(where: \.isWhitespace), !server.hasPrefix("{") else { return nil }
             let path = server.hasPrefix("unix:") ? String(server.dropFirst("unix:".count)) : server
             return path.hasPrefix("/") ? path : nil
         }
         if let runtimePath, runtimePath.hasPrefix("/") { return runtimePath + "/native" }
         if let runtimeDirectory, runtimeDirectory.hasPrefix("/") { return runtimeDirectory + "/pulse/native" }
         return nil
+    }
+
+    private static func hexValue(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 
     /// D-Bus's address escaping: `%xx` for any byte.
@@ -57,9 +66,9 @@ public enum ServerSocketPath {
                 let high = utf8.index(after: index)
                 guard high < utf8.endIndex else { return nil }
                 let low = utf8.index(after: high)
-                guard low < utf8.endIndex,
-                    let value = UInt8(String(decoding: [utf8[high], utf8[low]], as: UTF8.self), radix: 16)
+                guard low < utf8.endIndex, let highValue = hexValue(utf8[high]), let lowValue = hexValue(utf8[low])
                 else { return nil }
+                let value = highValue << 4 | lowValue
                 bytes.append(value)
                 index = utf8.index(after: low)
             } else {

@@ -186,7 +186,7 @@ package final class BusLoop {
 
     /// Connects what is due, and handles what arrived on every connection.
     package func step() {
-        for path in appearance?.drain() ?? [] {
+        for path in awaitingSocket.isEmpty ? [] : appearance?.drain() ?? [] {
             for (name, awaited) in awaitingSocket where awaited == path {
                 owner.logger.debug("D-Bus: \(path) appeared; connecting \(name)")
                 schedules[name]?.reset()
@@ -241,8 +241,11 @@ package final class BusLoop {
             return appearance?.watch(path) ?? false
         }
         if watched != true { stopAwaitingSocket(name) }
+        // A socket that is there but refuses (or an endpoint whose setUp failed on a bus that
+        // is up) is created by nothing: it is retried on the timer, and sooner if it appears.
+        let absent = watched == true && path.map { !SocketAppearance.exists($0) } == true
         var schedule = schedules[name] ?? DesktopBus.retries
-        let wait = schedule.next(socketWatched: watched == true)
+        let wait = schedule.next(socketWatched: absent)
         schedules[name] = schedule
         retryAt[name] = wait.map { .now + $0 }
         let next = wait.map { "trying again in \($0)" } ?? "waiting for \(path ?? "its socket") to appear"

@@ -100,14 +100,12 @@ package final class AudioService: Service, Sendable {
                 set(.disconnected, error.reason)
             }
             engine.disconnect()
-            let wait = schedule.next(socketWatched: serverSocket != nil)
-            let next = wait.map { "retrying in \($0)" } ?? "waiting for \(serverSocket ?? "its socket") to appear"
             let reason = connection.detail ?? "not connected"
-            set(.disconnected, "\(reason); \(next)")
-            logger.debug("PulseAudio: \(reason); \(next)")
-            await SocketAppearance.wait(for: serverSocket, atMost: wait)
+            await SocketAppearance.pause(before: serverSocket, schedule: &schedule) { [self] next in
+                set(.disconnected, "\(reason); \(next)")
+                logger.debug("PulseAudio: \(reason); \(next)")
+            }
             try Task.checkCancellation()
-            if wait == nil { schedule.reset() }
         }
     }
 }
