@@ -332,6 +332,19 @@ if metrics:
     print("  pacat -v (server defaults):     " + show({key: int(value) for key, value in re.findall(r"(\w+)=(\d+)", metrics.group(1))}))
 else:
     print(f"  pacat -v printed no buffer metrics: {verbose.stderr[-500:]!r}")
+sys.path.insert(0, "scripts/lib")
+import benchrecord
+benchrecord.record("audio", "CPU per minute of playback", "ms", "pacat", per_min(pacat_total / rounds),
+                   per_min(daemon_total / rounds), goal=1.2)
+benchrecord.record("audio", "CPU per minute, daemon + app", "ms", "pacat", per_min(pacat_total / rounds),
+                   per_min((daemon_total + app_total) / rounds))
+benchrecord.record("audio", "daemon wakeups per second of audio", "/s", None, None,
+                   sum(r["daemon_switches"] for r in results) / seconds / rounds, goal=0)
+if pacat_latency:
+    benchrecord.record("audio", "added latency p50", "ms", "pacat -v", percentile(pacat_latency, 50) * 1000,
+                       percentile(added, 50) * 1000, goal=1)
+    benchrecord.samples([value * 1000 for value in added], "audio-latency-backgrounderd")
+    benchrecord.samples([value * 1000 for value in pacat_latency], "audio-latency-pacat")
 if pacat_latency:
     print(f"  pacat -v latency, the same {short_seconds:.0f} s ({len(pacat_latency)} of its lines while it still wrote): "
           f"p50 {percentile(pacat_latency, 50) * 1000:.0f} ms   p99 {percentile(pacat_latency, 99) * 1000:.0f} ms"

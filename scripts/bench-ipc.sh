@@ -14,4 +14,4 @@ trap 'kill $DAEMON 2>/dev/null; wait 2>/dev/null; rm -rf "$RUN"' EXIT
     --pulse-server "unix:$RUN/no-pulse" --gpsd 127.0.0.1:1 --log-level error &
 DAEMON=$!
 for _ in $(seq 1 100); do [ -S "$RUN/d.sock" ] && break; sleep 0.1; done
-"$BIN/bgbench" ipc --socket "$RUN/d.sock" "$@"
+"$BIN/bgbench" ipc --socket "$RUN/d.sock" --daemon-pid "$DAEMON" "$@"

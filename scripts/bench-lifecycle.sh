@@ -40,7 +40,12 @@ PLIST
 }
 
 echo "== 1. freeze + thaw"
-"$BIN/bgbench" freeze --apps 1,10,100 --rounds 20
+# BENCH_QUICK=1 (scripts/bench.sh --quick): fewer apps, rounds and relaunches, a 10 s idle window.
+if [ "${BENCH_QUICK:-}" = 1 ]; then
+    "$BIN/bgbench" freeze --apps 1,10 --rounds 5
+else
+    "$BIN/bgbench" freeze --apps 1,10,100 --rounds 20
+fi
 
 echo
 echo "== 2. relaunch for an event"
@@ -76,7 +81,8 @@ BACKGROUNDER_SOCKET=$OFF_SOCKET "$BIN/bgctl" open org.bench.pushed >/dev/null
 sleep 1
 "$BIN/bgbench" relaunch --socket "$SOCKET" --bundle org.bench.pushed \
     --app-log "$RUN/state/logs/org.bench.pushed.log" --executable "$RUN/bundles/Pushed.bundle/TestApp" \
-    --off-socket "$OFF_SOCKET" --off-app-log "$RUN/state-off/logs/org.bench.pushed.log"
+    --off-socket "$OFF_SOCKET" --off-app-log "$RUN/state-off/logs/org.bench.pushed.log" \
+    --count "$([ "${BENCH_QUICK:-}" = 1 ] && echo 10 || echo 30)"
 kill -TERM "$OFF_DAEMON"
 wait "$OFF_DAEMON" 2>/dev/null || true
 
@@ -97,6 +103,7 @@ switches() { # "TID SWITCHES" for every thread of the daemon
 }
 ticks_before=$(awk '{print $14 + $15}' "/proc/$DAEMON/stat")
 switches >"$RUN/switches.before"
+if [ "${BENCH_QUICK:-}" = 1 ]; then IDLE_SECONDS=${IDLE_SECONDS:-10}; fi
 sleep "${IDLE_SECONDS:-60}"
 ticks_after=$(awk '{print $14 + $15}' "/proc/$DAEMON/stat")
 switches >"$RUN/switches.after"
@@ -104,4 +111,7 @@ switches >"$RUN/switches.after"
 total=$(join "$RUN/switches.before" "$RUN/switches.after" | awk '{sum += $3 - $2} END {print sum + 0}')
 threads=$(wc -l <"$RUN/switches.after")
 echo "over ${IDLE_SECONDS:-60} s: daemon CPU $((ticks_after - ticks_before)) ticks ($(getconf CLK_TCK)/s), context switches $total across $threads threads (goal: 0)"
+python3 scripts/lib/benchrecord.py lifecycle "idle context switches per ${IDLE_SECONDS:-60} s, 20 suspended apps" switches - - "$total" 0
+python3 scripts/lib/benchrecord.py lifecycle "idle CPU ticks per ${IDLE_SECONDS:-60} s, 20 suspended apps" ticks - - "$((ticks_after - ticks_before))" 0
+python3 scripts/lib/benchrecord.py lifecycle "idle daemon threads, 20 suspended apps" threads - - "$threads"
 join "$RUN/switches.before" "$RUN/switches.after" | awk '$3 != $2 {print $1, $3 - $2}' | while read -r tid count; do echo "  thread $tid ($(cat /proc/$DAEMON/task/$tid/comm 2>/dev/null)): $count switches"; done | head -5

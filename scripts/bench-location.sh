@@ -86,6 +86,8 @@ reader = threading.Thread(target=read_pipe, daemon=True)
 reader.start()
 time.sleep(2)
 
+if os.environ.get("BENCH_QUICK") == "1":  # scripts/bench.sh --quick: the first 200 fixes
+    epochs = epochs[:200]
 written = {}           # fix time (s) -> CLOCK_REALTIME when its epoch was written
 interval = 0.1
 for sentences in epochs:
@@ -137,6 +139,13 @@ for name, values in (("gpspipe -w", lat_pipe), ("app callback", lat_app)):
     print(f"  {name:13s} p50 {percentile(values, 50):7.2f} ms   p99 {percentile(values, 99):7.2f} ms")
 print(f"  ratio app/gpspipe: p50 {percentile(lat_app, 50) / percentile(lat_pipe, 50):.2f}x, "
       f"p99 {percentile(lat_app, 99) / percentile(lat_pipe, 99):.2f}x (goal at most 1.5x)")
+sys.path.insert(0, "scripts/lib")
+import benchrecord
+for p in (50, 99):
+    benchrecord.record("location", f"gpsd to app p{p}", "ms", "gpspipe -w", percentile(lat_pipe, p),
+                       percentile(lat_app, p), goal=1.5 if p == 50 else None)
+benchrecord.samples(lat_app, "location-app")
+benchrecord.samples(lat_pipe, "location-gpspipe")
 print()
 print(f"wakeups over the walk ({len(written)} fixes, 77 min of fix time):")
 print(f"  standard updates: {len(app)} callbacks")

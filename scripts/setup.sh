@@ -4,6 +4,7 @@
 #
 #   scripts/setup.sh            install + build + bundle
 #   scripts/setup.sh --no-build install only
+#   scripts/setup.sh --bench    also what scripts/bench.sh needs
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,6 +35,16 @@ PACKAGES=(gpsd gpsd-clients libgps-dev pulseaudio pulseaudio-utils libpulse-dev 
     libcurl4-openssl-dev libsystemd-dev dbus-daemon dbus-bin python3-dbus python3-gi libglib2.0-bin playerctl
     e2fsprogs mount)
 
+# With --bench (scripts/bench.sh): Debian's matplotlib, for the plots.
+BUILD=1
+for argument in "$@"; do
+    case "$argument" in
+    --no-build) BUILD=0 ;;
+    --bench) PACKAGES+=(python3-matplotlib) ;;
+    *) echo "setup: unknown argument $argument (--no-build, --bench)" >&2; exit 64 ;;
+    esac
+done
+
 as_root() {
     if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
 }
@@ -59,7 +70,7 @@ fi
 
 command -v swift >/dev/null || { echo "setup: swift is not on PATH; install Swift 6.2 or later (the pinned swift-log and swift-service-lifecycle need it)" >&2; exit 1; }
 
-if [ "${1:-}" != "--no-build" ]; then
+if [ "$BUILD" = 1 ]; then
     swift build
     swift package --allow-writing-to-package-directory bundle
 fi

@@ -37,6 +37,9 @@ struct IPCRoundTrip: ParsableCommand {
     @Option(help: "Warm-up round trips per side, not measured.")
     var warmup = 2_000
 
+    @Option(help: "The daemon's pid, to report its CPU time per round trip.")
+    var daemonPID: Int32?
+
     func run() throws {
         let request = Array(#"{"class":"HELLO","id":1,"protocol":1}"#.utf8) + [UInt8(ascii: "\n")]
 
@@ -65,7 +68,9 @@ struct IPCRoundTrip: ParsableCommand {
         guard let baseline else { throw ValidationError("the echo server did not start") }
 
         let echoSamples = try measure(baseline, request)
-        let daemonSamples = try measure(daemon, request)
+        var cpuBefore: Double?
+        let daemonSamples = try measure(daemon, request) { cpuBefore = daemonPID.map(ProcessCPU.seconds) }
+        let cpuAfter = daemonPID.map(ProcessCPU.seconds)
         let echoStats = Percentiles(echoSamples)
         let daemonStats = Percentiles(daemonSamples)
         print("IPC round trip, \(count) requests of \(request.count) bytes, replies of \(replySize) bytes")
@@ -81,10 +86,29 @@ struct IPCRoundTrip: ParsableCommand {
             String(
                 format: "ratio (daemon / echo)  p50 %8.2fx     p99 %8.2fx", daemonStats.p50 / echoStats.p50,
                 daemonStats.p99 / echoStats.p99))
+        for (name, ours, peer) in [
+            ("round trip p50", daemonStats.p50, echoStats.p50), ("round trip p99", daemonStats.p99, echoStats.p99),
+        ] {
+            BenchRecord(
+                bench: "ipc", measure: name, unit: "us", baselineName: "Unix-socket echo", baseline: peer, ours: ours,
+                goal: name.hasSuffix("p50") ? 1.5 : nil
+            ).append()
+        }
+        BenchRecord.samples(daemonSamples, named: "ipc-backgrounderd")
+        BenchRecord.samples(echoSamples, named: "ipc-echo")
+        if let cpuBefore, let cpuAfter {
+            // Clock ticks (10 ms) over the measured round trips: coarse per run, exact enough
+            // over 20,000 of them.
+            let perTrip = (cpuAfter - cpuBefore) * 1e6 / Double(count)
+            print(String(format: "daemon CPU per round trip %8.1f us", perTrip))
+            BenchRecord(bench: "ipc", measure: "daemon CPU per round trip", unit: "us", ours: perTrip).append()
+        }
     }
 
-    private func measure(_ socket: LineSocket, _ request: [UInt8]) throws -> [Double] {
+    /// - Parameter afterWarmup: Runs once the warm-up is done, before the measured round trips.
+    private func measure(_ socket: LineSocket, _ request: [UInt8], afterWarmup: () -> Void = {}) throws -> [Double] {
         for _ in 0..<warmup { _ = try socket.roundTrip(request) }
+        afterWarmup()
         var samples: [Double] = []
         samples.reserveCapacity(count)
         for _ in 0..<count {

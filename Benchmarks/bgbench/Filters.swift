@@ -33,6 +33,7 @@ struct Filters: ParsableCommand {
         print(
             "regions   box km   add ms   ns/fix     fixes/s  transitions  events |"
                 + " brute ns/fix     ratio  inside/fix")
+        var smallest: (size: Int, perFix: Double)?
         for size in sizes {
             let side = density > 0 ? (Double(size) / density).squareRoot() : box
             let halfSide = side * 500
@@ -68,6 +69,14 @@ struct Filters: ParsableCommand {
                 line += String(format: " %11.0f  %7.0fx  %9.2f", brute.perFix, brute.perFix / perFix, brute.inside)
             }
             print(line)
+            // Flat is the goal: each size against the smallest, measured in the same run.
+            smallest = smallest ?? (size, perFix)
+            if let smallest, size != smallest.size {
+                BenchRecord(
+                    bench: "filters", measure: "ns per fix, \(size) regions", unit: "ns",
+                    baselineName: "\(smallest.size) regions", baseline: smallest.perFix, ours: perFix, goal: 2
+                ).append()
+            }
         }
     }
 

@@ -61,8 +61,21 @@ struct Relaunch: ParsableCommand {
             String(
                 format: "ratio                    p50 %9.2fx     p99 %9.2fx", daemon.p50 / exec.p50,
                 daemon.p99 / exec.p99))
+        for (name, ours, peer) in [("p50", daemon.p50, exec.p50), ("p99", daemon.p99, exec.p99)] {
+            BenchRecord(
+                bench: "relaunch", measure: "event to didFinishLaunching \(name)", unit: "us",
+                baselineName: "fork/exec",
+                baseline: peer, ours: ours, goal: name == "p50" ? 1.5 : nil
+            ).append()
+        }
+        BenchRecord.samples(relaunch, named: "relaunch-backgrounderd")
+        BenchRecord.samples(baseline, named: "relaunch-fork-exec")
         if !unsandboxed.isEmpty {
             let off = Percentiles(unsandboxed)
+            BenchRecord(
+                bench: "relaunch", measure: "sandbox cost p50", unit: "us", baselineName: "--sandbox off",
+                baseline: off.p50, ours: daemon.p50
+            ).append()
             print(String(format: "  same, --sandbox off    p50 %9.1f us   p99 %9.1f us", off.p50, off.p99))
             print(
                 String(

@@ -74,6 +74,18 @@ struct Transfer: AsyncParsableCommand {
             String(
                 format: "daemon RSS: idle %.1f MiB, after the downloads %.1f MiB; peak (VmHWM) %.1f MiB",
                 idle.resident, peak.resident, peak.peak))
+        BenchRecord(
+            bench: "transfer", measure: "download \(megabytes) MiB", unit: "MiB/s", baselineName: "curl -o",
+            baseline: bestCurl.throughput(mib), ours: bestOurs.throughput(mib), higherIsBetter: true, goal: 0.95
+        ).append()
+        BenchRecord(
+            bench: "transfer", measure: "CPU per GiB", unit: "s", baselineName: "curl -o",
+            baseline: bestCurl.cpu / (mib / 1024), ours: bestOurs.cpu / (mib / 1024)
+        ).append()
+        BenchRecord(
+            bench: "transfer", measure: "daemon RSS growth", unit: "MiB", baselineName: "idle daemon",
+            baseline: idle.resident, ours: peak.peak
+        ).append()
     }
 
     struct Run {

@@ -64,6 +64,9 @@ public struct DaemonConfiguration: Sendable {
     /// a root daemon can give it a volume of its own; 0 for no quota, `nil` for a quarter of
     /// the state directory's file system.
     public var appDataQuotaBytes: Int?
+    /// Connections served at once through the daemon's sockets (`--max-connections`), a bound
+    /// on what peers can make it hold; the connection it hands each app at launch is not one.
+    public var maximumConnections = 512
     /// The person's music folder, shared read-only with an app the person allows into their
     /// music library (`--music-directory`; by default `XDG_MUSIC_DIR`, else `~/Music`);
     /// `nil` for none.

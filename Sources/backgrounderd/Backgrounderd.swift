@@ -170,6 +170,13 @@ struct Backgrounderd: AsyncParsableCommand {
             valueName: "SIZE"))
     var appDataQuota: String?
 
+    @Option(
+        name: .customLong("max-connections"),
+        help: ArgumentHelp(
+            "Connections served at once through the control and app sockets, from people, scripts and apps reconnecting (each person or app may hold 64 of them); the connection each app is handed at launch is not counted.",
+            valueName: "N"))
+    var maxConnections = 512
+
     @Flag(
         name: .customLong("live-restore"),
         help: ArgumentHelp(
@@ -217,6 +224,9 @@ struct Backgrounderd: AsyncParsableCommand {
         if let appDataQuota, appDataQuota != "0", (Self.bytes(appDataQuota) ?? 0) < 16 << 20 {
             throw ValidationError(
                 "--app-data-quota must be 0 or a size in bytes of 16M or more, such as 512M or 4G, not \(appDataQuota)")
+        }
+        guard maxConnections >= 1 else {
+            throw ValidationError("--max-connections must be a count of connections, 1 or more, not \(maxConnections)")
         }
         guard Self.bytes(appLogLimit) != nil else {
             throw ValidationError("--app-log-limit must be a size in bytes of 4K or more, such as 65536, 512K or 16M")
@@ -285,6 +295,7 @@ struct Backgrounderd: AsyncParsableCommand {
         configuration.liveRestore = liveRestore
         configuration.stateReserveBytes = Self.bytes(stateReserve) ?? 0
         configuration.appDataQuotaBytes = appDataQuota.map { Self.bytes($0) ?? 0 }
+        configuration.maximumConnections = maxConnections
         configuration.sharedPidNamespace = sharedPidNamespace
         if let musicDirectory { configuration.musicDirectory = musicDirectory.isEmpty ? nil : absolute(musicDirectory) }
         if !Main.onOvercommitQueue {

@@ -1,3 +1,4 @@
+import BackgrounderCore
 import BackgrounderProtocol
 import BackgrounderTestSupport
 import Foundation
@@ -38,6 +39,44 @@ struct ConnectionLimitTests {
         held.removeLast()
         #expect(await waitUntil { (try? fixture.daemon.status()) != nil }, "room again after one closed")
         #expect(fixture.daemon.isRunning)
+    }
+
+    @Test(
+        "the connections handed to apps at launch do not count toward the total: more apps than it run, and a person is still served"
+    )
+    func launchConnectionsAreNotCounted() async throws {
+        let directory = try TemporaryDirectory(prefix: "handed")
+        atTeardown { directory.remove() }
+        let bundles = directory.appending("bundles")
+        let ids = try (0..<4).map { index in
+            try PythonAppBundles.make(
+                "Handed\(index)", script: PythonAppBundles.checkIn + "\nwhile True:\n    time.sleep(3600)",
+                into: bundles)
+        }
+        let daemon = try await DaemonProcess(
+            directory: directory, bundleDirectories: [bundles], extraArguments: ["--max-connections", "2"])
+        atTeardown { await daemon.stop() }
+        for id in ids {
+            _ = try daemon.client().request(.open(AppReference(bundle: BundleID(id))))
+        }
+        // Each of the four checked in on the connection it was handed, though the daemon
+        // serves two at once through its sockets.
+        let log = { (id: String) in
+            (try? String(contentsOfFile: directory.appending("state/logs/\(id).log"), encoding: .utf8)) ?? ""
+        }
+        for id in ids {
+            #expect(await waitUntil { log(id).contains("checkin {\"class\": \"CHECKIN\"") }, "\(id): \(log(id))")
+        }
+        #expect(!daemon.log.contains("the most the daemon serves at once"), "\(daemon.log)")
+        // The total still holds for connections through the socket: two held, a third refused.
+        let held = try [daemon.client(), daemon.client()]
+        guard case .status = try held[1].request(.status).body else {
+            Issue.record("the second connection within the limit is not served")
+            return
+        }
+        #expect(throws: ControlClientError.self) { _ = try daemon.client(timeout: .seconds(5)) }
+        #expect(await waitUntil { daemon.log.contains("the most the daemon serves at once") })
+        #expect(daemon.isRunning)
     }
 
     @Test("a client that pipelines far more replies than it reads is cut off at the queued-bytes cap")

@@ -29,7 +29,7 @@ final class ControlServer: Service, Sendable {
     private let logger: Logger
     private let group: any EventLoopGroup
     private let personCheck: PersonCheck
-    private let connections = Locked<[ObjectIdentifier: (channel: any Channel, principal: Principal)]>([:])
+    private let connections = Locked<[ObjectIdentifier: Connection]>([:])
     private let waitingForRoom = Atomic<Int>(0)
 
     /// How long a peer may leave replies unread before it is disconnected.
@@ -37,8 +37,12 @@ final class ControlServer: Service, Sendable {
     /// Replies past the high mark make a connection unwritable: the daemon stops reading its
     /// requests until they drain (``StalledReaderHandler``).
     static let writeBufferWaterMark = ChannelOptions.Types.WriteBufferWaterMark(low: 64 * 1024, high: 256 * 1024)
-    /// Connections open at once, in all.
-    static let maximumConnections = 512
+    /// Connections open at once through the sockets, in all (`--max-connections`). The
+    /// connection the daemon hands each app it launches is not counted: there is one per
+    /// running app, made by the daemon, so the apps a person installed bound them; counting
+    /// them let 512 running apps leave the 513th unable to check in and a person's `bgctl`
+    /// refused (found by scripts/bench-scale.sh).
+    private var maximumConnections: Int { context.configuration.maximumConnections }
     /// Connections open at once for one principal (one person's uid, one app launch, or
     /// every unverified peer together).
     static let maximumConnectionsPerPrincipal = 64
@@ -62,7 +66,7 @@ final class ControlServer: Service, Sendable {
         self.logger = logger
         self.group = group
         appChannels.serve(writeBufferWaterMark: Self.writeBufferWaterMark) { [self] channel, launch in
-            self.configure(channel, principal: .app(launch))
+            self.configure(channel, principal: .app(launch), handedAtLaunch: true)
         }
     }
 
@@ -143,7 +147,16 @@ final class ControlServer: Service, Sendable {
         }
     }
 
-    private func configure(_ channel: any Channel, principal: Principal) -> EventLoopFuture<Void> {
+    /// An open connection: who speaks on it, and whether the daemon made it for an app's launch.
+    private struct Connection: Sendable {
+        var channel: any Channel
+        var principal: Principal
+        var handedAtLaunch: Bool
+    }
+
+    private func configure(
+        _ channel: any Channel, principal: Principal, handedAtLaunch: Bool = false
+    ) -> EventLoopFuture<Void> {
         var connectionLogger = logger
         switch principal {
         case .person(let uid, let pid):
@@ -155,7 +168,8 @@ final class ControlServer: Service, Sendable {
         case .untrusted(let why): connectionLogger[metadataKey: "peer"] = "unverified: \(why)"
         }
         let key = ObjectIdentifier(channel)
-        return admit(key, channel: channel, principal: principal, logger: connectionLogger).flatMapThrowing {
+        let connection = Connection(channel: channel, principal: principal, handedAtLaunch: handedAtLaunch)
+        return admit(key, connection, logger: connectionLogger).flatMapThrowing {
             [self, connectionLogger] in
             channel.closeFuture.whenComplete { [self] _ in
                 _ = self.connections.withLock { $0.removeValue(forKey: key) }
@@ -171,10 +185,9 @@ final class ControlServer: Service, Sendable {
     /// Counts a new connection in. At a limit it waits a moment before refusing: connections
     /// whose peers already hung up (a script's burst of short connections) still count until
     /// their event loops notice, which under load can take a while.
-    private func admit(
-        _ key: ObjectIdentifier, channel: any Channel, principal: Principal, logger: Logger
-    ) -> EventLoopFuture<Void> {
-        guard let refusal = count(key, channel: channel, principal: principal) else {
+    private func admit(_ key: ObjectIdentifier, _ connection: Connection, logger: Logger) -> EventLoopFuture<Void> {
+        let channel = connection.channel
+        guard let refusal = count(key, connection) else {
             return channel.eventLoop.makeSucceededVoidFuture()
         }
         // Waiting holds a descriptor, so only a few connections may wait at once.
@@ -186,7 +199,7 @@ final class ControlServer: Service, Sendable {
         let deadline = NIODeadline.now() + Self.waitForRoom
         channel.eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(50), delay: .milliseconds(50)) {
             [self] task in
-            let refusal = self.count(key, channel: channel, principal: principal)
+            let refusal = self.count(key, connection)
             // Not `channel.isActive`: the channel is not registered, so never active, until
             // this initializer's future completes; that check ended every wait at the first
             // look. A peer that hangs up meanwhile is seen once the connection is admitted.
@@ -211,16 +224,20 @@ final class ControlServer: Service, Sendable {
     }
 
     /// Counts a new connection in, or says which limit it would pass.
-    private func count(_ key: ObjectIdentifier, channel: any Channel, principal: Principal) -> String? {
+    private func count(_ key: ObjectIdentifier, _ connection: Connection) -> String? {
         connections.withLock { connections in
-            guard connections.count < Self.maximumConnections else {
-                return "\(Self.maximumConnections) connections are open, the most the daemon serves at once"
+            if !connection.handedAtLaunch {
+                let open = connections.values.count { !$0.handedAtLaunch }
+                guard open < maximumConnections else {
+                    return "\(maximumConnections) connections are open, the most the daemon serves at once"
+                }
             }
-            let same = connections.values.filter { Self.sameLimit($0.principal, principal) }.count
+            let principal = connection.principal
+            let same = connections.values.count { Self.sameLimit($0.principal, principal) }
             guard same < Self.maximumConnectionsPerPrincipal else {
                 return "\(principal) has \(same) connections open, the most one may hold"
             }
-            connections[key] = (channel, principal)
+            connections[key] = connection
             return nil
         }
     }
