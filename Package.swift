@@ -116,6 +116,11 @@ let package = Package(
             name: "CBootTimer",
             path: "Sources/CBootTimer"
         ),
+        // epoll for the one thread that watches every app process and its output (ProcessWatch).
+        .target(
+            name: "CEpoll",
+            path: "Sources/CEpoll"
+        ),
 
         // MARK: Pure logic and the wire protocol
         .target(
@@ -144,6 +149,7 @@ let package = Package(
                 "BackgrounderProtocol",
                 "CBackgrounderPolicy",
                 "CBootTimer",
+                "CEpoll",
                 "CSandbox",
                 "CSDBus",
                 .product(name: "Logging", package: "swift-log"),

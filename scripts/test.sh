@@ -39,7 +39,7 @@ if [ -n "$SANITIZER" ]; then
     # the D-Bus layer through a sanitized daemon. Integration suites run the daemon built here.
     # Not AudioServerTests: its recorder, slowed by the sanitizer, missed the tone it waits for in
     # CI; the shared-memory ring it uses is AudioRingTests' and the audio-ring fuzz target's.
-    SUITES=${SANITIZED_SUITES:-BackgrounderProtocolTests|BackgroundKitTests|DBusPeerTests|DesktopBusTests|SandboxTests|PolicyPluginTests|DoorbellFloodTests|SocketAbuseTests|HostileAppTests|LifecycleTests}
+    SUITES=${SANITIZED_SUITES:-BackgrounderProtocolTests|BackgroundKitTests|DBusPeerTests|DesktopBusTests|SandboxTests|PolicyPluginTests|DoorbellFloodTests|SocketAbuseTests|HostileAppTests|LifecycleTests|ProcessWatchTests}
     FILTER=(--filter "$SUITES")
     # Leaks are not findings here: the daemon's long-lived singletons and Swift metadata are
     # reported at exit, which says nothing about the code under test.

@@ -58,9 +58,23 @@ package func writeAll(_ descriptor: Int32, _ bytes: some ContiguousBytes, socket
 /// reports), for work that blocks in system calls and so must stay off Swift's
 /// cooperative thread pool.
 package func startThread(named name: String, _ body: @escaping @Sendable () -> Void) {
-    let thread = Thread(block: body)
-    thread.name = name
+    let thread = Thread {
+        // Named from inside: Foundation on Linux drops a name set before `start()`, and
+        // every thread would show a libdispatch worker's name.
+        nameCurrentThread(name)
+        body()
+    }
     thread.start()
+}
+
+/// Names the calling thread (at most 15 bytes show) through `/proc/thread-self/comm`, as
+/// Glibc's Swift module has no `pthread_setname_np`.
+private func nameCurrentThread(_ name: String) {
+    let descriptor = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return }
+    defer { close(descriptor) }
+    let bytes = Array(name.utf8.prefix(15))
+    _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
 }
 
 /// The Unix-domain socket address of `path` and the length to pass with it, or `nil` when

@@ -1,5 +1,4 @@
 import BackgrounderProtocol
-package import Foundation
 import Synchronization
 
 #if canImport(Glibc)
@@ -7,8 +6,9 @@ import Synchronization
 #endif
 
 /// An app's standard output and error, capped: the app writes into a named pipe (a FIFO in
-/// the daemon's log directory), and a thread of the daemon copies what arrives into
-/// `ID.log`, rotating it to `ID.log.1` (replacing the previous one) whenever it would grow
+/// the daemon's log directory), and the daemon copies what arrives into
+/// `ID.log` (on ``ProcessWatch``'s thread, which watches every app's pipe in one epoll),
+/// rotating it to `ID.log.1` (replacing the previous one) whenever it would grow
 /// past the limit. An app therefore holds at most twice the limit on disk however much it
 /// writes; one that writes faster than the disk takes is slowed by the full pipe, not the
 /// daemon.
@@ -19,8 +19,8 @@ import Synchronization
 /// (``reattach(path:limit:)``).
 ///
 /// The child gets ``writeDescriptor`` as its descriptors 1 and 2 (however it is started);
-/// after the start the daemon calls ``startDraining()``, which closes the daemon's copy so
-/// the copying thread sees end-of-file once the app and everything it started are gone.
+/// after the start the daemon calls ``releaseWriteEnd()``, which closes the daemon's copy so
+/// the pipe reads end-of-file once the app and everything it started are gone.
 package final class AppLog: Sendable {
     /// The log file; the rotation is this path with `.1` appended.
     package let path: String
@@ -29,10 +29,12 @@ package final class AppLog: Sendable {
     /// The pipe's write end, for the child (close-on-exec here: only the child's own
     /// descriptors 1 and 2, made by dup2, survive its exec).
     package let writeDescriptor: Int32
-    private let readDescriptor: Int32
+    /// The pipe's read end, non-blocking: ``copyAvailable(using:)`` takes what is there.
+    package let readDescriptor: Int32
     private let writeClosed = Atomic<Bool>(false)
-    /// Signalled once the copying thread has seen end-of-file.
-    private let finished = DispatchSemaphore(value: 0)
+    /// The log file being written (opened at the first output) and its size.
+    private let file = Mutex<(descriptor: Int32, size: Int)>((-1, 0))
+    private let ended = Atomic<Bool>(false)
 
     /// Makes the pipe and checks the log file can be opened.
     /// - Throws: ``DaemonError`` naming the log file when either fails.
@@ -64,7 +66,9 @@ package final class AppLog: Sendable {
             close(writeDescriptor)
             throw DaemonError(.directory, path: path, "cannot open the app's log: \(reason)")
         }
-        close(probe)
+        // Kept: the log exists from the start, as `bgctl logs` expects.
+        let size = Self.size(of: probe)
+        file.withLock { $0 = (probe, size) }
     }
 
     private init(path: String, limit: Int, readDescriptor: Int32) {
@@ -81,9 +85,7 @@ package final class AppLog: Sendable {
     package static func reattach(path: String, limit: Int) -> AppLog? {
         let descriptor = openReadEnd(pipePath(forLog: path))
         guard descriptor >= 0 else { return nil }
-        let log = AppLog(path: path, limit: limit, readDescriptor: descriptor)
-        startThread(named: "applog") { [log] in log.drain() }
-        return log
+        return AppLog(path: path, limit: limit, readDescriptor: descriptor)
     }
 
     /// The named pipe beside a log file.
@@ -91,7 +93,7 @@ package final class AppLog: Sendable {
         (path.hasSuffix(".log") ? String(path.dropLast(4)) : path) + ".output"
     }
 
-    /// Opens a FIFO for reading without waiting for a writer, then makes reads block.
+    /// Opens a FIFO for reading without waiting for a writer; reads stay non-blocking.
     private static func openReadEnd(_ pipePath: String) -> Int32 {
         let descriptor = open(pipePath, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW)
         guard descriptor >= 0 else { return -1 }
@@ -101,29 +103,19 @@ package final class AppLog: Sendable {
             errno = EINVAL
             return -1
         }
-        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
         return descriptor
     }
 
-    /// Closes the daemon's copy of the write end and copies the app's output to the log on a
-    /// thread of its own until every writer is gone.
-    package func startDraining() {
+    /// Closes the daemon's copy of the write end, once the child has its own: from then on
+    /// the pipe reads end-of-file when the app and everything it started are gone.
+    package func releaseWriteEnd() {
         closeWriteEnd()
-        startThread(named: "applog") { [self] in drain() }
-    }
-
-    /// Waits until everything the app wrote is in the log, or `timeout` passes: called after
-    /// the app's process is reaped, so that whoever hears of the exit (`bgctl ps`, `bgctl
-    /// logs`) finds its last words. A child that outlives the app and keeps the pipe open ends
-    /// the wait at the timeout rather than holding the exit back.
-    package func awaitEndOfOutput(timeout: DispatchTimeInterval = .seconds(1)) {
-        _ = finished.wait(timeout: .now() + timeout)
     }
 
     /// Gives up without starting (the launch failed): both ends are closed.
     package func abandon() {
         closeWriteEnd()
-        close(readDescriptor)
+        endOutput()
     }
 
     private func closeWriteEnd() {
@@ -134,40 +126,60 @@ package final class AppLog: Sendable {
         open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0o600)
     }
 
-    private func drain() {
-        defer {
-            close(readDescriptor)
-            finished.signal()
-        }
-        var file = Self.openLog(path)
-        var size = Self.size(of: file)
-        defer { if file >= 0 { close(file) } }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 1)
-        defer { buffer.deallocate() }
+    /// Whether every writer is gone and everything they wrote is in the log.
+    package var outputEnded: Bool { ended.load(ordering: .acquiring) }
+
+    /// Copies what the pipe holds now into the log, without waiting for more.
+    /// - Parameter buffer: Scratch space for the copy (the watching thread's own).
+    /// - Returns: Whether the output has ended (every writer gone, or the pipe unreadable);
+    ///   the caller then stops watching the pipe and calls ``endOutput()``.
+    package func copyAvailable(using buffer: UnsafeMutableRawBufferPointer) -> Bool {
         while true {
             let count = retryingInterrupted { read(readDescriptor, buffer.baseAddress, buffer.count) }
-            guard count > 0 else { return }
+            if count < 0, errno == EAGAIN || errno == EWOULDBLOCK { return false }
+            guard count > 0 else { return true }
+            append(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+        }
+    }
+
+    /// Closes the pipe and the log file, after ``copyAvailable(using:)`` said the output ended.
+    package func endOutput() {
+        guard !ended.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        close(readDescriptor)
+        file.withLock { file in
+            if file.descriptor >= 0 { close(file.descriptor) }
+            file.descriptor = -1
+        }
+    }
+
+    /// Appends `bytes`, rotating whenever the file would pass the limit.
+    private func append(_ bytes: UnsafeRawBufferPointer) {
+        file.withLock { file in
+            if file.descriptor < 0 {
+                file.descriptor = Self.openLog(path)
+                file.size = Self.size(of: file.descriptor)
+            }
             var offset = 0
-            while offset < count {
-                if size >= limit {
-                    if file >= 0 { close(file) }
-                    file = rotate()
-                    size = Self.size(of: file)
+            while offset < bytes.count {
+                if file.size >= limit {
+                    if file.descriptor >= 0 { close(file.descriptor) }
+                    file.descriptor = rotate()
+                    file.size = Self.size(of: file.descriptor)
                 }
                 // Never past the limit: the part that fits, then the rest after a rotation.
-                let chunk = min(count - offset, max(0, limit - size))
-                if file >= 0 {
+                let chunk = min(bytes.count - offset, max(0, limit - file.size))
+                if file.descriptor >= 0 {
                     do {
-                        try writeAll(file, UnsafeRawBufferPointer(rebasing: buffer[offset..<offset + chunk]))
+                        try writeAll(file.descriptor, UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + chunk]))
                     } catch {
                         // The disk is full or the file is gone: drop what does not fit rather
                         // than block the app; keep draining so the app never stalls on a pipe.
                         offset += chunk
-                        size = limit
+                        file.size = limit
                         continue
                     }
                 }
-                size += chunk
+                file.size += chunk
                 offset += chunk
             }
         }

@@ -12,8 +12,9 @@ package import Logging
 /// their output to a per-app log, and reports each exit.
 ///
 /// Processes are started by `CSandbox` (fork, then only system calls until execve; see
-/// docs/SANDBOX.md) and reaped by a thread per app blocked in `waitpid`: no polling, and no
-/// Foundation `Process` (see docs/decisions/0002).
+/// docs/SANDBOX.md) and watched, with their output, by one thread for all apps
+/// (``ProcessWatch``, pidfds in one epoll): no polling, and no Foundation `Process` (see
+/// docs/decisions/0002).
 package final class Supervisor: Sendable {
     /// A running app process.
     package struct Launched: Sendable, Hashable {
@@ -47,6 +48,8 @@ package final class Supervisor: Sendable {
     package let volumes: DataVolumes?
     /// What `bgctl status` says about data quotas.
     package let volumesSummary: String
+    /// The one thread that sees every app process exit and copies their output.
+    private let watch: ProcessWatch
 
     package init(
         mechanism: any SuspensionMechanism, sandbox: AppSandbox, stateDirectory: String, socketPath: String,
@@ -55,6 +58,7 @@ package final class Supervisor: Sendable {
         logger: Logger
     ) throws {
         self.logLimit = logLimit
+        self.watch = .shared
         self.mechanism = mechanism
         self.sandbox = sandbox
         let directories = AppDirectories(stateDirectory: stateDirectory)
@@ -149,7 +153,8 @@ package final class Supervisor: Sendable {
     ///   - reason: Why it is launched, passed to the app.
     ///   - channel: The app's end of its control connection, which it gets as descriptor 3
     ///     (`BACKGROUNDER_FD`); the caller closes its own copy afterwards.
-    ///   - onExit: Called once, from the reaper thread, when the process is gone.
+    ///   - onExit: Called once, from ``ProcessWatch``'s thread, when the process is gone and
+    ///     its output is in its log (or a second later).
     /// - Returns: The process and its container.
     /// - Throws: ``DaemonError`` when the container, the sandbox or the process cannot be made.
     package func launch(
@@ -230,14 +235,11 @@ package final class Supervisor: Sendable {
             return launched
         }
         orphans?.childWasStarted()
-        log.startDraining()
+        log.releaseWriteEnd()
         let pid = launched.pid
-        startThread(named: "reaper-\(pid)") { [self] in
-            var status: Int32 = 0
-            _ = retryingInterrupted { waitpid(pid, &status, 0) }
+        watch.watchChild(pid, log: log) { [self] status in
             _ = self.leaders.withLock { $0.removeValue(forKey: pid) }
-            log.awaitEndOfOutput()
-            onExit(ExitStatus(waitStatus: status))
+            onExit(status)
         }
         return launched
     }
@@ -255,7 +257,7 @@ package final class Supervisor: Sendable {
     /// - Parameters:
     ///   - record: What the earlier run recorded.
     ///   - bootID: This boot's id.
-    ///   - onExit: Called once, from a watcher thread, when the process is gone. Its exit
+    ///   - onExit: Called once, from ``ProcessWatch``'s thread, when the process is gone. Its exit
     ///     status belongs to its parent, the earlier daemon's reaper (now init or a
     ///     subreaper): ``ExitStatus/unknown``.
     /// - Returns: The process, or why it cannot be adopted.
@@ -287,12 +289,8 @@ package final class Supervisor: Sendable {
         }
         let launched = Launched(pid: record.pid, container: container, uid: record.uid)
         leaders.withLock { $0[record.pid] = AppLaunch(bundle: identifier, pid: record.pid, uid: record.uid) }
-        startThread(named: "watcher-\(record.pid)") { [self] in
-            var entry = pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)
-            _ = retryingInterrupted { poll(&entry, 1, -1) }
-            close(pidfd)
+        watch.watchAdopted(record.pid, pidfd: pidfd, log: log) { [self] _ in
             _ = self.leaders.withLock { $0.removeValue(forKey: record.pid) }
-            log.awaitEndOfOutput()
             onExit(.unknown)
         }
         return .success(launched)
