@@ -67,9 +67,13 @@ struct IPCRoundTrip: ParsableCommand {
         }
         guard let baseline else { throw ValidationError("the echo server did not start") }
 
-        let echoSamples = try measure(baseline, request)
-        var cpuBefore: Double?
-        let daemonSamples = try measure(daemon, request) { cpuBefore = daemonPID.map(ProcessCPU.seconds) }
+        for _ in 0..<warmup {
+            _ = try baseline.roundTrip(request)
+            _ = try daemon.roundTrip(request)
+        }
+        // The daemon is idle while the echo is measured, so its CPU over both is its own.
+        let cpuBefore = daemonPID.map(ProcessCPU.seconds)
+        let (echoSamples, daemonSamples) = try measureInterleaved(baseline, daemon, request)
         let cpuAfter = daemonPID.map(ProcessCPU.seconds)
         let echoStats = Percentiles(echoSamples)
         let daemonStats = Percentiles(daemonSamples)
@@ -105,19 +109,29 @@ struct IPCRoundTrip: ParsableCommand {
         }
     }
 
-    /// - Parameter afterWarmup: Runs once the warm-up is done, before the measured round trips.
-    private func measure(_ socket: LineSocket, _ request: [UInt8], afterWarmup: () -> Void = {}) throws -> [Double] {
-        for _ in 0..<warmup { _ = try socket.roundTrip(request) }
-        afterWarmup()
-        var samples: [Double] = []
-        samples.reserveCapacity(count)
-        for _ in 0..<count {
-            let start = ContinuousClock.now
-            _ = try socket.roundTrip(request)
-            let elapsed = ContinuousClock.now - start
-            samples.append(elapsed.seconds * 1e6)
+    /// Round trips to both sides in alternating blocks of 100, so that whatever else the
+    /// machine does (another process, a frequency change) falls on both alike: measured one
+    /// side after the other, the ratio moved between 1.6x and 4x from run to run.
+    private func measureInterleaved(
+        _ baseline: LineSocket, _ daemon: LineSocket, _ request: [UInt8]
+    ) throws -> (baseline: [Double], daemon: [Double]) {
+        var baselineSamples: [Double] = []
+        var daemonSamples: [Double] = []
+        baselineSamples.reserveCapacity(count)
+        daemonSamples.reserveCapacity(count)
+        while daemonSamples.count < count {
+            let block = min(100, count - daemonSamples.count)
+            for _ in 0..<block { baselineSamples.append(try timedRoundTrip(baseline, request)) }
+            for _ in 0..<block { daemonSamples.append(try timedRoundTrip(daemon, request)) }
         }
-        return samples
+        return (baselineSamples, daemonSamples)
+    }
+
+    /// One round trip, in microseconds.
+    private func timedRoundTrip(_ socket: LineSocket, _ request: [UInt8]) throws -> Double {
+        let start = ContinuousClock.now
+        _ = try socket.roundTrip(request)
+        return (ContinuousClock.now - start).seconds * 1e6
     }
 }
 
