@@ -172,6 +172,26 @@ static int mount_own_proc(void) {
 /// clone3's number on every architecture (it came after the tables were unified).
 enum { BG_NR_CLONE3 = 435 };
 
+/// clone3's arguments up to `cgroup` (CLONE_ARGS_SIZE_VER2), as <linux/sched.h> has them
+/// since Linux 5.7; spelled out here so that header's CLONE_* macros do not meet <sched.h>'s.
+struct bg_clone_args {
+    uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid, set_tid_size, cgroup;
+};
+#define BG_CLONE_INTO_CGROUP 0x200000000ULL
+
+/// A new process started in the cgroup `cgroup_fd` names, with `namespaces` (CLONE_NEW*
+/// flags) besides, and fork's semantics otherwise (the child returns 0 on a copy of the
+/// caller's stack). -1 with errno: ENOSYS before Linux 5.3 or under a seccomp policy that
+/// refuses clone3, EINVAL before 5.7, and whatever fork itself may fail with.
+static pid_t clone_into_cgroup(int cgroup_fd, uint64_t namespaces) {
+    struct bg_clone_args args;
+    memset(&args, 0, sizeof args);
+    args.flags = BG_CLONE_INTO_CGROUP | namespaces;
+    args.exit_signal = SIGCHLD;
+    args.cgroup = (uint64_t)cgroup_fd;
+    return (pid_t)syscall(BG_NR_CLONE3, &args, sizeof args);
+}
+
 // The filter reads a 64-bit argument's low half at its offset, which is little-endian's.
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "the seccomp filter reads arguments as little-endian"
@@ -257,7 +277,8 @@ static int install_seccomp(const bg_sandbox_spawn *spec) {
 }
 
 /// The child between fork and execve: only system calls, on data prepared by the parent.
-__attribute__((noreturn)) static void child(const bg_sandbox_spawn *spec, int error_fd) {
+/// `in_cgroup`: it was started in the app's cgroup already (clone_into_cgroup).
+__attribute__((noreturn)) static void child(const bg_sandbox_spawn *spec, int error_fd, int in_cgroup) {
     int report = lift(error_fd);
     if (report < 0) _exit(126);
 
@@ -286,7 +307,9 @@ __attribute__((noreturn)) static void child(const bg_sandbox_spawn *spec, int er
 
     // Join the app's cgroup before anything else runs in the child's name: from here on
     // the freezer holds every process the app starts.
-    if (spec->cgroup_procs_fd >= 0 && write(spec->cgroup_procs_fd, "0", 1) != 1) fail(report, BG_STEP_CGROUP);
+    if (!in_cgroup && spec->cgroup_procs_fd >= 0 && write(spec->cgroup_procs_fd, "0", 1) != 1) {
+        fail(report, BG_STEP_CGROUP);
+    }
 
     int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (null < 0 || dup2(null, 0) < 0) fail(report, BG_STEP_STDIN);
@@ -392,10 +415,17 @@ pid_t bg_sandbox_spawn_process(const bg_sandbox_spawn *spec, bg_sandbox_failure 
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &saved);
     int pid_namespace = spec->own_user_namespace && spec->private_proc && !spec->change_identity;
-    pid_t pid = pid_namespace ? clone_into_pid_namespace() : fork();
+    // Started in its cgroup where the kernel allows it; otherwise forked, to join by writing
+    // cgroup.procs (which also reports a cgroup that refuses it by name).
+    pid_t pid = -1;
+    if (spec->cgroup_fd >= 0) {
+        pid = clone_into_cgroup(spec->cgroup_fd, pid_namespace ? (CLONE_NEWUSER | CLONE_NEWPID) : 0);
+    }
+    int in_cgroup = pid >= 0;
+    if (pid < 0) pid = pid_namespace ? clone_into_pid_namespace() : fork();
     if (pid == 0) {
         close(pipe_fds[0]);
-        child(spec, pipe_fds[1]);
+        child(spec, pipe_fds[1], in_cgroup);
     }
     int fork_error = errno;
     pthread_sigmask(SIG_SETMASK, &saved, NULL);

@@ -21,6 +21,8 @@ package struct SandboxedSpawn {
     package var channel: Int32 = -1
     /// An open `cgroup.procs` of the app's cgroup, or -1.
     package var cgroupProcs: Int32 = -1
+    /// The app's cgroup directory, to start the child in at once (`CLONE_INTO_CGROUP`), or -1.
+    package var cgroupDirectory: Int32 = -1
     /// A Landlock ruleset, or -1.
     package var landlockRuleset: Int32 = -1
     /// The uid and gid to run as, or `nil` for the daemon's.
@@ -80,6 +82,7 @@ package struct SandboxedSpawn {
                                 output_fd: output,
                                 channel_fd: channel,
                                 cgroup_procs_fd: cgroupProcs,
+                                cgroup_fd: cgroupDirectory,
                                 landlock_ruleset_fd: landlockRuleset,
                                 change_identity: identity == nil ? 0 : 1,
                                 uid: identity?.uid ?? 0,

@@ -187,6 +187,10 @@ package final class Supervisor: Sendable {
             }
         }
         defer { if cgroupProcs >= 0 { close(cgroupProcs) } }
+        // The child starts in the cgroup where the kernel allows it (CLONE_INTO_CGROUP);
+        // without the directory it joins through cgroup.procs.
+        let cgroupDirectory = container.cgroupPath.map { open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) } ?? -1
+        defer { if cgroupDirectory >= 0 { close(cgroupDirectory) } }
 
         // The child writes into an AppLog pipe, which the daemon copies to the log with a
         // size cap and one rotation: an app cannot fill the disk.
@@ -213,6 +217,7 @@ package final class Supervisor: Sendable {
                     output: log.writeDescriptor,
                     channel: channel,
                     cgroupProcs: cgroupProcs,
+                    cgroupDirectory: cgroupDirectory,
                     landlockRuleset: ruleset,
                     identity: identity.map { ($0, $0) },
                     processLimit: sandbox.processLimit ?? 0,

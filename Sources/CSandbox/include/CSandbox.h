@@ -103,6 +103,12 @@ typedef struct bg_sandbox_spawn {
     int channel_fd;
     /// An open cgroup.procs to write "0" to (joins the app's cgroup), or -1 for none.
     int cgroup_procs_fd;
+    /// The app's cgroup directory (O_RDONLY | O_DIRECTORY), or -1: the child is then started
+    /// in it by clone3's CLONE_INTO_CGROUP, which spares the write to cgroup.procs (a
+    /// migration, which waits for the kernel's cgroup lock: milliseconds per launch). Where
+    /// the kernel or a seccomp policy refuses clone3, the child is forked and writes
+    /// cgroup.procs as before.
+    int cgroup_fd;
     /// A Landlock ruleset to restrict the child with, or -1 for none.
     int landlock_ruleset_fd;
     /// Whether to drop to uid/gid (with no supplementary groups), in a private IPC namespace
