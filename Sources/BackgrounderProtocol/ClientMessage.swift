@@ -272,3 +272,19 @@ extension ClientMessage: Codable {
         try Self.classes.encode(body, id: id, to: encoder)
     }
 }
+
+/// A request as it was read, with its class's wire name as it came: the daemon names the
+/// class in every refusal and in what it tells capabilities, and ``ClientMessage/className``
+/// finds it again with `Mirror`, a measurable share of a round trip.
+public struct ReceivedClientMessage: Sendable, Decodable {
+    /// The request.
+    public var message: ClientMessage
+    /// Its class's wire name (`HELLO`).
+    public var className: String
+
+    public init(from decoder: any Decoder) throws {
+        message = try ClientMessage(from: decoder)
+        // Read again from the same object: a name that decoded is a listed class's own.
+        className = try decoder.container(keyedBy: MessageHeaderKeys.self).decode(String.self, forKey: .class)
+    }
+}

@@ -1,8 +1,9 @@
 import BackgrounderCore
-@testable import BackgrounderSystem
 import BackgrounderTestSupport
 import Foundation
 import Testing
+
+@testable import BackgrounderSystem
 
 /// An app's process starts in its cgroup (clone3's `CLONE_INTO_CGROUP`) instead of moving
 /// there by a write to `cgroup.procs`, a migration that waits for the kernel's cgroup lock

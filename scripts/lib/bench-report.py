@@ -120,6 +120,7 @@ except ImportError:
     lines += ["", "No plots: matplotlib is missing (scripts/setup.sh --bench installs python3-matplotlib)."]
 pairs = [
     ("ipc", "control round trip", "µs", "ipc-backgrounderd", "ipc-echo", "Unix-socket echo"),
+    ("ipc-pinned", "control round trip, one CPU", "µs", "ipc-backgrounderd-pinned", "ipc-echo-pinned", "Unix-socket echo"),
     ("relaunch", "event to didFinishLaunching", "µs", "relaunch-backgrounderd", "relaunch-fork-exec", "fork/exec"),
     ("location", "gpsd to app", "ms", "location-app", "location-gpspipe", "gpspipe -w"),
     ("audio-latency", "added audio latency", "ms", "audio-latency-backgrounderd", "audio-latency-pacat", "pacat"),

@@ -43,8 +43,10 @@ enum Principal: Sendable, Hashable, CustomStringConvertible {
 
     /// Why this principal may not send `message`, or `nil` when it may (the matrix is
     /// ``RequestAccess``).
-    func refusal(of message: ClientMessage) -> ProtocolError? {
-        let name = message.className
+    /// - Parameters:
+    ///   - message: The request.
+    ///   - name: Its class's wire name, as it came (to name it in the refusal).
+    func refusal(of message: ClientMessage, named name: String) -> ProtocolError? {
         switch (message.body.access, self) {
         case (.anyone, _), (.person, .person), (.app, .app):
             return nil

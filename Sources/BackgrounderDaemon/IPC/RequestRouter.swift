@@ -36,25 +36,27 @@ struct RequestRouter: Sendable {
     func route(_ line: ByteBuffer, from principal: Principal, connection: ConnectionIdentity, logger: Logger) -> Route {
         let bytes = Array(line.readableBytesView)
         let message: ClientMessage
+        let className: String
         do {
-            message = try codec.decode(ClientMessage.self, from: bytes)
+            let received = try codec.decode(ReceivedClientMessage.self, from: bytes)
+            (message, className) = (received.message, received.className)
         } catch {
             logger.notice("bad request: \(error)")
             return .now(DaemonMessage(id: Self.lenientID(in: bytes), .error(error)))
         }
-        logger.trace("\(message.className)")
+        logger.trace("\(className)")
         let id = message.id
         // Who may send what is decided here, once, for every request (``RequestAccess``).
-        if let refusal = principal.refusal(of: message) {
-            logger.warning("refused \(message.className) from \(principal): \(message.body.access.rawValue)-only")
+        if let refusal = principal.refusal(of: message, named: className) {
+            logger.warning("refused \(className) from \(principal): \(message.body.access.rawValue)-only")
             return .now(DaemonMessage(id: id, .error(refusal)))
         }
         // An app's request before its CHECKIN is refused at once, on the event loop.
         if message.body.access == .app, connection.bundle == nil, !message.body.isCheckIn {
-            let error = ProtocolError(.notCheckedIn, "\(message.className) needs a CHECKIN first")
+            let error = ProtocolError(.notCheckedIn, "\(className) needs a CHECKIN first")
             return .now(DaemonMessage(id: id, .error(error)))
         }
-        let requester = Requester(bundle: connection.bundle, request: message.className)
+        let requester = Requester(bundle: connection.bundle, request: className)
         let apps = context.apps
         let capabilities = context.capabilities
         func later(_ work: @escaping @Sendable () async throws -> DaemonMessage.Body) -> Route {
