@@ -1,3 +1,4 @@
+import BackgrounderCore
 import BackgrounderProtocol
 import Synchronization
 
@@ -33,7 +34,7 @@ package final class AppLog: Sendable {
     package let readDescriptor: Int32
     private let writeClosed = Atomic<Bool>(false)
     /// The log file being written (opened at the first output) and its size.
-    private let file = Mutex<(descriptor: Int32, size: Int)>((-1, 0))
+    private let file = Locked<(descriptor: Int32, size: Int)>((-1, 0))
     private let ended = Atomic<Bool>(false)
 
     /// Makes the pipe and checks the log file can be opened.

@@ -1,7 +1,7 @@
+import BackgrounderCore
 import BackgrounderProtocol
 import CEpoll
 import CSandbox
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -48,7 +48,7 @@ package final class ProcessWatch: Sendable {
 
     private let poller: Int32
     private let doorbell: Int32
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private static let doorbellToken: UInt64 = 0
 
     /// Starts the watching thread.
