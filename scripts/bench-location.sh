@@ -12,7 +12,14 @@ BIN=$(swift build -c release --show-bin-path)
 RUN=$(mktemp -d /tmp/bgloc-XXXXXX)
 # Apps run under uids of their own when the daemon is root: they pass through this directory.
 chmod 711 "$RUN"
-trap 'pkill -f "$RUN" 2>/dev/null || true; rm -rf "$RUN"' EXIT
+# The daemon is waited for after SIGTERM: it unmounts the apps' data volumes on its way out,
+# and a removal that ran first left them mounted (and their images deleted) under /tmp.
+cleanup() {
+    pkill -f "$RUN" 2>/dev/null || true
+    for _ in $(seq 1 100); do pgrep -f "$RUN" >/dev/null || break; sleep 0.1; done
+    rm -rf "$RUN"
+}
+trap cleanup EXIT
 
 echo "== 1. filters"
 "$BIN/bgbench" filters

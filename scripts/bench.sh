@@ -44,7 +44,8 @@ for product in bgctl bgbench bgbundle TestApp BackgroundPlayer; do
 done
 
 mkdir -p "$OUT"
-export BENCH_RESULTS=$PWD/$OUT/raw.jsonl BENCH_SAMPLES=$PWD/$OUT/samples BENCH_QUICK=$QUICK
+OUT=$(cd "$OUT" && pwd) # absolute, for the benchmarks that change directory (and an absolute --out)
+export BENCH_RESULTS=$OUT/raw.jsonl BENCH_SAMPLES=$OUT/samples BENCH_QUICK=$QUICK
 rm -rf "$BENCH_RESULTS" "$BENCH_SAMPLES"
 LOG=$OUT/bench.log
 : >"$LOG"
