@@ -33,7 +33,8 @@ package final class AppLog: Sendable {
     /// The pipe's read end, non-blocking: ``copyAvailable(using:)`` takes what is there.
     package let readDescriptor: Int32
     private let writeClosed = Atomic<Bool>(false)
-    /// The log file being written (opened at the first output) and its size.
+    /// The log file being written and its size: opened at once for a new app (so the log
+    /// exists from the start), at the first output for a reattached one.
     private let file = Locked<(descriptor: Int32, size: Int)>((-1, 0))
     private let ended = Atomic<Bool>(false)
 
