@@ -233,6 +233,20 @@ package final class BusLoop {
     /// Sets the next attempt after a failure: on the schedule, and when the bus's socket
     /// file is created.
     private func scheduleRetry(_ name: String, kind: BusKind, reason: String) {
+        // Without an address or a runtime directory nothing can make a session bus appear
+        // for this process (its environment does not change): trying again is a wakeup for
+        // nothing, every 30 s for the daemon's life.
+        if kind == .session, owner.environmentValue(kind.addressVariable)?.isEmpty != false,
+            owner.environmentValue("XDG_RUNTIME_DIR")?.isEmpty != false
+        {
+            stopAwaitingSocket(name)
+            schedules[name] = nil
+            retryAt[name] = nil
+            let detail = "\(reason); not tried again until the daemon is started with one"
+            owner.setStatus(name, EndpointStatus(bus: kind, connected: false, detail: detail))
+            owner.logger.info("D-Bus: \(name): \(detail)")
+            return
+        }
         let path = ServerSocketPath.dbus(
             address: owner.environmentValue(kind.addressVariable), system: kind == .system,
             runtimeDirectory: owner.environmentValue("XDG_RUNTIME_DIR"))
