@@ -15,6 +15,7 @@ chmod 711 "$RUN"
 # The daemon is waited for after SIGTERM: it unmounts the apps' data volumes on its way out,
 # and a removal that ran first left them mounted (and their images deleted) under /tmp.
 cleanup() {
+    if [ -f "$RUN/gpsd.pid" ]; then kill "$(cat "$RUN/gpsd.pid")" 2>/dev/null || true; fi
     pkill -f "$RUN" 2>/dev/null || true
     for _ in $(seq 1 100); do pgrep -f "$RUN" >/dev/null || break; sleep 0.1; done
     rm -rf "$RUN"
@@ -64,6 +65,9 @@ device = os.ttyname(slave)
 port = free_port()
 gpsd = subprocess.Popen(["gpsd", "-N", "-n", "-b", "-S", str(port), device],
                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+# Its command line names a pty, not the run directory: the shell's cleanup finds it by this.
+with open(f"{run}/gpsd.pid", "w") as file:
+    file.write(str(gpsd.pid))
 socket_path = f"{run}/sock"
 env = dict(os.environ, BACKGROUNDER_SOCKET=socket_path)
 daemon = subprocess.Popen([f"{bin_dir}/backgrounderd", "--bundles", f"{run}/bundles", "--socket", socket_path,

@@ -155,21 +155,34 @@ struct ArchitectureTests {
         "BackgrounderAppCore", "BackgrounderApps", "Capabilities", "BackgrounderDaemon", "backgrounderd",
     ]
 
-    @Test("the daemon sleeps on its boot timer: no Task.sleep, whose libdispatch timer starts a 1 Hz pool monitor")
-    func sleepsOnTheBootTimer() throws {
-        var offenders: [String] = []
-        for folder in Self.daemonSources {
+    /// Every line of the daemon's Swift sources that uses `call` outside a comment, as
+    /// "Sources/folder/file:line".
+    static func daemonLines(using call: String) throws -> [String] {
+        var found: [String] = []
+        for folder in daemonSources {
             let root = Locations.repositoryRoot + "/Sources/" + folder
             let files = FileManager.default.enumerator(atPath: root)?.compactMap { $0 as? String } ?? []
             #expect(!files.isEmpty, "\(root) has no files")
             for file in files where file.hasSuffix(".swift") {
                 let text = try String(contentsOfFile: root + "/" + file, encoding: .utf8)
                 for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
-                where line.contains("Task.sleep(") && !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") {
-                    offenders.append("Sources/\(folder)/\(file):\(number + 1)")
+                where line.contains(call) && !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") {
+                    found.append("Sources/\(folder)/\(file):\(number + 1)")
                 }
             }
         }
+        return found
+    }
+
+    @Test("the daemon sleeps on its boot timer: no Task.sleep, whose libdispatch timer starts a 1 Hz pool monitor")
+    func sleepsOnTheBootTimer() throws {
+        let offenders = try Self.daemonLines(using: "Task.sleep(")
         #expect(offenders.isEmpty, "use BootSleep.sleep (docs/decisions/0020-idle-wakeups.md): \(offenders)")
+    }
+
+    @Test("the daemon locks with Locked, not Synchronization's Mutex, whose futex ThreadSanitizer cannot see")
+    func locksWhatTheSanitizerSees() throws {
+        let offenders = try Self.daemonLines(using: "Mutex")
+        #expect(offenders.isEmpty, "use Locked (docs/decisions/0012-locked.md): \(offenders)")
     }
 }

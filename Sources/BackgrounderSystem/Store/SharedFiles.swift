@@ -1,6 +1,5 @@
 package import BackgrounderCore
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -14,13 +13,13 @@ import Synchronization
 /// The descriptor socket's thread reads the table while the app manager's actor changes it,
 /// hence the lock.
 package final class SharedFiles: Sendable {
-    private let table: Mutex<[BundleID: [SharedFileGrant]]>
+    private let table: Locked<[BundleID: [SharedFileGrant]]>
     /// The directories holding the apps' own files: a link found there on the way to a shared
     /// path is not followed (an app may have planted it), as for imports.
     private let appDirectories: Set<FileIdentity>
 
     package init(_ grants: [BundleID: [SharedFileGrant]], appDirectories: Set<FileIdentity>) {
-        table = Mutex(grants)
+        table = Locked(grants)
         self.appDirectories = appDirectories
     }
 

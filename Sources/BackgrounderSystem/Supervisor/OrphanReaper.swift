@@ -2,7 +2,6 @@ package import BackgrounderCore
 import BackgrounderProtocol
 import CSandbox
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -11,7 +10,7 @@ import Synchronization
 /// Under the signals mechanism the daemon is a child subreaper: a process that left its
 /// app's session (`setsid`) and outlived its parent comes to the daemon, not to init, so its
 /// ancestry still says it is an app's (``Supervisor/owner(of:)``). This thread reaps those
-/// orphans when they exit; each app's lead process stays its own reaper thread's.
+/// orphans when they exit; each app's lead process is ``ProcessWatch``'s.
 ///
 /// No timer and no poll: the thread blocks in `waitid` while the daemon has children, and on
 /// a condition while it has none, until the next launch.
@@ -22,7 +21,7 @@ package final class OrphanReaper: Sendable {
     /// exits at once is never taken for an orphan (``SignalFreezer/launching``).
     private let launching: Locked<Void>
     private let childStarted = NSCondition()
-    private let children = Mutex(false)
+    private let children = Locked(false)
 
     /// Makes the daemon a subreaper and starts the thread.
     /// - Returns: The reaper, or the reason the kernel refused (the daemon then says so and
@@ -71,7 +70,7 @@ package final class OrphanReaper: Sendable {
                 var status: Int32 = 0
                 _ = waitpid(pid, &status, WNOHANG)
             } else {
-                // A lead process: its own thread reaps it, in a moment.
+                // A lead process: ProcessWatch reaps it, in a moment.
                 usleep(1000)
             }
         }
