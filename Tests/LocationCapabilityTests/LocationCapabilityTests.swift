@@ -102,6 +102,41 @@ final class LocationCapabilityTests {
         #expect(delivered.flatMap(\.events).map(\.location.coordinate.latitude) == [46.5, 46.502])
     }
 
+    @Test(
+        "a running recorder is sent each fix as it is stored; one queued while it could not hear goes with the next, none twice or out of order"
+    )
+    func fixesGoAsTheyAreStored() throws {
+        core.add(Self.recorderManifest(), state: .background)
+        try grant(.always)
+        _ = try location.setSubscription(
+            Self.recorder, LocationSubscription(standard: .init(), allowsBackgroundUpdates: true), in: core)
+        _ = location.ready(Self.recorder, in: core)
+        func offer(_ index: Int) {
+            location.fix(
+                Self.fix(latitude: 46.5 + Double(index) / 1000, longitude: 7.9, at: 1_000 + Double(index) * 10),
+                in: core)
+        }
+        offer(0)
+        offer(1)
+        // Frozen and thawed without the life cycle's word, so no flush on the thaw: the fix
+        // queued meanwhile must go out with the next one, not be skipped by it.
+        core.apps[Self.recorder]?.state = .suspended
+        offer(2)
+        core.apps[Self.recorder]?.state = .background
+        offer(3)
+        offer(4)
+
+        let events = core.notices(to: Self.recorder).flatMap { body -> [LocationEvent] in
+            if case .locations(let batch) = body { batch.events } else { [] }
+        }
+        #expect(events.map { Int(($0.location.coordinate.latitude - 46.5) * 1000 + 0.5) } == [0, 1, 2, 3, 4])
+        // The seqs sent are the ones stored, so the app's acknowledgement forgets them.
+        #expect(events.map(\.seq) == (try store.allQueuedEvents(for: Self.recorder).map(\.seq)))
+        let last = try #require(events.last?.seq)
+        let delivered = try #require(location.book.deliveries[Self.recorder]?.sentThrough)
+        #expect(try store.acknowledge(Self.recorder, through: last, deliveredThrough: delivered) == 5)
+    }
+
     @Test("a location trigger's region crossing goes to notifications, and never reaches the app")
     func notificationTriggerCrossing() throws {
         final class Crossings: NotificationRegionCrossing {

@@ -221,18 +221,28 @@ extension StateStore {
 
     /// Appends events to their apps' queues, in one transaction: all of them or, when the
     /// write fails (a full disk), none, counted in ``health`` as not stored.
-    package func enqueue(_ events: [QueuedEvent]) throws {
+    /// - Parameter beforeCommit: Given every event with its `seq`, in order, once all are
+    ///   written and before the commit waits for the disk, so that what it sends travels
+    ///   while the disk syncs. It runs again if the write is tried again (with the events'
+    ///   new `seq`s); if the commit then fails, what it sent was not stored.
+    package func enqueue(
+        _ events: [QueuedEvent], beforeCommit: ([(owner: BundleID, event: LocationEvent)]) -> Void = { _ in }
+    ) throws {
         guard !events.isEmpty else { return }
         do {
-            try enqueueAll(events)
+            try enqueueAll(events, beforeCommit: beforeCommit)
         } catch {
             health.lost(events: events.count)
             throw error
         }
     }
 
-    private func enqueueAll(_ events: [QueuedEvent]) throws {
+    private func enqueueAll(
+        _ events: [QueuedEvent], beforeCommit: ([(owner: BundleID, event: LocationEvent)]) -> Void
+    ) throws {
         try write { db in
+            var stored: [(owner: BundleID, event: LocationEvent)] = []
+            stored.reserveCapacity(events.count)
             for event in events {
                 try db.execute(
                     sql: "INSERT INTO locationEvent (bundleIdentifier, kind, location, region) VALUES (?, ?, ?, ?)",
@@ -241,6 +251,12 @@ extension StateStore {
                         try event.region.map { try Self.json($0) },
                     ]
                 )
+                stored.append(
+                    (
+                        event.owner,
+                        LocationEvent(
+                            seq: db.lastInsertedRowID, kind: event.kind, location: event.location, region: event.region)
+                    ))
             }
             for owner in Set(events.map(\.owner)) {
                 try db.execute(
@@ -252,6 +268,7 @@ extension StateStore {
                     arguments: [owner, owner, Self.maximumQueuedEvents]
                 )
             }
+            beforeCommit(stored)
         }
     }
 

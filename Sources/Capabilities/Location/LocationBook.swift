@@ -10,6 +10,10 @@ package struct LocationBook: Sendable {
     package struct Delivery: Sendable {
         /// Events up to this `seq` were sent on the app's current connection.
         package var sentThrough: Int64 = 0
+        /// Nothing in the app's queue is unsent: the last read of it came back short, and every
+        /// event since was sent as it was queued. A new event can then go to the app as it is
+        /// stored, without reading the queue back.
+        package var caughtUp = false
         /// The app's location manager has a delegate, so events can be sent.
         package var ready = false
         /// Events for the app the store could not take since it was last told, and why.

@@ -95,6 +95,7 @@ package final class LocationCapability: AppCapability {
         if book.deliveries[identifier] != nil {
             book.deliveries[identifier]?.ready = false
             book.deliveries[identifier]?.sentThrough = 0
+            book.deliveries[identifier]?.caughtUp = false
         }
         book.listeners[identifier]?.firstDeferred = nil
     }
@@ -164,16 +165,39 @@ package final class LocationCapability: AppCapability {
                 owner: event.owner, kind: LocationEvent.Kind(event.kind), location: event.location,
                 region: event.region)
         }
+        // Who hears its events now can have them as they are stored, not read back after,
+        // and while the commit waits for the disk: a crash before the commit loses nothing
+        // the app did not already have.
+        let direct = Set(
+            dispatch.decisions.compactMap { identifier, decision in
+                sendsAsStored(identifier, decision, in: apps) ? identifier : nil
+            })
+        var sentBefore: [BundleID: Int64] = [:]
+        for identifier in direct { sentBefore[identifier] = book.deliveries[identifier]?.sentThrough }
         do {
-            try store.enqueue(queued)
+            try store.enqueue(queued) { stored in
+                for identifier in direct.sorted() {
+                    send(stored.compactMap { $0.owner == identifier ? $0.event : nil }, to: identifier, in: apps)
+                }
+            }
         } catch {
             // What the store recorded names the file and the cause (ENOSPC on a full disk).
             apps.logger.error(
                 "cannot queue \(queued.count) location events: \(store.health.status.lastError ?? "\(error)")")
-            notStored(queued, error, in: apps)
+            // Those sent have them; their seqs were not kept (the store may give them again), so
+            // the app cannot acknowledge them and its next delivery reads the queue.
+            for (identifier, sent) in sentBefore {
+                book.deliveries[identifier]?.sentThrough = sent
+                book.deliveries[identifier]?.caughtUp = false
+            }
+            notStored(queued.filter { !direct.contains($0.owner) }, error, in: apps)
             return
         }
-        for (identifier, decision) in dispatch.decisions.sorted(by: { $0.key < $1.key }) {
+        for owner in Set(queued.map(\.owner)).subtracting(direct) {
+            book.deliveries[owner]?.caughtUp = false
+        }
+        for (identifier, decision) in dispatch.decisions.sorted(by: { $0.key < $1.key })
+        where !direct.contains(identifier) {
             switch decision {
             case .deliver: flush(identifier, in: apps)
             case .queue, .drop: break
@@ -214,6 +238,28 @@ package final class LocationCapability: AppCapability {
 
     // MARK: Delivery
 
+    /// Whether the app's events from this fix can go to it as they are stored: it hears now
+    /// (``flush(_:in:)``'s conditions) and was sent everything queued before.
+    private func sendsAsStored(_ identifier: BundleID, _ decision: LocationRouting.Decision, in apps: any AppCore)
+        -> Bool
+    {
+        switch decision {
+        case .deliver, .queueAndWake: break
+        case .queue, .drop, .queueAndLaunch: return false
+        }
+        guard let delivery = book.deliveries[identifier], delivery.ready, delivery.caughtUp,
+            delivery.unstoredEvents == 0, apps.canHear(identifier), apps.state(of: identifier) != .suspended
+        else { return false }
+        return true
+    }
+
+    private func send(_ events: [LocationEvent], to identifier: BundleID, in apps: any AppCore) {
+        guard let last = events.last else { return }
+        apps.notify(identifier, .locations(LocationBatch(events: events)))
+        book.deliveries[identifier]?.sentThrough = last.seq
+        book.listeners[identifier]?.firstDeferred = nil
+    }
+
     /// Sends the app what waits in its queue beyond what it was already sent, when it can take it.
     package func flush(_ identifier: BundleID, in apps: any AppCore) {
         guard var delivery = book.deliveries[identifier], delivery.ready, apps.canHear(identifier),
@@ -241,11 +287,9 @@ package final class LocationCapability: AppCapability {
             delivery.unstoredReason = nil
             book.deliveries[identifier] = delivery
         }
-        guard let last = events.last else { return }
-        apps.notify(identifier, .locations(LocationBatch(events: events)))
-        delivery.sentThrough = last.seq
+        delivery.caughtUp = events.count < LocationBatch.maximumEvents
         book.deliveries[identifier] = delivery
-        book.listeners[identifier]?.firstDeferred = nil
+        send(events, to: identifier, in: apps)
     }
 }
 
