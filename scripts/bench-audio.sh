@@ -10,17 +10,24 @@
 #      `bgctl audio --json`, sampled every 200 ms over 15 s of playback, with the buffer
 #      attributes granted; beside what `pacat -v` reports (buffer metrics, latency) for the same 15 s.
 #
+#   The player is frozen between refills of its ring (docs/AUDIO.md); the share of the run it
+#   spent frozen is printed and recorded. --no-refill-freeze runs the same with the player kept
+#   running, for comparison (its measures are recorded with "(always running)").
+#
 #   scripts/bench-audio.sh                        one round of 60 s a side (about 3 minutes)
 #   scripts/bench-audio.sh --rounds 2 --seconds 30
+#   scripts/bench-audio.sh --no-refill-freeze
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_OF_AUDIO=60
 ROUNDS=1
+REFILL_FREEZE=1
 while [ $# -gt 0 ]; do
     case $1 in
     --seconds) SECONDS_OF_AUDIO=$2; shift 2 ;;
     --rounds) ROUNDS=$2; shift 2 ;;
-    -h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --no-refill-freeze) REFILL_FREEZE=0; shift ;;
+    -h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench-audio: unknown argument $1 (try --help)" >&2; exit 64 ;;
     esac
 done
@@ -59,14 +66,16 @@ setsid gpsd -N -n -S "$GPSD_PORT" -F "$RUN/gpsd.sock" >"$RUN/gpsd.log" 2>&1 </de
 GPSD=$!
 setsid "$BIN/backgrounderd" --socket "$RUN/d.sock" --state-dir "$RUN/state" --bundles "$RUN/bundles" \
     --pulse-server "unix:$RUN/pulse/native" --gpsd "127.0.0.1:$GPSD_PORT" --ignore-memory-pressure --log-level warning \
-    >"$RUN/daemon.log" 2>&1 </dev/null &
+    $([ "$REFILL_FREEZE" = 1 ] || echo --no-refill-freeze) >"$RUN/daemon.log" 2>&1 </dev/null &
 DAEMON=$!
 
-python3 - "$BIN" "$RUN" "$DAEMON" "$PULSE" "$SECONDS_OF_AUDIO" "$ROUNDS" <<'PY'
+python3 - "$BIN" "$RUN" "$DAEMON" "$PULSE" "$SECONDS_OF_AUDIO" "$ROUNDS" "$REFILL_FREEZE" <<'PY'
 import array, json, math, os, re, resource, subprocess, sys, time, wave
 
 bin_dir, run, daemon_pid, pulse_pid = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-seconds, rounds = float(sys.argv[5]), int(sys.argv[6])
+seconds, rounds, refill_freeze = float(sys.argv[5]), int(sys.argv[6]), sys.argv[7] == "1"
+# The measures of a run with the player kept running are recorded under names of their own.
+variant = "" if refill_freeze else " (always running)"
 socket_path = f"{run}/d.sock"
 env = dict(os.environ, BACKGROUNDER_SOCKET=socket_path)
 app_id = "org.backgrounder.samples.backgroundplayer"
@@ -179,11 +188,19 @@ def percentile(values, p):
     values = sorted(values)
     return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
 
-def app_pid():
+def app_info():
     for app in bgctl("ps") or []:
         if app["id"] == app_id:
-            return app.get("pid")
-    return None
+            return app
+    return {}
+
+def app_pid():
+    return app_info().get("pid")
+
+def frozen_for_refill():
+    """Seconds the player spent frozen between refills so far, and how many freezes."""
+    app = app_info()
+    return app.get("refillFrozenSeconds", 0.0), app.get("refillFreezes", 0)
 
 def stops():
     """How many times the player has said it stopped (after draining what it wrote)."""
@@ -204,6 +221,7 @@ for round_number in range(1, rounds + 1):
     streams = (bgctl("audio", app_id) or {}).get("streams", [])
     underruns_before = streams[0]["underruns"] if streams else 0
     stopped = stops()
+    refill0 = frozen_for_refill()
     t_0 = threads(daemon_pid)
     d0, p0, s0, w0 = cpu(daemon_pid), cpu(pulse_pid), switches(daemon_pid), time.monotonic()
     play(f"{media}/signal.wav")
@@ -214,6 +232,7 @@ for round_number in range(1, rounds + 1):
         time.sleep(0.05)
     d1, p1, s1, w1 = cpu(daemon_pid), cpu(pulse_pid), switches(daemon_pid), time.monotonic()
     t_1 = threads(daemon_pid)
+    refill1 = frozen_for_refill()
     pid = app_pid()
     open(f"{run}/app.pid", "w").write(str(pid))
     app_after, app_s1 = cpu(pid), switches(pid)
@@ -236,7 +255,8 @@ for round_number in range(1, rounds + 1):
         daemon_switches=woken(s1, s0), app_switches=woken(app_s1, app_s0), underruns=stream["underruns"] - underruns_before,
         pacat=((usage1.ru_utime - usage0.ru_utime) + (usage1.ru_stime - usage0.ru_stime)) * 1000,
         pacat_pulse=used(pp1, pp0), pacat_wall=t1 - t0, pacat_switches=usage1.ru_nvcsw - usage0.ru_nvcsw,
-        daemon_idle=used(idle1, idle0), daemon_idle_switches=woken(is1, is0), daemon_threads=thread_use(t_1, t_0)))
+        daemon_idle=used(idle1, idle0), daemon_idle_switches=woken(is1, is0), daemon_threads=thread_use(t_1, t_0),
+        frozen=refill1[0] - refill0[0], freezes=refill1[1] - refill0[1]))
     time.sleep(1)
 
 # --- Latency, daemon side: the first 15 s, `bgctl audio --json` every 200 ms.
@@ -311,6 +331,9 @@ for i, r in enumerate(results, 1):
     print(f"           the daemon above that idle rate: {per_min(above):.1f} ms per minute, {above / r['pacat']:.2f}x pacat")
     print(f"           voluntary context switches per second of audio (wakeups): daemon {r['daemon_switches'] / seconds:.1f} "
           f"(all threads living at the end), app {r['app_switches'] / seconds:.1f}, pacat {r['pacat_switches'] / seconds:.1f}")
+    print(f"           the player frozen between refills: {r['frozen']:.1f} s of {r['wall']:.1f} s "
+          f"({100 * r['frozen'] / r['wall']:.0f}%), {r['freezes']} freezes"
+          + ("" if refill_freeze else " (--no-refill-freeze: kept running)"))
     print("           the daemon's busiest threads while playing (ms, wakeups): " + "; ".join(
         f"{name} {run_ms:.1f}, {wakes}" for name, wakes, run_ms in r["daemon_threads"][:6] if wakes or run_ms >= 0.05))
 
@@ -334,14 +357,20 @@ else:
     print(f"  pacat -v printed no buffer metrics: {verbose.stderr[-500:]!r}")
 sys.path.insert(0, "scripts/lib")
 import benchrecord
-benchrecord.record("audio", "CPU per minute of playback", "ms", "pacat", per_min(pacat_total / rounds),
+benchrecord.record("audio", "CPU per minute of playback" + variant, "ms", "pacat", per_min(pacat_total / rounds),
                    per_min(daemon_total / rounds), goal=1.2)
-benchrecord.record("audio", "CPU per minute, daemon + app", "ms", "pacat", per_min(pacat_total / rounds),
+benchrecord.record("audio", "CPU per minute, daemon + app" + variant, "ms", "pacat", per_min(pacat_total / rounds),
                    per_min((daemon_total + app_total) / rounds))
-benchrecord.record("audio", "daemon wakeups per second of audio", "/s", None, None,
+benchrecord.record("audio", "daemon wakeups per second of audio" + variant, "/s", None, None,
                    sum(r["daemon_switches"] for r in results) / seconds / rounds, goal=0)
+benchrecord.record("audio", "app wakeups per second of audio" + variant, "/s", None, None,
+                   sum(r["app_switches"] for r in results) / seconds / rounds)
+if refill_freeze:
+    benchrecord.record("audio", "player frozen between refills", "%", None, None,
+                       100 * sum(r["frozen"] for r in results) / sum(r["wall"] for r in results), goal=90,
+                       higher_is_better=True)
 if pacat_latency:
-    benchrecord.record("audio", "added latency p50", "ms", "pacat -v", percentile(pacat_latency, 50) * 1000,
+    benchrecord.record("audio", "added latency p50" + variant, "ms", "pacat -v", percentile(pacat_latency, 50) * 1000,
                        percentile(added, 50) * 1000, goal=1)
     benchrecord.samples([value * 1000 for value in added], "audio-latency-backgrounderd")
     benchrecord.samples([value * 1000 for value in pacat_latency], "audio-latency-pacat")

@@ -4,7 +4,8 @@
 #   scripts/bench.sh --quick    one round, smaller counts (a few minutes): a smoke run
 #   scripts/bench.sh --rounds N --out DIR --only "ipc location"
 #
-# Each round runs scripts/bench-{ipc,lifecycle,location,audio,transfer,scale}.sh and the filters;
+# Each round runs scripts/bench-{ipc,lifecycle,location,audio,transfer,scale}.sh and the filters
+# (audio twice: its player frozen between refills, and kept running: audio-running);
 # each appends one JSON line per measure to DIR/raw.jsonl (BENCH_RESULTS) and its latency
 # samples to DIR/samples (BENCH_SAMPLES). scripts/lib/bench-report.py then writes:
 #   DIR/results.json   every measure: the median of the rounds' ratios to the baseline, their
@@ -22,14 +23,14 @@ cd "$(dirname "$0")/.."
 ROUNDS=3
 QUICK=0
 OUT=
-ONLY="filters ipc lifecycle location audio transfer scale"
+ONLY="filters ipc lifecycle location audio audio-running transfer scale"
 while [ $# -gt 0 ]; do
     case "$1" in
     --quick) QUICK=1; ROUNDS=1; shift ;;
     --rounds) ROUNDS=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
     --only) ONLY=$2; shift 2 ;;
-    -h | --help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench: unknown argument $1 (try --help)" >&2; exit 64 ;;
     esac
 done
@@ -68,6 +69,11 @@ for round in $(seq 1 "$ROUNDS"); do
         scale) command=(scripts/bench-scale.sh) ;;
         audio)
             command=(scripts/bench-audio.sh)
+            if [ "$QUICK" = 1 ]; then command+=(--rounds 1 --seconds 20); fi
+            ;;
+        audio-running)
+            # The same player kept running between refills: what freezing it saves.
+            command=(scripts/bench-audio.sh --no-refill-freeze)
             if [ "$QUICK" = 1 ]; then command+=(--rounds 1 --seconds 20); fi
             ;;
         transfer)

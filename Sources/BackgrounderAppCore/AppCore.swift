@@ -79,6 +79,10 @@ package protocol AppCore: AnyObject, Sendable {
     /// - Returns: Whether it was woken.
     @discardableResult
     func wakeIfSuspended(_ identifier: BundleID, because reason: String) -> Bool
+    /// Freezes a background player between refills of its audio ring, when nothing else
+    /// needs it to run (``RefillFreeze/allows(_:inFront:)``), or thaws it. Anything sent to the
+    /// app, and any change of its life, thaws it first.
+    func holdForRefill(_ identifier: BundleID, frozen: Bool)
     /// Launches an app that is not running into the background, for an event.
     func launchInBackground(_ identifier: BundleID, reason: LaunchReason) throws(ProtocolError)
     /// Clears a force quit: a person asked for the app (a media command).

@@ -78,9 +78,20 @@ extension AppManager {
                 apps[identifier]?.lastExit = AppExit(
                     kind: .terminated, reason: "not adopted after a daemon restart (\(why))")
             case .success(let process):
-                // What the kernel says, not the record: a run killed between freezing an app
-                // and recording it left it frozen all the same.
-                let frozen = supervisor.isFrozen(process)
+                var frozen = supervisor.isFrozen(process)
+                if frozen && !record.suspended {
+                    // Recorded running, found frozen: a player frozen between refills of its
+                    // audio (never recorded: twice a second), or an app suspended by a run
+                    // killed before it recorded so. Thawed and adopted running either way: the
+                    // player must feed its ring, and the life cycle suspends the other again
+                    // after its grace period.
+                    do {
+                        try supervisor.mechanism.thaw(process.container, leader: process.pid)
+                        frozen = false
+                    } catch {
+                        logger.error("found frozen, and could not thaw: \(error); adopted suspended")
+                    }
+                }
                 app.process = process
                 app.launchReason = record.launchReason
                 app.lifecycle.adopted(

@@ -36,6 +36,11 @@ extension AppManager {
         let waiting = Dictionary(grouping: consent.waiting, by: \.bundle)
         for index in list.indices {
             list[index].waitsForConsent = waiting[list[index].id].map { $0.map(\.service.rawValue) }
+            if let refill = apps[list[index].id]?.refill, refill.count > 0 {
+                list[index].refillFrozenSeconds = refill.total(at: now).seconds
+                list[index].refillFreezes = refill.count
+                list[index].frozenForRefill = refill.isFrozen
+            }
         }
         describe(&list)
         return AppList(apps: list)

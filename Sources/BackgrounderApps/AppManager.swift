@@ -348,6 +348,7 @@ package final class AppManager {
         }
         reschedule(identifier)
         recordProcess(identifier)
+        endRefillFreezeIfNotAllowed(identifier)
         if !closed.isEmpty { tell(identifier, .windowsClosed(closed)) }
         let after = apps[identifier]?.lifecycle.state ?? .notRunning
         if after != before { tell(identifier, .moved(from: before, to: after)) }
@@ -372,6 +373,8 @@ package final class AppManager {
     /// Sends a notice on the app's own connection, if it checked in.
     package func notify(_ identifier: BundleID, _ body: DaemonMessage.Body) {
         guard let channel = apps[identifier]?.channel, let data = try? codec.encode(DaemonMessage(body)) else { return }
+        // A player frozen between refills hears at once, not when its ring runs low.
+        if apps[identifier]?.refill.isFrozen == true { holdForRefill(identifier, frozen: false) }
         channel.writeAndFlush(ByteBuffer(bytes: data), promise: nil)
     }
 

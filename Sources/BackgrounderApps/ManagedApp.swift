@@ -27,6 +27,8 @@ package struct ManagedApp: Sendable {
     /// The background deadline the app was last told of (``AppManager/tellBackgroundTimeIfChanged(_:)``).
     package var toldBackgroundDeadline: Duration?
     package var toldBackgroundTime = false
+    /// Its freezes between refills of its audio ring (``RefillFreeze``), outside the life cycle.
+    package var refill = RefillFreeze()
     /// What the store last recorded of the process, for adoption by a later run.
     package var recorded: (pid: Int32, suspended: Bool, foreground: Bool)?
 

@@ -65,7 +65,9 @@ struct Capabilities: Sendable {
             identity: { try supervisor.appIdentity($0) })
         return Capabilities(
             location: LocationCapability(store: store, logger: logger),
-            audio: AudioCapability(service: audioService, store: store, players: players),
+            audio: AudioCapability(
+                service: audioService, store: store, players: players,
+                freezesBetweenRefills: configuration.freezesBetweenRefills),
             scheduling: SchedulingCapability(store: store, logger: logger, pushConnector: pushConnector),
             transfers: TransferCapability(
                 store: store, files: transferFiles,

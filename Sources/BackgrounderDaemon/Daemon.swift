@@ -138,6 +138,7 @@ public struct Daemon: Sendable {
     /// Ends the apps, or, with `--live-restore`, leaves them for the next daemon to adopt.
     private func stopApps(_ apps: AppManager, system: SystemParts, notifier: SystemdNotifier) async {
         if configuration.liveRestore {
+            await apps.endRefillFreezes()
             let left = await apps.runningCount
             logger.notice("leaving \(left) app(s) running for the next daemon to adopt (--live-restore)")
             return

@@ -54,6 +54,9 @@ public struct DaemonConfiguration: Sendable {
     /// Whether a graceful shutdown leaves the apps running for the next daemon to adopt
     /// (`--live-restore`) rather than ending them.
     public var liveRestore = false
+    /// Whether a background player is frozen between refills of its audio ring
+    /// (``RefillFreeze``; `--no-refill-freeze` keeps it running, for comparison).
+    public var freezesBetweenRefills = true
     /// Whether a person's daemon leaves its apps in the person's PID namespace
     /// (`--shared-pid-namespace`, for debugging) rather than giving each its own.
     public var sharedPidNamespace = false

@@ -163,6 +163,12 @@ public struct AppInfo: Sendable, Hashable, Codable {
     /// What it asked a person for and waits on (`location`, `microphone`, `notifications`),
     /// as `bgctl prompts` lists it; absent when nothing waits (protocol 1.9).
     public var waitsForConsent: [String]?
+    /// A background player's time frozen between refills of its audio ring, in seconds,
+    /// and how many times; absent for an app never frozen so (protocol 1.12).
+    public var refillFrozenSeconds: Double?
+    public var refillFreezes: Int?
+    /// Whether it is frozen between refills now (its state stays `background`; protocol 1.12).
+    public var frozenForRefill: Bool?
 
     /// Creates an entry.
     public init(

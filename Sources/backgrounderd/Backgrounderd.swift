@@ -184,6 +184,13 @@ struct Backgrounderd: AsyncParsableCommand {
         ))
     var liveRestore = false
 
+    @Flag(
+        name: .customLong("no-refill-freeze"),
+        help: ArgumentHelp(
+            "Keep a background player running between refills of its audio ring, rather than frozen until the ring runs low (for comparison; docs/AUDIO.md)."
+        ))
+    var noRefillFreeze = false
+
     @Option(
         name: .customLong("music-directory"),
         help: ArgumentHelp(
@@ -293,6 +300,7 @@ struct Backgrounderd: AsyncParsableCommand {
         configuration.conditionsInterval = .seconds(conditionsInterval)
         configuration.trustedCertificates = trustedCertificates.map(absolute)
         configuration.liveRestore = liveRestore
+        configuration.freezesBetweenRefills = !noRefillFreeze
         configuration.stateReserveBytes = Self.bytes(stateReserve) ?? 0
         configuration.appDataQuotaBytes = appDataQuota.map { Self.bytes($0) ?? 0 }
         configuration.maximumConnections = maxConnections

@@ -63,6 +63,12 @@ struct PS: ParsableCommand {
         if let waits = app.waitsForConsent, !waits.isEmpty {
             notes.append("waits for consent: \(waits.joined(separator: ", ")) (bgctl prompts)")
         }
+        if app.state == .background, let seconds = app.refillFrozenSeconds {
+            // A background player frozen while its audio ring is full (docs/AUDIO.md).
+            notes.append(
+                String(format: "frozen between refills: %.0f s in %d", seconds, app.refillFreezes ?? 0)
+                    + (app.frozenForRefill == true ? " (now)" : ""))
+        }
         if app.state == .notRunning {
             // "terminated: force quit" already says it.
             if app.forceQuit && app.lastExit?.reason != TerminationReason.forceQuit.rawValue {

@@ -35,6 +35,7 @@ package final class EmbeddedAppCore: AppCore {
         case askPerson(BundleID, AuthorizationService, asks: String)
         case open(BundleID)
         case clearForceQuit(BundleID)
+        case holdForRefill(BundleID, frozen: Bool)
     }
 
     package let logger: Logger
@@ -174,6 +175,10 @@ package final class EmbeddedAppCore: AppCore {
         }
         // As the daemon's core: the capabilities hear a change, not a repeat.
         if apps[identifier]?.assertions != before { tell(identifier, .assertionsChanged) }
+    }
+
+    package func holdForRefill(_ identifier: BundleID, frozen: Bool) {
+        asks.append(.holdForRefill(identifier, frozen: frozen))
     }
 
     @discardableResult

@@ -68,6 +68,7 @@ struct CLITests {
             let fields: Set<String> = [
                 "id", "name", "pid", "state", "modes", "assertions", "backgroundTimeRemaining", "cpuSeconds",
                 "lastExit", "throttled", "forceQuit", "audioUnderruns", "audioOverruns", "waitsForConsent",
+                "refillFrozenSeconds", "refillFreezes", "frozenForRefill",
             ]
             for app in raw { #expect(Set(app.keys) == fields, "\(app.keys.sorted())") }
             #expect(raw.contains { $0["throttled"] is NSNull })

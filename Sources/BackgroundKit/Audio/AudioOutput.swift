@@ -68,6 +68,9 @@ public final class AudioOutput: Sendable {
                 channel.ring.setProducerWaiting(false)
                 continue
             }
+            // Say so: a player with nothing else to do is frozen until its ring runs low,
+            // and the sooner the daemon knows, the longer it costs nothing.
+            channel.notifyPeer()
             try await channel.waitForPeer()
         }
     }

@@ -19,13 +19,18 @@ package final class AudioCapability: AppCapability {
     package var book = AudioBook()
     /// The apps' MPRIS players on the session bus.
     package let players: MediaPlayers
+    /// Whether a player whose ring is full is frozen until it runs low (``RefillFreeze``).
+    package let freezesBetweenRefills: Bool
 
     /// Streams one app may have open: plenty for a player and a recorder, and a bound on the
     /// shared memory (at most 10 s per ring) one app can make the daemon hold.
     package static let maximumStreamsPerApp = 8
 
     /// Loads microphone grants from the store.
-    package nonisolated init(service: AudioService, store: StateStore, players: MediaPlayers) {
+    package nonisolated init(
+        service: AudioService, store: StateStore, players: MediaPlayers, freezesBetweenRefills: Bool = true
+    ) {
+        self.freezesBetweenRefills = freezesBetweenRefills
         self.service = service
         self.store = store
         self.players = players
@@ -141,16 +146,27 @@ package final class AudioCapability: AppCapability {
         apps.setAssertion(.audio, held: held, for: identifier)
     }
 
+    /// Freezes the app while it sleeps until its ring runs low, thaws it when it must run.
+    /// Read from the engine now, not from the event: events queue, and only the present counts.
+    private func holdForRefill(_ bundle: BundleID, in apps: any AppCore) {
+        guard freezesBetweenRefills else { return }
+        apps.holdForRefill(bundle, frozen: service.engine.sleepsUntilRefill(bundle))
+    }
+
     /// What the engine reported.
     package func engineEvent(_ event: AudioEngineEvent, in apps: any AppCore) {
         switch event {
         case .activity(_, let bundle, let active):
             apps.appLogger(bundle).debug(active ? "audio active" : "audio stopped")
             updateAssertion(bundle, in: apps)
+            holdForRefill(bundle, in: apps)
+        case .refill(let bundle):
+            holdForRefill(bundle, in: apps)
         case .hungUp(let stream, let bundle):
             book.streamOwners[bundle]?.remove(stream)
             apps.appLogger(bundle).info("audio stream \(stream) closed by the app")
             updateAssertion(bundle, in: apps)
+            holdForRefill(bundle, in: apps)
         case .serverLost(let reason):
             book.serverLost = true
             for bundle in book.streamOwners.keys.sorted() {

@@ -10,6 +10,9 @@ package import Logging
 package enum AudioEngineEvent: Sendable {
     /// A stream started or stopped counting as audio activity (playing or recording).
     case activity(stream: Int, bundle: BundleID, active: Bool)
+    /// A playback stream's app went to sleep until its ring runs low, or must run again
+    /// (``AudioEngine/sleepsUntilRefill(_:)`` says which, now).
+    case refill(bundle: BundleID)
     /// The app hung up its stream's socket (it closed it, exited or crashed).
     case hungUp(stream: Int, bundle: BundleID)
     /// The sound server went away; every stream waits for it.
@@ -155,6 +158,7 @@ package final class AudioEngine: @unchecked Sendable {
                 onActivity: { [unowned self] stream in
                     eventSink.yield(.activity(stream: stream.id, bundle: stream.bundle, active: stream.isActive))
                 },
+                onRefill: { [unowned self] stream in eventSink.yield(.refill(bundle: stream.bundle)) },
                 onHangUp: { [unowned self] stream in
                     close(lockHeld: stream.id)
                     eventSink.yield(.hungUp(stream: stream.id, bundle: stream.bundle))
@@ -288,6 +292,15 @@ package final class AudioEngine: @unchecked Sendable {
     /// Whether any of an app's streams counts as playing or recording.
     package func isActive(_ bundle: BundleID) -> Bool {
         withLock { streams.values.contains { $0.bundle == bundle && $0.isActive } }
+    }
+
+    /// Whether the app sleeps until one of its streams runs low: it has a stream that plays
+    /// and is full enough, and each of its streams that plays is (``PulseStream/sleepsUntilRefill``).
+    package func sleepsUntilRefill(_ bundle: BundleID) -> Bool {
+        withLock {
+            let own = streams.values.filter { $0.bundle == bundle && $0.isActive }
+            return !own.isEmpty && own.allSatisfy(\.sleepsUntilRefill)
+        }
     }
 
     /// What `bgctl audio` shows.

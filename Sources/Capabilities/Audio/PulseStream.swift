@@ -43,6 +43,11 @@ package final class PulseStream {
     private var drainRequested = false
     package private(set) var attributes: AudioBufferAttributes?
 
+    /// The app of this playing stream sleeps until the ring runs low: it said so (its
+    /// waiting flag) and the ring holds more than the low-water mark. Until then it has
+    /// nothing to do for this stream, so it may be frozen (``RefillFreeze``).
+    package private(set) var sleepsUntilRefill = false
+
     /// Checks, a while after an underrun, whether the app stopped feeding for good.
     private var idleCheck: OpaquePointer?
     private var bytesAtUnderrun: UInt64 = 0
@@ -64,6 +69,8 @@ package final class PulseStream {
 
     /// Told when the stream starts or stops counting as audio activity, or dies.
     package let onActivity: (PulseStream) -> Void
+    /// Told when ``sleepsUntilRefill`` changes.
+    package let onRefill: (PulseStream) -> Void
     package let onHangUp: (PulseStream) -> Void
     /// Told when the app's side of the ring holds impossible indices: it wrote over the
     /// header, by bug or on purpose, and the stream cannot go on.
@@ -72,7 +79,8 @@ package final class PulseStream {
     package init(
         id: Int, bundle: BundleID, direction: AudioDirection, format: AudioFormat, plan: AudioBufferPlan,
         ring: AudioRing, api: UnsafeMutablePointer<pa_mainloop_api>,
-        onActivity: @escaping (PulseStream) -> Void, onHangUp: @escaping (PulseStream) -> Void,
+        onActivity: @escaping (PulseStream) -> Void, onRefill: @escaping (PulseStream) -> Void,
+        onHangUp: @escaping (PulseStream) -> Void,
         onCorruption: @escaping (PulseStream) -> Void
     ) {
         self.id = id
@@ -83,6 +91,7 @@ package final class PulseStream {
         self.ring = ring
         self.api = api
         self.onActivity = onActivity
+        self.onRefill = onRefill
         self.onHangUp = onHangUp
         self.onCorruption = onCorruption
     }
@@ -224,6 +233,7 @@ package final class PulseStream {
         pa_stream_unref(stream)
         self.stream = nil
         failDrain("the sound server went away")
+        updateSleepsUntilRefill()
     }
 
     /// Closes everything: the server stream, the socket watch and the socket.
@@ -263,6 +273,8 @@ package final class PulseStream {
 
     /// Corks or uncorks the server stream to match ``corkedBy``.
     package func applyCork() {
+        // Corked, the app's stream does not drain: nothing will wake it, so it must not sleep frozen.
+        defer { updateSleepsUntilRefill() }
         guard let stream, pa_stream_get_state(stream) == PA_STREAM_READY else { return }
         if let operation = pa_stream_cork(stream, isCorked ? 1 : 0, nil, nil) { pa_operation_unref(operation) }
         if !isCorked && direction == .playback { pump() }
@@ -385,9 +397,21 @@ package final class PulseStream {
     }
 
     private func wakeProducerIfWaiting() {
+        defer { updateSleepsUntilRefill() }
         guard ring.producerWaiting, ring.readableBytes <= ring.lowWater else { return }
         ring.setProducerWaiting(false)
         notifyApp()
+    }
+
+    /// Says when the app starts or stops sleeping until a refill. Called after every move out
+    /// of the ring, a cork and a doorbell, so the low-water mark is seen when it is crossed.
+    private func updateSleepsUntilRefill() {
+        let sleeps =
+            direction == .playback && isActive && !isCorked && stream != nil && ring.producerWaiting
+            && ring.readableBytes > ring.lowWater
+        guard sleeps != sleepsUntilRefill else { return }
+        sleepsUntilRefill = sleeps
+        onRefill(self)
     }
 
     private static let underflow: pa_stream_notify_cb_t = { _, userdata in
