@@ -200,7 +200,7 @@ def app_pid():
 def frozen_for_refill():
     """Seconds the player spent frozen between refills so far, and how many freezes."""
     app = app_info()
-    return app.get("refillFrozenSeconds", 0.0), app.get("refillFreezes", 0)
+    return app.get("refillFrozenSeconds") or 0.0, app.get("refillFreezes") or 0
 
 def stops():
     """How many times the player has said it stopped (after draining what it wrote)."""

@@ -43,9 +43,10 @@ package final class PulseStream {
     private var drainRequested = false
     package private(set) var attributes: AudioBufferAttributes?
 
-    /// The app of this playing stream sleeps until the ring runs low: it said so (its
-    /// waiting flag) and the ring holds more than the low-water mark. Until then it has
-    /// nothing to do for this stream, so it may be frozen (``RefillFreeze``).
+    /// The app of this playing stream sleeps until the ring runs low (it said so with its
+    /// waiting flag, and the ring holds more than the low-water mark) or until a drain it
+    /// asked for ends. Until then it has nothing to do for this stream, so it may be frozen
+    /// (``RefillFreeze``).
     package private(set) var sleepsUntilRefill = false
 
     /// Checks, a while after an underrun, whether the app stopped feeding for good.
@@ -315,11 +316,13 @@ package final class PulseStream {
         drainWaiters.append(waiter)
         drainRequested = true
         pump()
+        updateSleepsUntilRefill()
     }
 
     private func failDrain(_ reason: String) {
         let waiters = drainWaiters
         drainWaiters = []
+        defer { updateSleepsUntilRefill() }
         drainRequested = false
         waiters.forEach { $0.resume(throwing: AudioEngineError(reason)) }
     }
@@ -334,6 +337,7 @@ package final class PulseStream {
             owner.idle = true
             owner.onActivity(owner)
         }
+        owner.updateSleepsUntilRefill()
         for waiter in waiters {
             if success != 0 {
                 waiter.resume()
@@ -406,9 +410,11 @@ package final class PulseStream {
     /// Says when the app starts or stops sleeping until a refill. Called after every move out
     /// of the ring, a cork and a doorbell, so the low-water mark is seen when it is crossed.
     private func updateSleepsUntilRefill() {
+        // Waiting for a drain to finish is sleeping too: the end of the drain makes the stream
+        // idle, which wakes it (through the activity event) before its reply is read.
         let sleeps =
-            direction == .playback && isActive && !isCorked && stream != nil && ring.producerWaiting
-            && ring.readableBytes > ring.lowWater
+            direction == .playback && isActive && !isCorked && stream != nil
+            && ((ring.producerWaiting && ring.readableBytes > ring.lowWater) || !drainWaiters.isEmpty)
         guard sleeps != sleepsUntilRefill else { return }
         sleepsUntilRefill = sleeps
         onRefill(self)
