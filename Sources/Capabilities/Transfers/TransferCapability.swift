@@ -243,7 +243,14 @@ package final class TransferCapability: AppCapability {
                     outcome = .failed(.file(.open, path: request.file ?? "", errno: EACCES))
                 }
             }
-            self.attemptEnded(id, outcome, in: manager)
+            // A finished download is moved to its app before the core hears of it, off the
+            // core's actor: into a data volume of its own it is a copy of the whole file,
+            // seconds for a large one, during which nobody else would be served.
+            var delivered: Result<DeliveredDownload, TransferFileError>?
+            if request.kind == .download, case .finished = outcome {
+                delivered = await Task.detached { DeliveredDownload.deliver(id, to: bundle, with: files) }.value
+            }
+            self.attemptEnded(id, outcome, delivered: delivered, in: manager)
         }
         transfers[id] = transfer
         save(id)
@@ -291,8 +298,17 @@ package final class TransferCapability: AppCapability {
     }
 
     /// An attempt ended: finished, to be retried, or failed.
-    package func attemptEnded(_ id: Int, _ outcome: TransferAttemptOutcome, in apps: any AppCore) {
+    /// - Parameter delivered: For a finished download, where it was moved to its app
+    ///   (``DeliveredDownload``); `nil` to move it here.
+    package func attemptEnded(
+        _ id: Int, _ outcome: TransferAttemptOutcome, delivered: Result<DeliveredDownload, TransferFileError>? = nil,
+        in apps: any AppCore
+    ) {
         guard let transfer = transfers[id], transfer.info.state == .running, !stopping else {
+            // Cancelled while it was being moved: what reached the app's directory goes too.
+            if case .success = delivered, let bundle = transfers[id]?.info.bundle {
+                files.removeDelivered(id, from: bundle)
+            }
             // Ended while the attempt ran (cancelled, a force quit): `end` removed the partial
             // file, but a response head that reached the attempt before its cancellation took
             // hold may have made it again. The attempt is over now, so it stays gone.
@@ -313,10 +329,11 @@ package final class TransferCapability: AppCapability {
             if transfer.info.request.kind == .upload {
                 transfers[id]?.info.bytesSent = transfer.info.bytesExpectedToSend
             } else {
-                transfers[id]?.info.bytesReceived = files.partialLength(id)
-                do {
-                    transfers[id]?.info.location = try files.deliver(id, to: bundle)
-                } catch {
+                switch delivered ?? DeliveredDownload.deliver(id, to: bundle, with: files) {
+                case .success(let download):
+                    transfers[id]?.info.bytesReceived = download.bytes
+                    transfers[id]?.info.location = download.location
+                case .failure(let error):
                     end(id, state: .failed, error: TransferError(.cannotMoveFile, "\(error)"), in: apps)
                     return
                 }

@@ -41,7 +41,16 @@ package struct TransferFiles: Sendable {
         let path = partialPath(id)
         let descriptor = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw TransferFileError(path: path, "cannot open", errno) }
-        guard ftruncate(descriptor, off_t(offset)) == 0 else {
+        // Only what lies past the offset is cut: a truncation, even to the size the file
+        // already has, makes ext4 write the whole file back when it is closed (its
+        // `auto_da_alloc`), which for a new download was a synchronous flush of all of it.
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            let error = errno
+            close(descriptor)
+            throw TransferFileError(path: path, "cannot read the size of", error)
+        }
+        guard Int64(info.st_size) <= offset || ftruncate(descriptor, off_t(offset)) == 0 else {
             let error = errno
             close(descriptor)
             throw TransferFileError(path: path, "cannot truncate", error)
@@ -110,8 +119,25 @@ package struct TransferFiles: Sendable {
         guard copy >= 0 else { throw TransferFileError(path: path, "cannot create", errno) }
         defer { close(copy) }
         if let owner { fchown(copy, owner, owner) }
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        // The kernel copies from page cache to page cache; read and write are the fallback
+        // where it cannot (a file system without splice support).
         var failure: Int32 = 0
+        var copied = 0
+        while true {
+            let sent = sendfile(copy, file, nil, 1 << 30)
+            if sent > 0 {
+                copied += sent
+                continue
+            }
+            if sent == 0 { return }
+            if errno == EINTR { continue }
+            guard copied == 0, errno == EINVAL || errno == ENOSYS else {
+                unlinkat(directory, name, 0)
+                throw TransferFileError(path: path, "cannot copy the download here", errno)
+            }
+            break
+        }
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
         copying: while true {
             let read = buffer.withUnsafeMutableBytes { Glibc.read(file, $0.baseAddress, $0.count) }
             if read == 0 { break }
@@ -158,6 +184,24 @@ package struct TransferFiles: Sendable {
         self.directory = directory
         self.dataDirectory = dataDirectory
         self.identity = identity
+    }
+}
+
+/// A finished download moved to its app: where it is now, and its size.
+package struct DeliveredDownload: Sendable {
+    package var location: String
+    package var bytes: Int64
+
+    /// Moves a finished download into its app's data directory (``TransferFiles/deliver(_:to:)``).
+    package static func deliver(_ id: Int, to app: BundleID, with files: TransferFiles) -> Result<
+        DeliveredDownload, TransferFileError
+    > {
+        let bytes = files.partialLength(id)
+        do {
+            return .success(DeliveredDownload(location: try files.deliver(id, to: app), bytes: bytes))
+        } catch {
+            return .failure(error)
+        }
     }
 }
 
