@@ -130,10 +130,12 @@ package struct TransferFiles: Sendable {
                 continue
             }
             if sent == 0 { return }
-            if errno == EINTR { continue }
-            guard copied == 0, errno == EINVAL || errno == ENOSYS else {
+            let error = errno
+            if error == EINTR { continue }
+            guard copied == 0, error == EINVAL || error == ENOSYS else {
+                // Read before the removal, which may set errno itself.
                 unlinkat(directory, name, 0)
-                throw TransferFileError(path: path, "cannot copy the download here", errno)
+                throw TransferFileError(path: path, "cannot copy the download here", error)
             }
             break
         }
