@@ -1,6 +1,7 @@
 import BackgrounderCore
 import BackgrounderProtocol
 import BackgrounderTestSupport
+import BackgrounderTransfers
 import Foundation
 
 #if canImport(Glibc)
@@ -107,6 +108,16 @@ final class TransferFixture: @unchecked Sendable {
         let path = dataDirectory(id) + "/downloads/\(transfer)"
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         return try? await TransferServer.sha256(ofFile: path)
+    }
+
+    /// The partial files the daemon holds for the app's downloads: in its own directory, and
+    /// in its directory inside the app's data volume (when the data directory is one).
+    func partialFiles(_ id: String) -> [String] {
+        let own = (try? FileManager.default.contentsOfDirectory(atPath: daemon.stateDirectory + "/transfers")) ?? []
+        let inVolume =
+            (try? FileManager.default.contentsOfDirectory(
+                atPath: dataDirectory(id) + "/" + TransferFiles.volumeDirectoryName)) ?? []
+        return own + inVolume
     }
 
     func appLog(_ id: String) -> String {

@@ -75,9 +75,11 @@ final class TransferCapabilityTests {
     /// What the HTTP client reports when a download's whole body is in its partial file.
     func finish(_ id: Int, body: String) throws {
         transfers.transfers[id]?.info.state = .running
-        try Data(body.utf8).write(to: URL(fileURLWithPath: files.partialPath(id)))
+        let bundle = try #require(transfers.transfers[id]?.info.bundle)
+        try Data(body.utf8).write(to: URL(fileURLWithPath: files.partialPath(id, of: bundle)))
         let url = try #require(transfers.transfers[id]?.info.request.url)
-        transfers.attemptEnded(id, .finished(TransferResponse(status: 200, headers: [:], url: url)), in: core)
+        transfers.attemptEnded(
+            id, of: bundle, .finished(TransferResponse(status: 200, headers: [:], url: url)), in: core)
     }
 
     @Test("a submission is refused field by field, and nothing of it is kept, not even its number")
@@ -154,7 +156,8 @@ final class TransferCapabilityTests {
         var running = first
         running.state = .running
         try store.saveTransfer(StateStore.StoredTransfer(info: running, validator: "\"v1\""))
-        try Data(repeating: 7, count: 1234).write(to: URL(fileURLWithPath: files.partialPath(first.id)))
+        try Data(repeating: 7, count: 1234).write(
+            to: URL(fileURLWithPath: files.partialPath(first.id, of: Self.reader)))
         // The app cancelled the second and heard so: it is forgotten.
         _ = try transfers.cancel(Self.reader, second.id, in: core)
         _ = try transfers.acknowledge(Self.reader, second.id, in: core)
@@ -192,7 +195,7 @@ final class TransferCapabilityTests {
         let location = try #require(list.first?.location)
         #expect(location == directory.appending("data/\(Self.reader)/tmp/CFNetworkDownload_\(one.id).tmp"))
         #expect(try String(contentsOfFile: location, encoding: .utf8) == "first episode")
-        #expect(files.partialLength(one.id) == 0)
+        #expect(files.partialLength(one.id, of: Self.reader) == 0)
 
         _ = try transfers.acknowledge(Self.reader, one.id, in: core)
         #expect(!FileManager.default.fileExists(atPath: location))

@@ -25,6 +25,8 @@ package final class DownloadDelegate: HTTPClientResponseDelegate, @unchecked Sen
     package typealias Response = Void
 
     private let id: Int
+    /// The app the download is for: its partial file may be in its data volume.
+    private let app: BundleID
     private let files: TransferFiles
     private let partial: ResumePlan.Partial
     /// The most the partial file may hold: what the policy leaves the app's transfers on disk.
@@ -37,6 +39,8 @@ package final class DownloadDelegate: HTTPClientResponseDelegate, @unchecked Sen
 
     private var finalURL: String?
     private var descriptor: Int32 = -1
+    /// The partial file's path, for messages, once it is open.
+    private var path = ""
     private var written: Int64 = 0
     private var expected: Int64 = -1
     private var lastReport = ContinuousClock.now
@@ -46,11 +50,12 @@ package final class DownloadDelegate: HTTPClientResponseDelegate, @unchecked Sen
     package private(set) var decided: TransferAttemptOutcome?
 
     package init(
-        id: Int, files: TransferFiles, partial: ResumePlan.Partial, byteLimit: Int64, url: String,
+        id: Int, app: BundleID, files: TransferFiles, partial: ResumePlan.Partial, byteLimit: Int64, url: String,
         started: @escaping @Sendable (TransferResponseStart) -> Void,
         progress: @escaping @Sendable (TransferProgress) -> Void
     ) {
         self.id = id
+        self.app = app
         self.files = files
         self.partial = partial
         self.byteLimit = byteLimit
@@ -85,7 +90,7 @@ package final class DownloadDelegate: HTTPClientResponseDelegate, @unchecked Sen
         case .restart(let thrownAway):
             discarded = thrownAway
         case .restartWithoutRange(let thrownAway):
-            files.removePartial(id)
+            files.removePartial(id, of: app)
             started(TransferResponseStart(validator: nil, discarded: thrownAway, expected: -1))
             decided = .startAgain(
                 "the server would not resume at byte \(partial.bytes) (\(response.status)); starting again")
@@ -111,7 +116,7 @@ package final class DownloadDelegate: HTTPClientResponseDelegate, @unchecked Sen
             response.headers["etag"].flatMap { $0.hasPrefix("W/") ? nil : $0 } ?? response.headers["last-modified"]
         started(TransferResponseStart(validator: validator, discarded: discarded, expected: expected))
         do {
-            descriptor = try files.openPartial(id, at: offset)
+            (descriptor, path) = try files.openPartial(id, of: app, at: offset)
             written = offset
         } catch {
             decided = .failed(.file(.create, path: error.path, errno: error.code))
@@ -127,10 +132,10 @@ package final class DownloadDelegate: HTTPClientResponseDelegate, @unchecked Sen
             return task.eventLoop.makeSucceededVoidFuture()
         }
         do {
-            try Self.write(buffer, to: descriptor, at: written, path: files.partialPath(id))
+            try Self.write(buffer, to: descriptor, at: written, path: path)
             written += Int64(buffer.readableBytes)
         } catch {
-            files.removePartial(id)
+            files.removePartial(id, of: app)
             decided = .failed(.file(.write, path: error.path, errno: error.code))
             task.cancel()
             return task.eventLoop.makeSucceededVoidFuture()
@@ -144,7 +149,7 @@ package final class DownloadDelegate: HTTPClientResponseDelegate, @unchecked Sen
 
     /// Ends the attempt past the disk cap: nothing of it stays on disk.
     private func refuseOverLimit() {
-        files.removePartial(id)
+        files.removePartial(id, of: app)
         decided = .failed(.exceedsDiskLimit(limit: byteLimit))
     }
 
@@ -162,7 +167,7 @@ package final class DownloadDelegate: HTTPClientResponseDelegate, @unchecked Sen
         case .complete: return .finished(head)
         case .short: return .failed(.bodyShort(received: written, expected: expected))
         case .long(let extra):
-            files.removePartial(id)
+            files.removePartial(id, of: app)
             return .failed(.badResponse("the body is \(extra) bytes longer than the server announced"))
         }
     }

@@ -1,6 +1,6 @@
 import AsyncHTTPClient
 import BackgrounderAppCore
-import BackgrounderCore
+package import BackgrounderCore
 package import BackgrounderProtocol
 import BackgrounderSystem
 import Foundation
@@ -55,11 +55,12 @@ package final class HTTPTransferClient: Sendable {
     /// disk when the server allows it (``DownloadDelegate`` takes the response); the file never
     /// grows past `byteLimit`.
     package func download(
-        _ request: TransferSubmission, id: Int, files: TransferFiles, validator: String?, byteLimit: Int64,
+        _ request: TransferSubmission, id: Int, of app: BundleID, files: TransferFiles, validator: String?,
+        byteLimit: Int64,
         started: @escaping @Sendable (TransferResponseStart) async -> Void,
         progress: @escaping @Sendable (TransferProgress) async -> Void
     ) async -> TransferAttemptOutcome {
-        let partial = ResumePlan.Partial(bytes: files.partialLength(id), validator: validator)
+        let partial = ResumePlan.Partial(bytes: files.partialLength(id, of: app), validator: validator)
         var headers = Self.headers(of: request)
         for (name, value) in ResumePlan.requestHeaders(for: partial) { headers.replaceOrAdd(name: name, value: value) }
         let outgoing: HTTPClient.Request
@@ -72,7 +73,7 @@ package final class HTTPTransferClient: Sendable {
         // The delegate reports from the event loop; the capability hears it on its actor, in order.
         let (reports, continuation) = AsyncStream<DownloadReport>.makeStream()
         let delegate = DownloadDelegate(
-            id: id, files: files, partial: partial, byteLimit: byteLimit, url: request.url,
+            id: id, app: app, files: files, partial: partial, byteLimit: byteLimit, url: request.url,
             started: { continuation.yield(.started($0)) }, progress: { continuation.yield(.progress($0)) })
         let relay = Task {
             for await report in reports {

@@ -81,7 +81,7 @@ package final class TransferCapability: AppCapability {
                 if info.state == .running { info.state = .waiting }
                 info.rate = nil
                 if info.request.kind == .download, !info.state.isFinished {
-                    info.bytesReceived = files.partialLength(info.id)
+                    info.bytesReceived = files.partialLength(info.id, of: info.bundle)
                 }
                 transfers[info.id] = Transfer(info: info, validator: stored.validator)
             }
@@ -224,7 +224,7 @@ package final class TransferCapability: AppCapability {
             switch request.kind {
             case .download:
                 outcome = await client.download(
-                    request, id: id, files: files, validator: validator, byteLimit: byteLimit,
+                    request, id: id, of: bundle, files: files, validator: validator, byteLimit: byteLimit,
                     started: { start in
                         await self.responseStarted(id, start, in: manager)
                     },
@@ -250,7 +250,7 @@ package final class TransferCapability: AppCapability {
             if request.kind == .download, case .finished = outcome {
                 delivered = await Task.detached { DeliveredDownload.deliver(id, to: bundle, with: files) }.value
             }
-            self.attemptEnded(id, outcome, delivered: delivered, in: manager)
+            self.attemptEnded(id, of: bundle, outcome, delivered: delivered, in: manager)
         }
         transfers[id] = transfer
         save(id)
@@ -298,15 +298,18 @@ package final class TransferCapability: AppCapability {
     }
 
     /// An attempt ended: finished, to be retried, or failed.
-    /// - Parameter delivered: For a finished download, where it was moved to its app
-    ///   (``DeliveredDownload``); `nil` to move it here.
+    /// - Parameters:
+    ///   - bundle: The transfer's app (the transfer may be gone from the table by now).
+    ///   - delivered: For a finished download, where it was moved to its app
+    ///     (``DeliveredDownload``); `nil` to move it here.
     package func attemptEnded(
-        _ id: Int, _ outcome: TransferAttemptOutcome, delivered: Result<DeliveredDownload, TransferFileError>? = nil,
+        _ id: Int, of bundle: BundleID, _ outcome: TransferAttemptOutcome,
+        delivered: Result<DeliveredDownload, TransferFileError>? = nil,
         in apps: any AppCore
     ) {
         guard let transfer = transfers[id], transfer.info.state == .running, !stopping else {
             // Cancelled while it was being moved: what reached the app's directory goes too.
-            if case .success = delivered, let bundle = transfers[id]?.info.bundle {
+            if case .success = delivered {
                 files.removeDelivered(id, from: bundle)
             }
             // Ended while the attempt ran (cancelled, a force quit): `end` removed the partial
@@ -315,13 +318,12 @@ package final class TransferCapability: AppCapability {
             // One whose app's identity was kept aside is gone from the table altogether.
             let state = transfers[id]?.info.state
             if state == nil || state == .cancelled || state == .failed {
-                files.removePartial(id)
+                files.removePartial(id, of: bundle)
             }
             return
         }
         transfers[id]?.attempt = nil
         transfers[id]?.info.rate = nil
-        let bundle = transfer.info.bundle
         let logger = apps.appLogger(bundle)
         switch outcome {
         case .finished(let response):
@@ -393,7 +395,7 @@ package final class TransferCapability: AppCapability {
     package func identityChanged(_ identifier: BundleID, in apps: any AppCore) {
         for (id, transfer) in transfers where transfer.info.bundle == identifier {
             transfer.attempt?.cancel()
-            files.removePartial(id)
+            files.removePartial(id, of: identifier)
             transfers[id] = nil
         }
         attached[identifier] = nil
@@ -413,7 +415,7 @@ package final class TransferCapability: AppCapability {
         transfer.info.waitingFor = nil
         transfer.info.retryAt = nil
         transfer.info.rate = nil
-        if state != .completed { files.removePartial(id) }
+        if state != .completed { files.removePartial(id, of: transfer.info.bundle) }
         transfers[id] = transfer
         save(id)
         tell(id, in: apps)

@@ -9,11 +9,17 @@ import Foundation
 
 /// Where transfers keep their bytes, and how a finished download reaches its app.
 ///
-/// Partial downloads live in the daemon's own directory (`STATE/transfers`, 0700), where no
-/// app can reach them: an app that could swap a partial file for a link would have the daemon
-/// write wherever it points. A finished file is given to the app's uid and renamed into the
-/// app's data directory, through descriptors opened without following links, so an app's own
-/// links inside its directory cannot redirect it either.
+/// Partial downloads live where no app can reach them: an app that could swap a partial file
+/// for a link would have the daemon write wherever it points. That is the daemon's own
+/// directory (`STATE/transfers`, 0700), or, when the app's data directory is a volume of its
+/// own (a root daemon's quota, ADR 0016), a directory of the daemon's inside that volume
+/// (`.backgrounder-downloads`, 0700, like the file system's `lost+found`), so that finishing
+/// a download is a rename and not a copy of the whole file across file systems. That
+/// directory is opened without following a link and used only when it is the daemon's and
+/// closed to everyone else: one the app made, or a link in its place, is passed over for
+/// the daemon's own directory. A finished file is given to the app's uid and renamed into
+/// the app's data directory, through descriptors opened without following links, so an
+/// app's own links inside its directory cannot redirect it either.
 package struct TransferFiles: Sendable {
     /// The daemon's directory of partial files.
     package let directory: String
@@ -22,24 +28,85 @@ package struct TransferFiles: Sendable {
     /// The uid (and gid) an app runs as, or `nil` for the daemon's own.
     package let identity: @Sendable (BundleID) throws -> UInt32?
 
-    /// The partial file of a transfer.
-    package func partialPath(_ id: Int) -> String {
-        directory + "/\(id).part"
+    /// The name of the daemon's directory of partial files inside an app's data volume.
+    package static let volumeDirectoryName = ".backgrounder-downloads"
+
+    /// A directory of partial files, open.
+    private struct Partials {
+        var descriptor: Int32
+        var path: String
+        func close() { Glibc.close(descriptor) }
+    }
+
+    /// The name of a transfer's partial file in its directory.
+    private static func partialName(_ id: Int) -> String { "\(id).part" }
+
+    /// Opens the directory that holds the app's partial files: inside its data directory
+    /// when that is another file system than the daemon's (see the type's notes), else the
+    /// daemon's own.
+    private func partials(of app: BundleID) -> Partials? {
+        if let inVolume = partialsInVolume(of: app) { return inVolume }
+        let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        return descriptor >= 0 ? Partials(descriptor: descriptor, path: directory) : nil
+    }
+
+    private func partialsInVolume(of app: BundleID) -> Partials? {
+        guard let data = try? dataDirectory(app) else { return nil }
+        let dataDescriptor = open(data, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard dataDescriptor >= 0 else { return nil }
+        defer { close(dataDescriptor) }
+        var dataInfo = stat()
+        var ownInfo = stat()
+        guard fstat(dataDescriptor, &dataInfo) == 0, stat(directory, &ownInfo) == 0, dataInfo.st_dev != ownInfo.st_dev
+        else { return nil }
+        let name = Self.volumeDirectoryName
+        // Made 0700 (the umask takes nothing more away); EEXIST is checked below.
+        _ = mkdirat(dataDescriptor, name, 0o700)
+        let descriptor = openat(dataDescriptor, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        var info = stat()
+        // The app owns the directory it is in and could have made this name first: only the
+        // daemon's own, closed to all others, holds what the daemon writes.
+        guard fstat(descriptor, &info) == 0, info.st_uid == geteuid(), info.st_mode & 0o077 == 0,
+            info.st_dev == dataInfo.st_dev
+        else {
+            close(descriptor)
+            return nil
+        }
+        return Partials(descriptor: descriptor, path: data + "/" + name)
+    }
+
+    /// Where a transfer's partial file is, for messages.
+    package func partialPath(_ id: Int, of app: BundleID) -> String {
+        guard let partials = partials(of: app) else { return directory + "/" + Self.partialName(id) }
+        defer { partials.close() }
+        return partials.path + "/" + Self.partialName(id)
     }
 
     /// Bytes in a transfer's partial file, or 0 when there is none.
-    package func partialLength(_ id: Int) -> Int64 {
+    package func partialLength(_ id: Int, of app: BundleID) -> Int64 {
+        guard let partials = partials(of: app) else { return 0 }
+        defer { partials.close() }
         var info = stat()
-        guard lstat(partialPath(id), &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return 0 }
+        guard fstatat(partials.descriptor, Self.partialName(id), &info, AT_SYMLINK_NOFOLLOW) == 0,
+            info.st_mode & S_IFMT == S_IFREG
+        else { return 0 }
         return Int64(info.st_size)
     }
 
     /// Opens a transfer's partial file for writing at `offset`, cutting off anything after it
     /// (a restart passes 0).
-    /// - Returns: The descriptor, which the caller closes.
-    package func openPartial(_ id: Int, at offset: Int64) throws(TransferFileError) -> Int32 {
-        let path = partialPath(id)
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+    /// - Returns: The descriptor, which the caller closes, and the file's path for messages.
+    package func openPartial(_ id: Int, of app: BundleID, at offset: Int64) throws(TransferFileError) -> (
+        descriptor: Int32, path: String
+    ) {
+        guard let partials = partials(of: app) else {
+            throw TransferFileError(path: directory, "cannot open the directory of partial downloads", errno)
+        }
+        defer { partials.close() }
+        let path = partials.path + "/" + Self.partialName(id)
+        let descriptor = openat(
+            partials.descriptor, Self.partialName(id), O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw TransferFileError(path: path, "cannot open", errno) }
         // Only what lies past the offset is cut: a truncation, even to the size the file
         // already has, makes ext4 write the whole file back when it is closed (its
@@ -55,19 +122,28 @@ package struct TransferFiles: Sendable {
             close(descriptor)
             throw TransferFileError(path: path, "cannot truncate", error)
         }
-        return descriptor
+        return (descriptor, path)
     }
 
-    /// Removes a transfer's partial file.
-    package func removePartial(_ id: Int) {
-        unlink(partialPath(id))
+    /// Removes a transfer's partial file, wherever it is (the daemon's directory, or the app's
+    /// volume).
+    package func removePartial(_ id: Int, of app: BundleID) {
+        unlink(directory + "/" + Self.partialName(id))
+        guard let partials = partialsInVolume(of: app) else { return }
+        unlinkat(partials.descriptor, Self.partialName(id), 0)
+        partials.close()
     }
 
     /// Hands a finished download to its app: the file becomes the app's and moves into its
     /// data directory's `tmp/` as `CFNetworkDownload_ID.tmp`, as iOS names them.
     /// - Returns: The file's path in the app's data directory.
     package func deliver(_ id: Int, to app: BundleID) throws(TransferFileError) -> String {
-        let source = partialPath(id)
+        guard let partials = partials(of: app) else {
+            throw TransferFileError(path: directory, "cannot open the directory of partial downloads", errno)
+        }
+        defer { partials.close() }
+        let part = Self.partialName(id)
+        let source = partials.path + "/" + part
         let data: String
         let owner: UInt32?
         do {
@@ -91,21 +167,21 @@ package struct TransferFiles: Sendable {
             // Made just now by the daemon: the app's.
             fchown(target, owner, owner)
         }
-        let file = open(source, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        let file = openat(partials.descriptor, part, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard file >= 0 else { throw TransferFileError(path: source, "cannot open", errno) }
         defer { close(file) }
         if let owner, fchown(file, owner, owner) != 0 {
             throw TransferFileError(path: source, "cannot give it to uid \(owner)", errno)
         }
         let name = "CFNetworkDownload_\(id).tmp"
-        if renameat(AT_FDCWD, source, target, name) != 0 {
-            // The data directory is a volume of its own (a quota): the bytes are copied in, and
-            // count against it.
+        if renameat(partials.descriptor, part, target, name) != 0 {
+            // The partial file could not be kept in the app's volume (a directory there that
+            // is not the daemon's): the bytes are copied in, and count against it.
             guard errno == EXDEV else {
                 throw TransferFileError(path: data + "/tmp/" + name, "cannot move the download here", errno)
             }
             try copy(file, into: target, name: name, owner: owner, path: data + "/tmp/" + name)
-            unlink(source)
+            unlinkat(partials.descriptor, part, 0)
         }
         return data + "/tmp/" + name
     }
@@ -198,7 +274,7 @@ package struct DeliveredDownload: Sendable {
     package static func deliver(_ id: Int, to app: BundleID, with files: TransferFiles) -> Result<
         DeliveredDownload, TransferFileError
     > {
-        let bytes = files.partialLength(id)
+        let bytes = files.partialLength(id, of: app)
         do {
             return .success(DeliveredDownload(location: try files.deliver(id, to: app), bytes: bytes))
         } catch {
