@@ -68,7 +68,7 @@ struct Transfer: AsyncParsableCommand {
         }
         print(
             String(
-                format: "throughput ratio (daemon / curl): %.2fx (goal >= 0.9x)",
+                format: "throughput ratio (daemon / curl): %.2fx (goal >= 0.95x)",
                 bestOurs.throughput(mib) / bestCurl.throughput(mib)))
         print(
             String(
