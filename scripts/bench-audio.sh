@@ -70,7 +70,7 @@ setsid "$BIN/backgrounderd" --socket "$RUN/d.sock" --state-dir "$RUN/state" --bu
 DAEMON=$!
 
 python3 - "$BIN" "$RUN" "$DAEMON" "$PULSE" "$SECONDS_OF_AUDIO" "$ROUNDS" "$REFILL_FREEZE" <<'PY'
-import array, json, math, os, re, resource, subprocess, sys, time, wave
+import array, ctypes, json, math, os, re, resource, select, subprocess, sys, threading, time, wave
 
 bin_dir, run, daemon_pid, pulse_pid = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 seconds, rounds, refill_freeze = float(sys.argv[5]), int(sys.argv[6]), sys.argv[7] == "1"
@@ -259,7 +259,41 @@ for round_number in range(1, rounds + 1):
         frozen=refill1[0] - refill0[0], freezes=refill1[1] - refill0[1]))
     time.sleep(1)
 
-# --- Latency, daemon side: the first 15 s, `bgctl audio --json` every 200 ms.
+def frozen_timeline(pid, until, points):
+    """The player's cgroup going frozen and thawed, from inotify on its cgroup.events (the
+    kernel notifies each change), until `until` (monotonic): (monotonic time, 1 or 0) per
+    change. Nothing is polled, so watching adds one wakeup per change here and none to the
+    player or the daemon."""
+    try:
+        relative = next(line.split("::", 1)[1].strip() for line in open(f"/proc/{pid}/cgroup") if line.startswith("0::"))
+        # The cgroup2 mount: /sys/fs/cgroup, or /sys/fs/cgroup/unified on a hybrid system.
+        mount = next(line.split()[4] for line in open("/proc/self/mountinfo")
+                     if line.split(" - ", 1)[1].startswith("cgroup2 "))
+    except (OSError, StopIteration, IndexError):
+        return
+    events = f"{mount}{relative}/cgroup.events"
+    def frozen():
+        try:
+            return int(any(line.split() == ["frozen", "1"] for line in open(events)))
+        except OSError:
+            return 0
+    libc = ctypes.CDLL(None, use_errno=True)
+    descriptor = libc.inotify_init1(os.O_CLOEXEC)
+    if descriptor < 0 or libc.inotify_add_watch(descriptor, events.encode(), 0x2) < 0:  # IN_MODIFY
+        return
+    try:
+        points.append((time.monotonic(), frozen()))
+        while (left := until - time.monotonic()) > 0:
+            if select.select([descriptor], [], [], left)[0]:
+                os.read(descriptor, 4096)
+                state = frozen()
+                if state != points[-1][1]:
+                    points.append((time.monotonic(), state))
+    finally:
+        os.close(descriptor)
+
+# --- Latency, daemon side: the first 15 s, `bgctl audio --json` every 200 ms; the player's
+# frozen/running timeline meanwhile (cgroup freezer only).
 ring, server, added, underrun_at = [], [], [], []
 attributes, starved = None, 0
 short_bytes = len(short)
@@ -267,6 +301,9 @@ stopped = stops()
 stream = bgctl("audio", app_id)["streams"][0]
 before, bytes_before = stream["underruns"], stream["bytes"]
 t0 = time.monotonic()
+timeline = []
+watcher = threading.Thread(target=frozen_timeline, args=(app_pid(), t0 + short_seconds, timeline), daemon=True)
+watcher.start()
 play(f"{media}/short.wav")
 next_sample = t0
 while stops() == stopped and time.monotonic() < t0 + short_seconds * 2 + 30:
@@ -302,6 +339,7 @@ for line in verbose.stderr.replace("\r", "\n").splitlines():
         position, latency = float(match.group(1)), int(match.group(2)) / 1e6
         if position + latency < short_seconds - 0.1:      # while pacat still writes
             pacat_latency.append(latency)
+watcher.join()
 per_min = lambda value: value / audio_minutes
 PRECISE, STAT = 1, 0
 print(f"== 1. CPU per minute of 44.1 kHz stereo s16 playback ({seconds:.0f} s of audio a side, one after the other)")
@@ -372,8 +410,16 @@ if refill_freeze:
 if pacat_latency:
     benchrecord.record("audio", "added latency p50" + variant, "ms", "pacat -v", percentile(pacat_latency, 50) * 1000,
                        percentile(added, 50) * 1000, goal=1)
-    benchrecord.samples([value * 1000 for value in added], "audio-latency-backgrounderd")
-    benchrecord.samples([value * 1000 for value in pacat_latency], "audio-latency-pacat")
+    suffix = "" if refill_freeze else "-running"
+    benchrecord.samples([value * 1000 for value in added], "audio-latency-backgrounderd" + suffix)
+    benchrecord.samples([value * 1000 for value in pacat_latency], "audio-latency-pacat" + suffix)
+if len(timeline) > 1:
+    benchrecord.timeline([(at - t0, state) for at, state in timeline] + [(short_seconds, timeline[-1][1])],
+                         "audio-frozen" + ("" if refill_freeze else "-running"))
+    frozen_share = sum((timeline[i + 1][0] if i + 1 < len(timeline) else t0 + short_seconds) - at
+                       for i, (at, state) in enumerate(timeline) if state) / (t0 + short_seconds - timeline[0][0])
+    print(f"  the player's cgroup while the {short_seconds:.0f} s played: {len(timeline) - 1} changes, frozen "
+          f"{100 * frozen_share:.0f}% of the time (inotify on cgroup.events)")
 if pacat_latency:
     print(f"  pacat -v latency, the same {short_seconds:.0f} s ({len(pacat_latency)} of its lines while it still wrote): "
           f"p50 {percentile(pacat_latency, 50) * 1000:.0f} ms   p99 {percentile(pacat_latency, 99) * 1000:.0f} ms"

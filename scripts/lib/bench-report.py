@@ -154,6 +154,28 @@ for name, title, unit, ours_name, peer_name, peer_label in pairs if plt else []:
     figure.savefig(path, dpi=100)
     plt.close(figure)
     plots.append(os.path.basename(path))
+# The player's cgroup frozen or running while it plays (scripts/bench-audio.sh), first round.
+for variant, label in (("", "frozen between refills"), ("-running", "kept running (--no-refill-freeze)")):
+    path = os.path.join(samples_dir, f"audio-frozen{variant}-round1.txt")
+    if not plt or not os.path.exists(path):
+        continue
+    with open(path) as lines_in:
+        points = [(float(t), int(state)) for t, state in (line.split() for line in lines_in if line.strip())]
+    if len(points) < 2:
+        continue
+    figure, axes = plt.subplots(figsize=(8, 1.8))
+    times = [t for t, _ in points]
+    states = [state for _, state in points]
+    axes.step(times + [times[-1]], states + [states[-1]], where="post", linewidth=0.8)
+    axes.fill_between(times, states, step="post", alpha=0.3)
+    axes.set_yticks([0, 1], ["running", "frozen"])
+    axes.set_xlabel("seconds of playback")
+    axes.set_title(f"the player's cgroup while music plays, {label}", fontsize=9)
+    figure.tight_layout()
+    name = f"audio-frozen{variant}-timeline.png"
+    figure.savefig(os.path.join(directory, name), dpi=100)
+    plt.close(figure)
+    plots.append(name)
 # Cost against the number of apps (scripts/bench-scale.sh): per app, so flat is the goal.
 scale = [r for r in results if r["bench"] == "scale"]
 if plt and scale:

@@ -2,7 +2,7 @@
 
 When BENCH_RESULTS names a file, record() appends a JSON line to it (the same fields as
 bgbench's BenchRecord); with BENCH_SAMPLES, samples() writes raw samples there for the
-latency plots. Without them both do nothing, so a benchmark run on its own only prints.
+latency plots and timeline() a state's changes over time. Without them both do nothing, so a benchmark run on its own only prints.
 
 From a shell script:
     python3 scripts/lib/benchrecord.py BENCH MEASURE UNIT BASELINE_NAME BASELINE OURS [GOAL] [--higher]
@@ -34,6 +34,16 @@ def samples(values, name):
     os.makedirs(directory, exist_ok=True)
     with open(f"{directory}/{name}-round{os.environ.get('BENCH_ROUND', '1')}.txt", "w") as out:
         out.writelines(f"{value:.3f}\n" for value in values)
+
+
+def timeline(points, name):
+    """(seconds, state) pairs, one per change, for a step plot."""
+    directory = os.environ.get("BENCH_SAMPLES")
+    if not directory:
+        return
+    os.makedirs(directory, exist_ok=True)
+    with open(f"{directory}/{name}-round{os.environ.get('BENCH_ROUND', '1')}.txt", "w") as out:
+        out.writelines(f"{seconds:.4f} {state}\n" for seconds, state in points)
 
 
 if __name__ == "__main__":
