@@ -51,14 +51,17 @@ struct ServerRetryTests {
     }
 
     @Test(
-        "waits double to the limit; then a watched socket is waited for with no timer, an unwatched one tried every limit"
+        "an absent socket that is watched is waited for with no timer at all; otherwise waits double to the limit, then every limit"
     )
     func schedule() {
         var watched = RetrySchedule(first: .milliseconds(250), limit: .seconds(2))
-        let steps = (0..<6).map { _ in watched.next(socketWatched: true) }
-        #expect(steps == [.milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2), nil, nil])
+        let steps = (0..<3).map { _ in watched.next(socketWatched: true) }
+        #expect(steps == [nil, nil, nil])
+        // A socket that appeared but refuses (bound, not yet listening): the timer.
+        #expect(watched.next(socketWatched: false) == .milliseconds(250))
+        #expect(watched.next(socketWatched: false) == .milliseconds(500))
         watched.reset()
-        #expect(watched.next(socketWatched: true) == .milliseconds(250))
+        #expect(watched.next(socketWatched: false) == .milliseconds(250))
 
         var unwatched = RetrySchedule(first: .seconds(1), limit: .seconds(4))
         let waits = (0..<5).map { _ in unwatched.next(socketWatched: false) }

@@ -42,6 +42,12 @@ struct NetworkNamespace {
         try Self.run(["netns", "add", name])
         do {
             try Self.run(["-n", name, "link", "add", interface, "type", "veth", "peer", "name", "bgveth1"])
+            // No IPv6 link-local addresses: the kernel adds them a second or two after the
+            // link is up (duplicate address detection), routes the daemon hears as network
+            // events, long after the namespace was made, inside a test's quiet window.
+            for link in [interface, "bgveth1"] {
+                try Self.run(["-n", name, "link", "set", "dev", link, "addrgenmode", "none"])
+            }
             try Self.run(["-n", name, "link", "set", interface, "up"])
             try Self.run(["-n", name, "link", "set", "bgveth1", "up"])
             try Self.run(["-n", name, "addr", "add", "10.231.0.1/24", "dev", interface])

@@ -120,37 +120,38 @@ struct SocketAppearanceTests {
         return (await iterator.next() ?? "", done)
     }
 
-    /// A schedule whose timed attempts are spent.
-    private var spent: RetrySchedule {
-        var schedule = RetrySchedule(first: .milliseconds(1), limit: .milliseconds(1))
-        _ = schedule.next(socketWatched: true)
+    /// A schedule that counted two failures of a socket that refused: its next wait is 4 ms.
+    private var counted: RetrySchedule {
+        var schedule = RetrySchedule(first: .milliseconds(1), limit: .seconds(1))
+        _ = schedule.next(socketWatched: false)
+        _ = schedule.next(socketWatched: false)
         return schedule
     }
 
     @Test(
-        "pause, its timed attempts spent: waits for the socket with no timer, returns when it is bound, and starts the schedule again"
+        "pause before an absent socket: waits for it with no timer, returns when it is bound, and starts the schedule again"
     )
     func pauseUntilTheSocketAppears() async throws {
         let directory = try TemporaryDirectory(prefix: "appear")
         defer { directory.remove() }
         let socketPath = directory.appending("pulse/native")
-        let (announced, done) = await startPause(socketPath, schedule: spent)
+        let (announced, done) = await startPause(socketPath, schedule: counted)
         #expect(announced == "waiting for \(socketPath) to appear")
         try FileManager.default.createDirectory(
             atPath: directory.appending("pulse"), withIntermediateDirectories: false)
         try bind(socketPath)
         var schedule = await done.value
-        #expect(schedule.next(socketWatched: true) == .milliseconds(1), "the schedule starts again")
+        #expect(schedule.next(socketWatched: false) == .milliseconds(1), "the schedule starts again")
     }
 
-    @Test("pause, its timed attempts spent, before a socket that is there but refuses: retried on the timer")
+    @Test("pause before a socket that is there but refuses: retried on the timer")
     func pauseBeforeAStaleSocket() async throws {
         let directory = try TemporaryDirectory(prefix: "appear")
         defer { directory.remove() }
         let socketPath = directory.appending("native")
         try bind(socketPath)  // Closed: a file nobody listens on, as a failed server leaves.
-        let (announced, done) = await startPause(socketPath, schedule: spent)
-        #expect(announced == "retrying in 0.001 seconds")
+        let (announced, done) = await startPause(socketPath, schedule: counted)
+        #expect(announced == "retrying in 0.004 seconds")
         _ = await done.value
     }
 
@@ -158,7 +159,7 @@ struct SocketAppearanceTests {
     func pauseCancelled() async throws {
         let directory = try TemporaryDirectory(prefix: "appear")
         defer { directory.remove() }
-        let (announced, done) = await startPause(directory.appending("never"), schedule: spent)
+        let (announced, done) = await startPause(directory.appending("never"), schedule: counted)
         #expect(announced.hasPrefix("waiting for"))
         done.cancel()
         _ = await done.value

@@ -1,9 +1,10 @@
 /// When to try a server again after it could not be reached.
 ///
-/// The waits double from `first` up to `limit`, for a server that is starting or restarting.
-/// After that, a server whose socket file the daemon watches is tried again only when that
-/// file appears (a server that starts creates it), so an absent server costs no wakeup at all;
-/// one it cannot watch (TCP, an abstract socket) is tried every `limit`.
+/// A server whose socket file is absent and watched is tried again only when that file
+/// appears (a server that starts or restarts creates it), so an absent server costs no wakeup
+/// at all. Otherwise the waits double from `first` up to `limit`, for a server that is
+/// starting (bound, not yet listening) or a stale socket file; one the daemon cannot watch
+/// (TCP, an abstract socket) is then tried every `limit`.
 /// (docs/decisions/0020-idle-wakeups.md)
 public struct RetrySchedule: Sendable, Equatable {
     public let first: Duration
@@ -18,11 +19,15 @@ public struct RetrySchedule: Sendable, Equatable {
     }
 
     /// The wait before the next attempt, and counts this failure.
-    /// - Parameter socketWatched: Whether the server's socket file is watched, so that its
-    ///   appearance starts the next attempt.
+    /// - Parameter socketWatched: Whether the server's socket file is absent and watched, so
+    ///   that its appearance starts the next attempt.
     /// - Returns: How long to wait, or `nil` to wait only for the socket to appear.
     public mutating func next(socketWatched: Bool) -> Duration? {
-        if current > limit { return socketWatched ? nil : limit }
+        // Trying again before the file is there is bound to fail: a wakeup for nothing (the
+        // first version did, 1 to 16 s for D-Bus, five wakeups after every start without a
+        // system bus).
+        if socketWatched { return nil }
+        if current > limit { return limit }
         defer { current = current * 2 }
         return current
     }
