@@ -34,6 +34,7 @@ make_bundle() { # NAME MODES...
 <key>CFBundleName</key><string>$name</string>
 <key>CFBundleExecutable</key><string>TestApp</string>
 <key>UIBackgroundModes</key><array>$modes</array>
+<key>TestAppStampsMain</key><true/>
 </dict></plist>
 PLIST
     "$BIN/bgbundle" --name "$name" --executable "$BIN/TestApp" --info-plist "$RUN/$name.plist" --output "$RUN/bundles" >/dev/null

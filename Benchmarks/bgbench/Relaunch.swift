@@ -46,12 +46,13 @@ struct Relaunch: ParsableCommand {
         let client = try ControlClient(socketPath: socket)
         let offClient = try offSocket.map { try ControlClient(socketPath: $0) }
         if offClient != nil && offAppLog == nil { throw BenchError("--off-socket needs --off-app-log") }
-        var relaunch: [Double] = []
+        var samples: [Sample] = []
         var unsandboxed: [Double] = []
         for _ in 0..<count {
-            relaunch.append(try relaunchOnce(client, appLog: appLog))
-            if let offClient, let offAppLog { unsandboxed.append(try relaunchOnce(offClient, appLog: offAppLog)) }
+            samples.append(try relaunchOnce(client, appLog: appLog))
+            if let offClient, let offAppLog { unsandboxed.append(try relaunchOnce(offClient, appLog: offAppLog).total) }
         }
+        let relaunch = samples.map(\.total)
         let exec = Percentiles(baseline)
         let daemon = Percentiles(relaunch)
         print("relaunch for an event, \(count) times")
@@ -82,11 +83,31 @@ struct Relaunch: ParsableCommand {
                     format: "sandbox cost             p50 %9.1f us (%+.1f%%)", daemon.p50 - off.p50,
                     (daemon.p50 / off.p50 - 1) * 100))
         }
+        // Where the time goes: the daemon and the kernel up to the app's main, then the app's
+        // own start (its runtime, BackgroundKit's check-in) to didFinishLaunching.
+        let toMain = samples.compactMap(\.toMain)
+        if toMain.count == samples.count, !toMain.isEmpty {
+            let before = Percentiles(toMain)
+            let after = Percentiles(samples.map { $0.total - ($0.toMain ?? 0) })
+            print(String(format: "  push to main           p50 %9.1f us   p99 %9.1f us", before.p50, before.p99))
+            print(String(format: "  main to didFinishLaunch p50 %8.1f us   p99 %9.1f us", after.p50, after.p99))
+            BenchRecord(
+                bench: "relaunch", measure: "event to main p50", unit: "us", baselineName: "fork/exec",
+                baseline: exec.p50, ours: before.p50
+            ).append()
+        }
+    }
+
+    /// One relaunch, in microseconds: from the push to the app's didFinishLaunching, and, when
+    /// the app stamps its main (TestApp's `TestAppStampsMain`), from the push to main.
+    struct Sample {
+        var total: Double
+        var toMain: Double?
     }
 
     /// Ends the app as the system would (memory pressure, not a force quit), sends a push,
-    /// and returns microseconds from the push to the app's didFinishLaunching.
-    private func relaunchOnce(_ client: ControlClient, appLog: String) throws -> Double {
+    /// and times the relaunch.
+    private func relaunchOnce(_ client: ControlClient, appLog: String) throws -> Sample {
         _ = try client.request(.memoryPressure(MemoryPressure(critical: true)))
         try waitUntilNotRunning(client)
         let before = (try? String(contentsOfFile: appLog, encoding: .utf8))?.count ?? 0
@@ -94,8 +115,9 @@ struct Relaunch: ParsableCommand {
         guard case .done = try client.request(.wake(WakeRequest(bundle: BundleID(bundle), reason: .push))).body else {
             throw BenchError("the push was refused")
         }
-        let stamp = try waitForLaunchStamp(in: appLog, after: before)
-        return Double(stamp - sent) / 1000
+        let stamps = try waitForLaunchStamp(in: appLog, after: before)
+        return Sample(
+            total: Double(stamps.launched - sent) / 1000, toMain: stamps.main.map { Double($0 - sent) / 1000 })
     }
 
     private func realtimeNanoseconds() -> Int64 {
@@ -117,15 +139,16 @@ struct Relaunch: ParsableCommand {
     }
 
     /// Reads the app log until a new "launched push t=NS" line appears (polled every 0.5 ms;
-    /// the poll adds at most that to each sample).
-    private func waitForLaunchStamp(in appLog: String, after offset: Int) throws -> Int64 {
+    /// the poll adds at most that to each sample), with the "main t=NS" before it, if any.
+    private func waitForLaunchStamp(in appLog: String, after offset: Int) throws -> (launched: Int64, main: Int64?) {
+        func stamp(_ lines: [Substring], _ prefix: String) -> Int64? {
+            lines.first { $0.hasPrefix(prefix) }.flatMap { Int64($0.dropFirst(prefix.count)) }
+        }
         for _ in 0..<20_000 {
             if let text = try? String(contentsOfFile: appLog, encoding: .utf8), text.count > offset {
-                let fresh = text.dropFirst(offset)
-                if let line = fresh.split(separator: "\n").first(where: { $0.hasPrefix("launched push t=") }),
-                    let stamp = Int64(line.dropFirst("launched push t=".count))
-                {
-                    return stamp
+                let lines = text.dropFirst(offset).split(separator: "\n")
+                if let launched = stamp(lines, "launched push t=") {
+                    return (launched, stamp(lines, "main t="))
                 }
             }
             usleep(500)

@@ -20,9 +20,12 @@ func nanosecondsNow() -> Int64 {
     return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
 }
 
+/// When main began: the relaunch benchmark splits its time there (`TestAppStampsMain`).
+let mainStarted = nanosecondsNow()
+
 // The baseline of the relaunch benchmark: a plain fork/exec of this binary, to main.
 if ProcessInfo.processInfo.environment["BGBENCH_EXEC_BASELINE"] != nil {
-    say("t=\(nanosecondsNow())")
+    say("t=\(mainStarted)")
     exit(0)
 }
 
@@ -50,6 +53,7 @@ if ProcessInfo.processInfo.environment["TESTAPP_SPIN_CHILD"] != nil {
 struct Manifest: Decodable {
     var CFBundleIdentifier: String?
     var TestAppBehavior: String?
+    var TestAppStampsMain: Bool?
 }
 
 let manifest = try? PropertyListDecoder().decode(
@@ -59,6 +63,7 @@ let behavior = manifest?.TestAppBehavior ?? "idle"
 nonisolated(unsafe) var growSource: (any DispatchSourceSignal)?
 let bundleIdentifier = manifest?.CFBundleIdentifier ?? "org.backgrounder.tests.unknown"
 say("behavior \(behavior)")
+if manifest?.TestAppStampsMain == true { say("main t=\(mainStarted)") }
 
 switch behavior {
 case "crash":
