@@ -173,6 +173,15 @@ def thread_use(after, before):
         use.append((name, wakes - wakes0, run_ms - run0))
     return sorted(use, key=lambda item: -item[2])
 
+STEADY_MARGIN = 5.0
+
+def steady_rate(samples):
+    """ms of CPU per second between two (cpu(pid), monotonic) samples, or None."""
+    if len(samples) < 2 or samples[0][0] is None or samples[1][0] is None:
+        return None
+    (c0, w0), (c1, w1) = samples
+    return (c1[1] - c0[1]) / (w1 - w0)  # the process CPU clock
+
 def used(after, before):
     return tuple(a - b for a, b in zip(after, before))
 
@@ -226,9 +235,14 @@ for round_number in range(1, rounds + 1):
     d0, p0, s0, w0 = cpu(daemon_pid), cpu(pulse_pid), switches(daemon_pid), time.monotonic()
     play(f"{media}/signal.wav")
     deadline = w0 + seconds * 2 + 30
+    # The steady state: from STEADY_MARGIN s after play to STEADY_MARGIN s before the end of
+    # the audio, with no launch, connection, stream set-up or drain in it.
+    steady = []
     while stops() == stopped:
         if time.monotonic() > deadline:
             sys.exit(f"the player did not stop within {seconds * 2 + 30:.0f} s; see {app_log}")
+        if len(steady) < 2 and time.monotonic() >= w0 + (STEADY_MARGIN if not steady else seconds - STEADY_MARGIN):
+            steady.append((cpu(daemon_pid), time.monotonic()))
         time.sleep(0.05)
     d1, p1, s1, w1 = cpu(daemon_pid), cpu(pulse_pid), switches(daemon_pid), time.monotonic()
     t_1 = threads(daemon_pid)
@@ -245,8 +259,14 @@ for round_number in range(1, rounds + 1):
     idle0, pp0, is0 = cpu(daemon_pid), cpu(pulse_pid), switches(daemon_pid)
     usage0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.monotonic()
-    subprocess.run(["pacat", "--raw", "--format=s16le", "--rate=44100", "--channels=2", f"{run}/signal.raw"],
-                   check=True)
+    pacat = subprocess.Popen(["pacat", "--raw", "--format=s16le", "--rate=44100", "--channels=2", f"{run}/signal.raw"])
+    pacat_steady = []
+    while pacat.poll() is None:
+        if len(pacat_steady) < 2 and time.monotonic() >= t0 + (STEADY_MARGIN if not pacat_steady else seconds - STEADY_MARGIN):
+            pacat_steady.append((cpu(pacat.pid), time.monotonic()))
+        time.sleep(0.05)
+    if pacat.returncode != 0:
+        sys.exit(f"pacat failed ({pacat.returncode})")
     t1 = time.monotonic()
     usage1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     idle1, pp1, is1 = cpu(daemon_pid), cpu(pulse_pid), switches(daemon_pid)
@@ -256,7 +276,9 @@ for round_number in range(1, rounds + 1):
         pacat=((usage1.ru_utime - usage0.ru_utime) + (usage1.ru_stime - usage0.ru_stime)) * 1000,
         pacat_pulse=used(pp1, pp0), pacat_wall=t1 - t0, pacat_switches=usage1.ru_nvcsw - usage0.ru_nvcsw,
         daemon_idle=used(idle1, idle0), daemon_idle_switches=woken(is1, is0), daemon_threads=thread_use(t_1, t_0),
-        frozen=refill1[0] - refill0[0], freezes=refill1[1] - refill0[1]))
+        frozen=refill1[0] - refill0[0], freezes=refill1[1] - refill0[1],
+        # ms of CPU per second in the steady state (process CPU clocks), or None.
+        steady=(steady_rate(steady), steady_rate(pacat_steady))))
     time.sleep(1)
 
 def frozen_timeline(pid, until, points):
@@ -369,6 +391,9 @@ for i, r in enumerate(results, 1):
     print(f"           the daemon above that idle rate: {per_min(above):.1f} ms per minute, {above / r['pacat']:.2f}x pacat")
     print(f"           voluntary context switches per second of audio (wakeups): daemon {r['daemon_switches'] / seconds:.1f} "
           f"(all threads living at the end), app {r['app_switches'] / seconds:.1f}, pacat {r['pacat_switches'] / seconds:.1f}")
+    if None not in r["steady"]:
+        print(f"           steady state (from {STEADY_MARGIN:.0f} s after the start to {STEADY_MARGIN:.0f} s before the end): "
+              f"daemon {r['steady'][0] * 60:.1f}, pacat {r['steady'][1] * 60:.1f} ms per minute, {r['steady'][0] / r['steady'][1]:.2f}x")
     print(f"           the player frozen between refills: {r['frozen']:.1f} s of {r['wall']:.1f} s "
           f"({100 * r['frozen'] / r['wall']:.0f}%), {r['freezes']} freezes"
           + ("" if refill_freeze else " (--no-refill-freeze: kept running)"))
@@ -397,6 +422,14 @@ sys.path.insert(0, "scripts/lib")
 import benchrecord
 benchrecord.record("audio", "CPU per minute of playback" + variant, "ms", "pacat", per_min(pacat_total / rounds),
                    per_min(daemon_total / rounds), goal=1.2)
+steady = [r["steady"] for r in results if None not in r["steady"]]
+if steady:
+    steady_daemon = sum(d for d, _ in steady) / len(steady) * 60
+    steady_pacat = sum(p for _, p in steady) / len(steady) * 60
+    print(f"  steady state, all rounds: daemon {steady_daemon:.1f}, pacat {steady_pacat:.1f} ms per minute of playback, "
+          f"{steady_daemon / steady_pacat:.2f}x (the whole run above also holds the app's launch and the stream's set-up and drain)")
+    benchrecord.record("audio", "CPU per minute of playback, steady state" + variant, "ms", "pacat", steady_pacat,
+                       steady_daemon, goal=1.2)
 benchrecord.record("audio", "CPU per minute, daemon + app" + variant, "ms", "pacat", per_min(pacat_total / rounds),
                    per_min((daemon_total + app_total) / rounds))
 benchrecord.record("audio", "daemon wakeups per second of audio" + variant, "/s", None, None,
