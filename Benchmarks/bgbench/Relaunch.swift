@@ -35,6 +35,7 @@ struct Relaunch: ParsableCommand {
             var status: Int32 = 0
             waitpid(pid, &status, 0)
             let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+            unlink(output)
             guard
                 let stamp = text.split(separator: "=").last.flatMap({
                     Int64($0.trimmingCharacters(in: .whitespacesAndNewlines))

@@ -192,74 +192,6 @@ static pid_t clone_into_cgroup(int cgroup_fd, uint64_t namespaces) {
     return (pid_t)syscall(BG_NR_CLONE3, &args, sizeof args);
 }
 
-// The sanitizers' runtimes keep per-thread state that a child sharing the parent's memory
-// and thread (below) would write through its instrumented code; their builds fork instead.
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define BG_SHARED_MEMORY_CHILD 0
-#endif
-#endif
-#if !defined(BG_SHARED_MEMORY_CHILD) && (defined(__x86_64__) || defined(__aarch64__))
-#define BG_SHARED_MEMORY_CHILD 1
-#endif
-
-#if BG_SHARED_MEMORY_CHILD
-/// clone3 with CLONE_VM | CLONE_VFORK: the child runs `entry(argument)` on `args->stack`,
-/// in the parent's memory, and never returns (it execs or exits); the parent resumes when it
-/// has. A raw system call, since glibc has no clone3 wrapper: on the new stack the child
-/// has no frame to return to, so the jump to `entry` is made here, in the same instruction
-/// stream. -1 with errno as clone3's.
-__attribute__((noinline)) static pid_t clone3_shared_memory(struct bg_clone_args *args, void (*entry)(void *), void *argument) {
-    long result;
-#if defined(__x86_64__)
-    register void (*entry_register)(void *) __asm__("r12") = entry;
-    register void *argument_register __asm__("r13") = argument;
-    __asm__ volatile(
-        "syscall\n\t"
-        "test %%rax, %%rax\n\t"
-        "jnz 1f\n\t"
-        // The child, on the new stack (16-byte aligned, so the call leaves it as the ABI wants).
-        "xor %%ebp, %%ebp\n\t"
-        "mov %%r13, %%rdi\n\t"
-        "call *%%r12\n\t"
-        "mov $127, %%edi\n\t"
-        "mov $60, %%eax\n\t"  // exit: not reached, entry does not return
-        "syscall\n\t"
-        "hlt\n\t"
-        "1:\n\t"
-        : "=a"(result)
-        : "a"((long)BG_NR_CLONE3), "D"(args), "S"(sizeof *args), "r"(entry_register), "r"(argument_register)
-        : "rcx", "r11", "memory");
-#else
-    register long x0 __asm__("x0") = (long)args;
-    register long x1 __asm__("x1") = (long)sizeof *args;
-    register long x8 __asm__("x8") = BG_NR_CLONE3;
-    register void (*entry_register)(void *) __asm__("x19") = entry;
-    register void *argument_register __asm__("x20") = argument;
-    __asm__ volatile(
-        "svc #0\n\t"
-        "cbnz x0, 1f\n\t"
-        "mov x29, #0\n\t"
-        "mov x30, #0\n\t"
-        "mov x0, x20\n\t"
-        "blr x19\n\t"
-        "mov x0, #127\n\t"
-        "mov x8, #93\n\t"  // exit: not reached
-        "svc #0\n\t"
-        "1:\n\t"
-        : "+r"(x0)
-        : "r"(x1), "r"(x8), "r"(entry_register), "r"(argument_register)
-        : "memory");
-    result = x0;
-#endif
-    if (result < 0) {
-        errno = (int)-result;
-        return -1;
-    }
-    return (pid_t)result;
-}
-#endif
-
 // The filter reads a 64-bit argument's low half at its offset, which is little-endian's.
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "the seccomp filter reads arguments as little-endian"
@@ -472,48 +404,6 @@ __attribute__((noreturn)) static void child(const bg_sandbox_spawn *spec, int er
     fail(report, BG_STEP_EXECVE);
 }
 
-#if BG_SHARED_MEMORY_CHILD
-/// What the child started by clone3_shared_memory needs.
-struct bg_shared_child {
-    const bg_sandbox_spawn *spec;
-    int read_end;
-    int write_end;
-};
-
-__attribute__((noreturn)) static void shared_memory_child(void *argument) {
-    const struct bg_shared_child *shared = argument;
-    close(shared->read_end);
-    child(shared->spec, shared->write_end, 1);
-}
-
-/// The child's stack: it runs only system calls and the seccomp filter's assembly.
-enum { BG_CHILD_STACK = 256 * 1024 };
-
-/// A child started in the app's cgroup sharing the daemon's memory until it execs, as
-/// posix_spawn does: a fork would copy the page tables of the daemon's whole address space
-/// (tens of MiB, several threads) and execve would tear the copy down again, which cost
-/// more than a millisecond of each relaunch (bgbench relaunch; docs/BENCHMARKS.md). -1 with
-/// errno when clone3 cannot (ENOSYS, EINVAL), for the caller to fork instead.
-static pid_t spawn_sharing_memory(const bg_sandbox_spawn *spec, int read_end, int write_end) {
-    void *stack = mmap(NULL, BG_CHILD_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-    if (stack == MAP_FAILED) return -1;
-    struct bg_shared_child shared = {.spec = spec, .read_end = read_end, .write_end = write_end};
-    struct bg_clone_args args;
-    memset(&args, 0, sizeof args);
-    args.flags = BG_CLONE_INTO_CGROUP | CLONE_VM | CLONE_VFORK;
-    args.exit_signal = SIGCHLD;
-    args.cgroup = (uint64_t)spec->cgroup_fd;
-    args.stack = (uint64_t)(uintptr_t)stack;
-    args.stack_size = BG_CHILD_STACK;
-    pid_t pid = clone3_shared_memory(&args, shared_memory_child, &shared);
-    int error = errno;
-    // The child has execed or exited by now (CLONE_VFORK): its stack is free.
-    munmap(stack, BG_CHILD_STACK);
-    errno = error;
-    return pid;
-}
-#endif
-
 pid_t bg_sandbox_spawn_process(const bg_sandbox_spawn *spec, bg_sandbox_failure *failure) {
     int pipe_fds[2];
     if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
@@ -528,15 +418,7 @@ pid_t bg_sandbox_spawn_process(const bg_sandbox_spawn *spec, bg_sandbox_failure 
     // Started in its cgroup where the kernel allows it; otherwise forked, to join by writing
     // cgroup.procs (which also reports a cgroup that refuses it by name).
     pid_t pid = -1;
-#if BG_SHARED_MEMORY_CHILD
-    // A root daemon's app (its own uid, no namespace made at the clone): the child shares
-    // the daemon's memory until it execs. A person's daemon makes user namespaces, which
-    // stay with the fork below.
-    if (spec->cgroup_fd >= 0 && spec->change_identity && !spec->own_user_namespace) {
-        pid = spawn_sharing_memory(spec, pipe_fds[0], pipe_fds[1]);
-    }
-#endif
-    if (pid < 0 && spec->cgroup_fd >= 0) {
+    if (spec->cgroup_fd >= 0) {
         pid = clone_into_cgroup(spec->cgroup_fd, pid_namespace ? (CLONE_NEWUSER | CLONE_NEWPID) : 0);
     }
     int in_cgroup = pid >= 0;

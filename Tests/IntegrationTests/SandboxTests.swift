@@ -605,7 +605,10 @@ struct SandboxTests {
         let status = try running.daemon.status()
         try #require(status.sandbox?.contains("dynamic code refused") == true, "\(status.sandbox ?? "-")")
         var findings: [String: [String: Any]] = [:]
-        for name in ["jitter", "plain"] {
+        // The plain app first: what its launch sets for the app alone (no writable-executable
+        // memory is the process's memory's own flag, inherited through fork and exec) must not
+        // reach the daemon and, through it, the next app.
+        for name in ["plain", "jitter"] {
             let id = "org.backgrounder.tests.\(name)"
             _ = try running.request(.open(AppReference(bundle: BundleID(id))))
             let path = running.dataDirectory(id) + "/findings.json"
