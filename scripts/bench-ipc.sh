@@ -14,6 +14,8 @@ RUN=$(mktemp -d /tmp/bgbench-XXXXXX)
 # Apps run under uids of their own when the daemon is root: they pass through this directory.
 chmod 711 "$RUN"
 trap 'kill $DAEMON 2>/dev/null; wait 2>/dev/null; rm -rf "$RUN"' EXIT
+trap 'exit 143' TERM
+trap 'exit 130' INT
 "$BIN/backgrounderd" --socket "$RUN/d.sock" --state-dir "$RUN/state" --bundles "$RUN/none" \
     --pulse-server "unix:$RUN/no-pulse" --gpsd 127.0.0.1:1 --log-level error &
 DAEMON=$!

@@ -21,6 +21,11 @@ cleanup() {
     rm -rf "$RUN"
 }
 trap cleanup EXIT
+# INT (Ctrl-C) or TERM ends the script through its EXIT trap, once the step running has ended
+# (bash runs no trap on a signal's default action): a benchmark stopped by hand leaves no
+# daemon, PulseAudio or mount behind.
+trap 'exit 143' TERM
+trap 'exit 130' INT
 
 make_bundle() { # NAME MODES...
     local name=$1

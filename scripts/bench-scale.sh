@@ -40,6 +40,11 @@ cleanup() {
     rm -rf "$RUN"
 }
 trap cleanup EXIT
+# INT (Ctrl-C) or TERM ends the script through its EXIT trap, once the step running has ended
+# (bash runs no trap on a signal's default action): a benchmark stopped by hand leaves no
+# daemon, PulseAudio or mount behind.
+trap 'exit 143' TERM
+trap 'exit 130' INT
 
 python3 - "$BIN" "$RUN" "$COUNTS" <<'PY'
 import json, os, statistics, subprocess, sys, time
