@@ -27,23 +27,28 @@ def record(bench, measure, unit, baseline_name, baseline, ours, goal=None, highe
         out.write(json.dumps(line, sort_keys=True) + "\n")
 
 
-def samples(values, name):
+def _samples_file(name):
+    """DIR/NAME-roundN.txt in BENCH_SAMPLES, open for writing, or None without it."""
     directory = os.environ.get("BENCH_SAMPLES")
     if not directory:
-        return
+        return None
     os.makedirs(directory, exist_ok=True)
-    with open(f"{directory}/{name}-round{os.environ.get('BENCH_ROUND', '1')}.txt", "w") as out:
-        out.writelines(f"{value:.3f}\n" for value in values)
+    return open(f"{directory}/{name}-round{os.environ.get('BENCH_ROUND', '1')}.txt", "w")
+
+
+def samples(values, name):
+    out = _samples_file(name)
+    if out:
+        with out:
+            out.writelines(f"{value:.3f}\n" for value in values)
 
 
 def timeline(points, name):
     """(seconds, state) pairs, one per change, for a step plot."""
-    directory = os.environ.get("BENCH_SAMPLES")
-    if not directory:
-        return
-    os.makedirs(directory, exist_ok=True)
-    with open(f"{directory}/{name}-round{os.environ.get('BENCH_ROUND', '1')}.txt", "w") as out:
-        out.writelines(f"{seconds:.4f} {state}\n" for seconds, state in points)
+    out = _samples_file(name)
+    if out:
+        with out:
+            out.writelines(f"{seconds:.4f} {state}\n" for seconds, state in points)
 
 
 if __name__ == "__main__":
