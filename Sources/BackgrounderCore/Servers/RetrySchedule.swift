@@ -18,7 +18,7 @@ public struct RetrySchedule: Sendable, Equatable {
         current = first
     }
 
-    /// The wait before the next attempt, and counts this failure.
+    /// The wait before the next attempt; a timed one counts this failure (the next doubles).
     /// - Parameter socketWatched: Whether the server's socket file is absent and watched, so
     ///   that its appearance starts the next attempt.
     /// - Returns: How long to wait, or `nil` to wait only for the socket to appear.

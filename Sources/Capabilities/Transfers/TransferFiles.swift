@@ -76,7 +76,7 @@ package struct TransferFiles: Sendable {
         return Partials(descriptor: descriptor, path: data + "/" + name)
     }
 
-    /// Where a transfer's partial file is, for messages.
+    /// Where a transfer's partial file is (tests put one there).
     package func partialPath(_ id: Int, of app: BundleID) -> String {
         guard let partials = partials(of: app) else { return directory + "/" + Self.partialName(id) }
         defer { partials.close() }
@@ -136,8 +136,8 @@ package struct TransferFiles: Sendable {
 
     /// Hands a finished download to its app: the file becomes the app's and moves into its
     /// data directory's `tmp/` as `CFNetworkDownload_ID.tmp`, as iOS names them.
-    /// - Returns: The file's path in the app's data directory.
-    package func deliver(_ id: Int, to app: BundleID) throws(TransferFileError) -> String {
+    /// - Returns: The file's path in the app's data directory, and its size.
+    package func deliver(_ id: Int, to app: BundleID) throws(TransferFileError) -> DeliveredDownload {
         guard let partials = partials(of: app) else {
             throw TransferFileError(path: directory, "cannot open the directory of partial downloads", errno)
         }
@@ -173,6 +173,9 @@ package struct TransferFiles: Sendable {
         if let owner, fchown(file, owner, owner) != 0 {
             throw TransferFileError(path: source, "cannot give it to uid \(owner)", errno)
         }
+        // Its size from the descriptor already open, not a second lookup of the directory.
+        var info = stat()
+        guard fstat(file, &info) == 0 else { throw TransferFileError(path: source, "cannot read the size of", errno) }
         let name = "CFNetworkDownload_\(id).tmp"
         if renameat(partials.descriptor, part, target, name) != 0 {
             // The partial file could not be kept in the app's volume (a directory there that
@@ -183,7 +186,7 @@ package struct TransferFiles: Sendable {
             try copy(file, into: target, name: name, owner: owner, path: data + "/tmp/" + name)
             unlinkat(partials.descriptor, part, 0)
         }
-        return data + "/tmp/" + name
+        return DeliveredDownload(location: data + "/tmp/" + name, bytes: Int64(info.st_size))
     }
 
     /// Copies an open file into a new file `name` in `directory`, made without following a
@@ -274,9 +277,8 @@ package struct DeliveredDownload: Sendable {
     package static func deliver(_ id: Int, to app: BundleID, with files: TransferFiles) -> Result<
         DeliveredDownload, TransferFileError
     > {
-        let bytes = files.partialLength(id, of: app)
         do {
-            return .success(DeliveredDownload(location: try files.deliver(id, to: app), bytes: bytes))
+            return .success(try files.deliver(id, to: app))
         } catch {
             return .failure(error)
         }
