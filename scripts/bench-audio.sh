@@ -76,6 +76,8 @@ DAEMON=$!
 
 python3 - "$BIN" "$RUN" "$DAEMON" "$PULSE" "$SECONDS_OF_AUDIO" "$ROUNDS" "$REFILL_FREEZE" <<'PY'
 import array, ctypes, json, math, os, re, resource, select, subprocess, sys, threading, time, wave
+sys.path.insert(0, "scripts/lib")
+import applog
 
 bin_dir, run, daemon_pid, pulse_pid = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 seconds, rounds, refill_freeze = float(sys.argv[5]), int(sys.argv[6]), sys.argv[7] == "1"
@@ -219,7 +221,7 @@ def frozen_for_refill():
 def stops():
     """How many times the player has said it stopped (after draining what it wrote)."""
     try:
-        return sum(1 for line in open(app_log) if line.strip() == "stopped")
+        return sum(1 for line in applog.lines(app_log) if line.strip() == "stopped")
     except OSError:
         return 0
 

@@ -51,6 +51,8 @@ echo
 echo "== 2 and 3. a walk written into gpsd's pty: latency, and wakeups"
 python3 - "$BIN" "$RUN" "$PWD/Tests/Fixtures/gps/walk-bled.nmea" <<'PY'
 import json, os, pty, re, socket, subprocess, sys, threading, time
+sys.path.insert(0, "scripts/lib")
+import applog
 
 bin_dir, run, walk = sys.argv[1:4]
 epochs, epoch = [], []
@@ -134,7 +136,7 @@ for line in pipe_lines:
 app = {}
 significant = 0
 for name, target in (("standard", app), ("significant", None)):
-    for line in open(f"{run}/state/logs/org.bench.{name}.log"):
+    for line in applog.lines(f"{run}/state/logs/org.bench.{name}.log"):
         fields = line.split()
         if fields and fields[0] == "fix":
             if target is None:

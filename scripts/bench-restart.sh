@@ -104,6 +104,8 @@ for i in 1 2 3 4; do make_bundle "Idle$i" idle ""; done
 
 python3 - "$BIN" "$RUN" "$GPSD_PORT" "$ROUNDS" "$MODES" "$GRACE" "$CONFIG" <<'PY'
 import array, json, math, os, signal, socket, statistics, subprocess, sys, threading, time
+sys.path.insert(0, "scripts/lib")
+import applog
 
 bin_dir, run, gpsd_port, rounds, modes, grace, config = sys.argv[1:8]
 rounds, modes = int(rounds), modes.split(",")
@@ -216,7 +218,7 @@ def wait_for(what, predicate, timeout, poll=0.05):
 
 def fixes(directory, app):
     try:
-        return sum(1 for line in open(f"{directory}/state/logs/{app}.log") if line.startswith("fix "))
+        return sum(1 for line in applog.lines(f"{directory}/state/logs/{app}.log") if line.startswith("fix "))
     except OSError:
         return 0
 

@@ -92,7 +92,7 @@ FIB=org.backgrounder.samples.fibonacci
 FIBLOG=$RUN/state/logs/$FIB.log
 echo "\$ bgctl open $FIB"
 "$BIN/bgctl" open "$FIB" --socket "$SOCKET"
-wait_line "$FIBLOG" "^n=3 "
+wait_line "$FIBLOG" "${APP_LINE}n=3 "
 echo "\$ bgctl home"
 "$BIN/bgctl" home --socket "$SOCKET"
 claim "Fibonacci runs on in the background (a background task)" test "$(app_state "$FIB")" = background
@@ -103,13 +103,13 @@ claim "Fibonacci is suspended once its task ran out" test "$(app_state "$FIB")" 
 echo "(its log: $FIBLOG)"
 grep -E "expiration|entered" "$FIBLOG" | tail -2
 tail -n 1 "$FIBLOG"
-FIB_BEFORE=$(grep -cE "^n=" "$FIBLOG")
+FIB_BEFORE=$(grep -cE "${APP_LINE}n=" "$FIBLOG")
 echo "\$ bgctl open $FIB     # thawed; the sequence goes on where it stopped"
 "$BIN/bgctl" open "$FIB" --socket "$SOCKET"
-wait_line "$FIBLOG" "^n=" $((FIB_BEFORE + 2))
+wait_line "$FIBLOG" "${APP_LINE}n=" $((FIB_BEFORE + 2))
 tail -n 2 "$FIBLOG"
-claim "Fibonacci was thawed, not relaunched: one launch in its log, and it counts on" \
-    test "$(lines_matching "$FIBLOG" "launched")" -le 1 -a "$(app_state "$FIB")" = active
+claim "Fibonacci was thawed, not relaunched: one run in its log, and it counts on" \
+    test "$(lines_matching "$FIBLOG" "$RUN_STARTED")" -eq 1 -a "$(app_state "$FIB")" = active
 
 step "location: a recorded walk around Lake Bled, with a region alert on the way"
 HIKE=org.backgrounder.samples.hikerecorder
@@ -287,7 +287,7 @@ echo "\$ FeedReader subscribe http://127.0.0.1:$HTTP_PORT/feed.xml     # writes 
 "$BIN/FeedReader" subscribe "http://127.0.0.1:$HTTP_PORT/feed.xml" --state-dir "$RUN/state"
 echo "\$ bgctl open $READER; bgctl home     # it asks for fetch (.minimum) and submits a refresh task"
 "$BIN/bgctl" open "$READER" --socket "$SOCKET"
-wait_line "$READERLOG" "^opened: "
+wait_line "$READERLOG" "${APP_LINE}opened: "
 "$BIN/bgctl" home --socket "$SOCKET"
 wait_state "$READER" suspended
 refresh_requested() { [ "$(json_query "sum(1 for e in j['tasks'] if e.get('identifier') == '$READER.refresh')" tasks "$READER")" -ge 1 ]; }
@@ -298,26 +298,26 @@ sleep 1
 feed "Rowing regatta on Saturday" "Ice on the lake"
 echo "\$ bgctl simulate fetch $READER     # a new item: newData, then suspended again"
 "$BIN/bgctl" simulate fetch "$READER" --socket "$SOCKET"
-wait_line "$READERLOG" "^background fetch: "
+wait_line "$READERLOG" "${APP_LINE}background fetch: "
 wait_state "$READER" suspended
 tail -n 2 "$READERLOG"
 claim "a fetch with a new item says newData, and the app is suspended again" \
-    grep -qE "^background fetch: newData \(2 items, 1 new\)" "$READERLOG"
+    grep -qE "${APP_LINE}background fetch: newData \(2 items, 1 new\)" "$READERLOG"
 echo "\$ bgctl simulate fetch $READER     # nothing new: 304 Not Modified, noData"
 "$BIN/bgctl" simulate fetch "$READER" --socket "$SOCKET"
-wait_line "$READERLOG" "^background fetch: " 2
+wait_line "$READERLOG" "${APP_LINE}background fetch: " 2
 wait_state "$READER" suspended
 tail -n 1 "$READERLOG"
 claim "a fetch with nothing new says noData" \
-    test "$(grep -E "^background fetch: " "$READERLOG" | tail -n 1 | cut -d' ' -f3)" = noData
+    test "$(grep -E "${APP_LINE}background fetch: " "$READERLOG" | tail -n 1 | cut -d' ' -f4)" = noData
 sleep 1
 feed "Swans are back" "Rowing regatta on Saturday" "Ice on the lake"
 echo "\$ bgctl simulate task $READER $READER.refresh     # the refresh task submits the next one, then refreshes"
 "$BIN/bgctl" simulate task "$READER" "$READER.refresh" --socket "$SOCKET"
-wait_line "$READERLOG" "^refresh task: "
+wait_line "$READERLOG" "${APP_LINE}refresh task: "
 wait_state "$READER" suspended
 tail -n 3 "$READERLOG"
-claim "the refresh task found the new item" grep -qE "^refresh task: newData" "$READERLOG"
+claim "the refresh task found the new item" grep -qE "${APP_LINE}refresh task: newData" "$READERLOG"
 echo "\$ bgctl tasks $READER"
 "$BIN/bgctl" tasks "$READER" --socket "$SOCKET"
 echo "\$ FeedReader items"
@@ -329,7 +329,7 @@ JOURNAL=$RUN/state/data/$COMPACTOR/journal.sqlite
 step "processing: Compactor compacts its SQLite journal in a processing task that needs external power"
 echo "\$ bgctl open $COMPACTOR; bgctl home     # entries added and pruned: free pages pile up; a task is submitted"
 "$BIN/bgctl" open "$COMPACTOR" --socket "$SOCKET"
-wait_line "$COMPACTORLOG" "^scheduled "
+wait_line "$COMPACTORLOG" "${APP_LINE}scheduled "
 "$BIN/bgctl" home --socket "$SOCKET"
 wait_state "$COMPACTOR" suspended
 cat "$COMPACTORLOG"
@@ -339,7 +339,7 @@ BEFORE=$(stat -c %s "$JOURNAL")
 echo "journal.sqlite: $BEFORE bytes"
 echo "\$ bgctl simulate task $COMPACTOR $COMPACTOR.compact     # runs it now: incremental vacuum in steps"
 "$BIN/bgctl" simulate task "$COMPACTOR" "$COMPACTOR.compact" --socket "$SOCKET"
-wait_line "$COMPACTORLOG" "^(compacted|compaction stopped|compaction failed)"
+wait_line "$COMPACTORLOG" "${APP_LINE}(compacted|compaction stopped|compaction failed)"
 wait_state "$COMPACTOR" suspended
 tail -n 2 "$COMPACTORLOG"
 AFTER=$(stat -c %s "$JOURNAL")

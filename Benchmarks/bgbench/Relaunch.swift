@@ -147,7 +147,8 @@ struct Relaunch: ParsableCommand {
         }
         for _ in 0..<20_000 {
             if let text = try? String(contentsOfFile: appLog, encoding: .utf8), text.count > offset {
-                let lines = text.dropFirst(offset).split(separator: "\n")
+                // The app's own lines, after the daemon's stamps (AppLogFormat).
+                let lines = text.dropFirst(offset).split(separator: "\n").map { AppLogFormat.parse($0).text }
                 if let launched = stamp(lines, "launched push t=") {
                     return (launched, stamp(lines, "main t="))
                 }

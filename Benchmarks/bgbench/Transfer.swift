@@ -115,7 +115,7 @@ struct Transfer: AsyncParsableCommand {
     /// reports it completed, polled every 5 ms; the daemon's CPU over that time.
     static func daemon(_ client: ControlClient, daemon: DaemonProcess, app: BundleID, bytes: Int64) async throws -> Run
     {
-        _ = try client.request(.open(AppReference(bundle: app)))
+        _ = try client.request(.open(OpenApp(bundle: app)))
         var cpuBefore = ProcessCPU.seconds(daemon.pid)
         var start = ContinuousClock.now
         var done = false

@@ -18,6 +18,7 @@ extension AppManager {
         apps[identifier] = app
         let state = apply(identifier) { $0.checkedIn(now: $1) }
         tell(identifier, .checkedIn)
+        decideLaunch(identifier, pid: launch.pid, .checkedIn)
         // The events it was launched for come with the reply, so they follow the launch.
         let events = apps[identifier]?.pendingEvents ?? []
         apps[identifier]?.pendingEvents = []

@@ -81,6 +81,8 @@ extension AppManager {
             exit = status.exit(.exited)
             logger.info("\(exit)")
         }
+        supervisor.markEnd(of: identifier, "\(exit)")
+        launchEnded(identifier, pid: process.pid, exit: exit)
         supervisor.kill(process)  // descendants it left behind go with it
         forgetProcess(identifier, pid: process.pid)
         supervisor.mechanism.release(process.container)

@@ -8,7 +8,41 @@ import BackgrounderSystem
 extension AppManager {
     /// `bgctl open`: launches the app in the foreground, or brings it there. Refused while
     /// the screen is locked: as on iOS, nothing comes to the front behind the lock screen.
+    ///
+    /// With `wait`, a launch is answered once the process checked in; one that ends first is
+    /// an error saying how it ended and what it wrote last, so a crash at start is not
+    /// reported as a launch.
+    package func open(_ request: OpenApp) async throws(ProtocolError) -> Done {
+        let (done, launched) = try openNow(request.bundle)
+        guard request.wait == true, let pid = launched else { return done }
+        let identifier = request.bundle
+        switch await launchOutcome(identifier, pid: pid) {
+        case .checkedIn:
+            return Done(detail: done.detail, state: apps[identifier]?.lifecycle.state)
+        case .stillStarting:
+            return Done(
+                detail: done.detail
+                    + "; it has not checked in after \(limits.checkInDeadline) (does it use BackgroundKit?)",
+                state: apps[identifier]?.lifecycle.state)
+        case .exited(let exit, let lastOutput):
+            var message = "\(identifier) (pid \(pid)) ended before it checked in: \(exit)"
+            if lastOutput.isEmpty {
+                message += "; it wrote nothing"
+            } else {
+                message += "; its last output (bgctl logs \(identifier)):"
+                for line in lastOutput { message += "\n  " + line.escapedForTerminal }
+            }
+            throw ProtocolError(.failed, message)
+        }
+    }
+
+    /// Opens the app without waiting for a launch to check in.
     package func open(_ identifier: BundleID) throws(ProtocolError) -> Done {
+        try openNow(identifier).0
+    }
+
+    /// Opens the app at once: the reply, and the process's pid when this launched it.
+    private func openNow(_ identifier: BundleID) throws(ProtocolError) -> (Done, launched: Int32?) {
         let app = try app(identifier)
         guard !screenLocked else {
             throw ProtocolError(
@@ -24,11 +58,14 @@ extension AppManager {
         if app.process == nil {
             try launch(identifier, reason: .user, foreground: true)
             let launched = apps[identifier]
-            return Done(
-                detail: "launched \(identifier) (pid \(launched?.process?.pid ?? 0))", state: launched?.lifecycle.state)
+            let pid = launched?.process?.pid
+            return (
+                Done(detail: "launched \(identifier) (pid \(pid ?? 0))", state: launched?.lifecycle.state),
+                pid
+            )
         }
         let state = apply(identifier) { $0.moveToForeground(now: $1) }
-        return Done(detail: "\(identifier) is in the foreground", state: state)
+        return (Done(detail: "\(identifier) is in the foreground", state: state), nil)
     }
 
     /// `bgctl home`: the foreground app goes to the background.

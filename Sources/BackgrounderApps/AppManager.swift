@@ -60,6 +60,8 @@ package final class AppManager {
     package nonisolated let consentEvents: AsyncStream<ConsentEvent>
     package let consentEventSink: AsyncStream<ConsentEvent>.Continuation
     package var forceQuit: Set<BundleID>
+    /// People waiting for a launch to check in or end (`bgctl open`), by app.
+    var launchWaiters: [BundleID: [LaunchWaiter]] = [:]
     /// The next event window's identifier: unique within this run.
     package var nextWindowID: EventWindowID = 1
     /// Since when the device has been idle (locked, no app in front), for processing tasks.

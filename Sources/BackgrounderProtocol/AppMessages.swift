@@ -1,6 +1,6 @@
 public import BackgrounderCore
 
-/// `OPEN`, `QUIT`: a request naming one app by its bundle identifier.
+/// `QUIT` and others: a request naming one app by its bundle identifier.
 public struct AppReference: Sendable, Hashable, Codable {
     /// The app's `CFBundleIdentifier`.
     public var bundle: BundleID
@@ -8,6 +8,22 @@ public struct AppReference: Sendable, Hashable, Codable {
     /// Names an app.
     public init(bundle: BundleID) {
         self.bundle = bundle
+    }
+}
+
+/// `OPEN`: a person opens an app, as tapping its icon.
+public struct OpenApp: Sendable, Hashable, Codable {
+    /// The app's `CFBundleIdentifier`.
+    public var bundle: BundleID
+    /// Whether a launch is answered only once the process checked in, or ended first (with
+    /// its exit and last output, as an error). Absent (as from clients before protocol 1.13):
+    /// answered at once, when the process is started.
+    public var wait: Bool?
+
+    /// Names the app to open.
+    public init(bundle: BundleID, wait: Bool? = nil) {
+        self.bundle = bundle
+        self.wait = wait
     }
 }
 

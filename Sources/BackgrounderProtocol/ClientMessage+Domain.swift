@@ -34,7 +34,7 @@ extension ClientMessage {
 
     /// What the app core answers.
     public enum AppsRequest: Sendable, Hashable {
-        case open(AppReference)
+        case open(OpenApp)
         case home
         case lock
         case unlock

@@ -15,7 +15,7 @@ public struct ClientMessage: Sendable, Hashable {
         /// Asks the daemon to rescan its bundle directories.
         case reload
         /// Launches an app, or brings it to the foreground.
-        case open(AppReference)
+        case open(OpenApp)
         /// Sends the foreground app to the background (the home button).
         case home
         /// Locks the screen: the foreground app goes to the background until `unlock`.

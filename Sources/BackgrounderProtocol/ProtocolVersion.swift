@@ -4,7 +4,7 @@ public enum ProtocolVersion {
     /// Incremented on incompatible changes.
     public static let major = 1
     /// Incremented when classes or fields are added.
-    public static let minor = 12
+    public static let minor = 13
 }
 
 /// Sizes the protocol promises, documented in docs/PROTOCOL.md.

@@ -23,16 +23,22 @@ struct Open: ParsableCommand {
             As tapping its icon: a force-quit app may be relaunched for events again. While the \
             screen is locked, open is refused: unlock first.
 
+            A launch is reported once the app checked in with the daemon. An app that ends \
+            before that is a failure (exit status 1): bgctl prints how it ended and the last \
+            lines it wrote. With --no-wait, open returns as soon as the process is started.
+
             Examples:
               bgctl open org.backgrounder.samples.hello
-              bgctl open hello
+              bgctl open hello --no-wait
             """
     )
     @OptionGroup var options: CommonOptions
     @Argument(help: ArgumentHelp(appArgumentHelp, valueName: "id"), completion: .bundleIdentifier) var id: String
+    @Flag(help: "Return once the process is started, without waiting for it to check in.") var noWait = false
 
     func run() throws {
-        try report(options.request(.open(AppReference(bundle: options.resolveBundle(id)))), options: options)
+        let request = OpenApp(bundle: try options.resolveBundle(id), wait: !noWait)
+        try report(options.request(.open(request)), options: options)
     }
 }
 

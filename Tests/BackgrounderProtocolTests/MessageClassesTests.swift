@@ -233,7 +233,7 @@ struct MessageClassesTests {
     @Test("classes that share a payload type keep their own names")
     func sharedPayloadTypes() {
         let app = AppReference(bundle: "org.example.a")
-        #expect(ClientMessage(.open(app)).className == "OPEN")
+        #expect(ClientMessage(.open(OpenApp(bundle: app.bundle))).className == "OPEN")
         #expect(ClientMessage(.quit(app)).className == "QUIT")
         #expect(ClientMessage(.dataDirectory(app)).className == "DATA_DIRECTORY")
         let region = RegionReference(identifier: "home")

@@ -42,7 +42,7 @@ struct AppLogTests {
         }
         atTeardown { await running.tearDown() }
         let log = running.daemon.stateDirectory + "/logs/\(Self.spewer).log"
-        _ = try running.request(.open(AppReference(bundle: BundleID(Self.spewer))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(Self.spewer))))
         let finished = await waitUntil(timeout: .seconds(120)) { Self.ending(of: log).hasSuffix("spew done\n") }
         #expect(finished, "current log \(Self.size(log)) bytes")
         let cap = 16 << 20
@@ -53,8 +53,10 @@ struct AppLogTests {
         // The tail, escaped; -n chooses how much.
         let tail = try await bgctl(["logs", Self.spewer, "-n", "3", "--socket", running.daemon.socketPath], running)
         #expect(tail.status == 0, "\(tail.output)")
-        let lines = tail.output.split(separator: "\n")
-        #expect(lines.count == 3 && lines.last == "spew done", "\(tail.output.suffix(300))")
+        let lines = tail.output.split(separator: "\n").map(AppLogFormat.parse)
+        #expect(lines.count == 3 && lines.last?.text == "spew done", "\(tail.output.suffix(300))")
+        #expect(
+            lines.allSatisfy { $0.stamp != nil }, "each line after the time it was read: \(tail.output.suffix(300))")
 
         // Following: the app writes a whole log more, which rotates the file under bgctl.
         let follow = try ChildProcess(

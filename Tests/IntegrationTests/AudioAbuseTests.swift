@@ -142,7 +142,7 @@ extension RealTimeSuites {
                 try PythonAppBundles.make("Hog", script: Self.hogScript, prelude: false, into: bundles)
             } test: { fixture in
                 // The hog in front, so it runs on while the player is asked to play.
-                _ = try fixture.request(.open(AppReference(bundle: BundleID(hog))))
+                _ = try fixture.request(.open(OpenApp(bundle: BundleID(hog))))
                 let report = fixture.daemon.stateDirectory + "/data/\(hog)/hog.json"
                 func heard() -> [String: Any]? {
                     (try? Data(contentsOf: URL(fileURLWithPath: report)))
@@ -180,7 +180,7 @@ extension RealTimeSuites {
                 let (_, path) = try fixture.signal(seconds: 30)
                 _ = try await fixture.command(.play, path)
                 #expect(try await fixture.waitUntilPlaying())
-                _ = try fixture.request(.open(AppReference(bundle: BundleID(tone))))
+                _ = try fixture.request(.open(OpenApp(bundle: BundleID(tone))))
                 #expect(try await fixture.waitUntilPlaying(tone))
 
                 // As root the test reaches into the app's memfd through /proc and writes nonsense
@@ -239,7 +239,7 @@ extension RealTimeSuites {
             try await AudioFixture.run(prefix: "audio-greedy") { bundles in
                 try TestAppBundles.make("Greedy", behavior: "streams", into: bundles)
             } test: { fixture in
-                _ = try fixture.request(.open(AppReference(bundle: BundleID(greedy))))
+                _ = try fixture.request(.open(OpenApp(bundle: BundleID(greedy))))
                 #expect(await waitUntil { fixture.appLog(greedy).contains("audio failed") })
                 #expect(fixture.appLog(greedy).contains("already has 8 audio streams, the most an app may have"))
                 #expect(try fixture.audio(greedy).streams.count == 8)

@@ -90,7 +90,7 @@ struct AudioFixture {
     }
 
     func appLog(_ id: String) -> String {
-        (try? String(contentsOfFile: daemon.stateDirectory + "/logs/\(id).log", encoding: .utf8)) ?? ""
+        AppLogFile.text(atPath: daemon.stateDirectory + "/logs/\(id).log") ?? ""
     }
 
     /// Sends the player a remote command; the reply waits (up to 10 s) for the app's answer,

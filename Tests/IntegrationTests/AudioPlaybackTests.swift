@@ -25,7 +25,7 @@ extension RealTimeSuites {
                 let (blocks, path) = try fixture.signal(seconds: 60)
                 let capture = try await fixture.capture("capture.raw")
 
-                guard case .done = try fixture.request(.open(AppReference(bundle: BundleID(AudioFixture.player))))
+                guard case .done = try fixture.request(.open(OpenApp(bundle: BundleID(AudioFixture.player))))
                 else {
                     Issue.record("open failed")
                     return
@@ -129,7 +129,7 @@ extension RealTimeSuites {
                 try SampleBundles.assemble("BackgroundPlayer", into: $0)
             } test: { fixture in
                 let (_, path) = try fixture.signal(seconds: 30)
-                _ = try fixture.request(.open(AppReference(bundle: BundleID(AudioFixture.player))))
+                _ = try fixture.request(.open(OpenApp(bundle: BundleID(AudioFixture.player))))
                 #expect(await waitUntil { (try? fixture.app(AudioFixture.player).state) == .active })
                 _ = try await fixture.command(.play, path)
                 #expect(try await fixture.waitUntilPlaying())
@@ -169,7 +169,7 @@ extension RealTimeSuites {
                 // Paused and suspended again; `bgctl open` brings it back too.
                 _ = try await fixture.command(.pause)
                 #expect(await waitUntil { (try? fixture.app(AudioFixture.player).state) == .suspended })
-                _ = try fixture.request(.open(AppReference(bundle: BundleID(AudioFixture.player))))
+                _ = try fixture.request(.open(OpenApp(bundle: BundleID(AudioFixture.player))))
                 #expect(await waitUntil { (try? fixture.app(AudioFixture.player).state) == .active })
             }
         }
@@ -181,7 +181,7 @@ extension RealTimeSuites {
             } test: { fixture in
                 let id = "org.backgrounder.tests.tone"
                 let capture = try await fixture.capture("capture.raw")
-                _ = try fixture.request(.open(AppReference(bundle: BundleID(id))))
+                _ = try fixture.request(.open(OpenApp(bundle: BundleID(id))))
                 #expect(try await fixture.waitUntilPlaying(id), "log: \(fixture.appLog(id))")
                 try await Task.sleep(for: .seconds(2))
                 let heard = capture.seconds

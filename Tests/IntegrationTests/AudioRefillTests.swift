@@ -33,7 +33,7 @@ extension RealTimeSuites {
             } test: { fixture in
                 let (blocks, path) = try fixture.signal(seconds: 20)
                 let capture = try await fixture.capture("capture.raw")
-                _ = try fixture.request(.open(AppReference(bundle: BundleID(AudioFixture.player))))
+                _ = try fixture.request(.open(OpenApp(bundle: BundleID(AudioFixture.player))))
                 #expect(await waitUntil { (try? fixture.app(AudioFixture.player).state) == .active })
                 _ = try await fixture.command(.play, path)
                 #expect(try await fixture.waitUntilPlaying(), "log: \(fixture.appLog(AudioFixture.player))")

@@ -33,7 +33,7 @@ extension RealTimeSuites {
                 #expect(
                     await pactl.waitForExit(timeout: .seconds(20)) && pactl.terminationStatus == 0, "\(pactl.output)")
 
-                _ = try fixture.request(.open(AppReference(bundle: BundleID(Self.recorder))))
+                _ = try fixture.request(.open(OpenApp(bundle: BundleID(Self.recorder))))
                 #expect(await waitUntil { fixture.appLog(Self.recorder).contains("audio failed") })
                 #expect(
                     fixture.appLog(Self.recorder).contains("microphone access is not granted"),
@@ -48,7 +48,7 @@ extension RealTimeSuites {
                 }
                 _ = try fixture.request(.quit(AppReference(bundle: BundleID(Self.recorder))))
                 #expect(await waitUntil { (try? fixture.app(Self.recorder).state) == .notRunning })
-                _ = try fixture.request(.open(AppReference(bundle: BundleID(Self.recorder))))
+                _ = try fixture.request(.open(OpenApp(bundle: BundleID(Self.recorder))))
                 #expect(await waitUntil { (try? fixture.stream(Self.recorder))??.state == "recording" })
                 _ = try fixture.request(.home)
                 try await Task.sleep(for: .seconds(2))
@@ -145,7 +145,7 @@ extension RealTimeSuites {
                 _ = try await fixture.command(.play, path)
                 #expect(try await fixture.waitUntilPlaying())
 
-                _ = try fixture.request(.open(AppReference(bundle: BundleID(tone))))
+                _ = try fixture.request(.open(OpenApp(bundle: BundleID(tone))))
                 #expect(try await fixture.waitUntilPlaying(tone))
                 #expect(await waitUntil { (try? fixture.stream(AudioFixture.player))??.corkedBy == [.interrupted] })
                 #expect(
@@ -179,7 +179,7 @@ extension RealTimeSuites {
                 #expect(try await fixture.waitUntilPlaying())
                 #expect(try fixture.stream(AudioFixture.player)?.volume == 1)
 
-                _ = try fixture.request(.open(AppReference(bundle: BundleID(navigator))))
+                _ = try fixture.request(.open(OpenApp(bundle: BundleID(navigator))))
                 #expect(try await fixture.waitUntilPlaying(navigator))
                 let ducked = try #require(try fixture.stream(AudioFixture.player))
                 #expect(ducked.volume == 0.25 && ducked.state == "playing", "\(ducked)")

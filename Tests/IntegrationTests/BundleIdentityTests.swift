@@ -34,7 +34,7 @@ struct BundleIdentityTests {
         try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
         try "the app's own\n".write(toFile: data + "/notes.txt", atomically: false, encoding: .utf8)
         let notes = data + "/notes.txt"
-        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(id))))
         #expect(await waitUntil { running.appLog(id).contains("didBecomeActive") })
         let removedPid = try #require(try running.app(id).pid)
 
@@ -84,7 +84,7 @@ struct BundleIdentityTests {
         // Fresh: no grant, none of the removed app's files, and it runs.
         #expect(try microphone(running.daemon) == .notDetermined, "the grant passed to the claimant")
         #expect(!FileManager.default.fileExists(atPath: notes), "the removed app's files passed to the claimant")
-        guard case .done = try running.request(.open(AppReference(bundle: BundleID(id)))) else {
+        guard case .done = try running.request(.open(OpenApp(bundle: BundleID(id)))) else {
             Issue.record("the fresh claimant did not open")
             return
         }
@@ -122,7 +122,7 @@ struct BundleIdentityTests {
         #expect(try microphone(again) == .granted, "the adopted app has the grant")
         #expect(try String(contentsOfFile: notes, encoding: .utf8) == "the app's own\n")
         #expect(!FileManager.default.fileExists(atPath: running.dataDirectory(id) + "/mine.txt"))
-        guard case .done = try again.client().request(.open(AppReference(bundle: BundleID(id)))).body else {
+        guard case .done = try again.client().request(.open(OpenApp(bundle: BundleID(id)))).body else {
             Issue.record("the adopted app did not open")
             return
         }

@@ -37,7 +37,7 @@ struct BundleUpdateTests {
                 == .granted)
 
         // Launched with it, then updated to drop it: while it runs, it is what it was launched as.
-        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(id))))
         #expect(await waitUntil { running.appLog(id).contains("didBecomeActive") })
         try TestAppBundles.make("Updated", microphoneUsage: false, into: running.bundles)
         _ = try running.request(.reload)

@@ -54,12 +54,12 @@ struct BusTrustTests {
         #expect(try await waitUntil(timeout: .seconds(30)) { try state(player) == .suspended })
 
         // The hostile app, in front, calls the player's methods and claims a distributor name.
-        _ = try daemon.client().request(.open(AppReference(bundle: BundleID(hostile))))
+        _ = try daemon.client().request(.open(OpenApp(bundle: BundleID(hostile))))
         let report = daemon.stateDirectory + "/data/" + hostile + "/report.jsonl"
         let reported = { Self.reported(report) }
         #expect(
             await waitUntil(timeout: .seconds(60)) { reported()["distributor"] != nil },
-            "\(reported())\n\((try? String(contentsOfFile: daemon.stateDirectory + "/logs/\(hostile).log", encoding: .utf8)) ?? "")"
+            "\(reported())\n\(AppLogFile.text(atPath: daemon.stateDirectory + "/logs/\(hostile).log") ?? "")"
         )
         let values = reported()
         #expect(values["connected"]?.hasPrefix(":") == true, "the bus let the app in: \(values)")

@@ -57,12 +57,12 @@ struct ConnectionLimitTests {
             directory: directory, bundleDirectories: [bundles], extraArguments: ["--max-connections", "2"])
         atTeardown { await daemon.stop() }
         for id in ids {
-            _ = try daemon.client().request(.open(AppReference(bundle: BundleID(id))))
+            _ = try daemon.client().request(.open(OpenApp(bundle: BundleID(id))))
         }
         // Each of the four checked in on the connection it was handed, though the daemon
         // serves two at once through its sockets.
         let log = { (id: String) in
-            (try? String(contentsOfFile: directory.appending("state/logs/\(id).log"), encoding: .utf8)) ?? ""
+            AppLogFile.text(atPath: directory.appending("state/logs/\(id).log")) ?? ""
         }
         for id in ids {
             #expect(await waitUntil { log(id).contains("checkin {\"class\": \"CHECKIN\"") }, "\(id): \(log(id))")

@@ -49,7 +49,7 @@ struct ConsentDesktopTests {
         }
 
         // Opened, the recorder asks for its location, always: the desktop shows the question.
-        _ = try running.request(.open(AppReference(bundle: BundleID(Self.recorder))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(Self.recorder))))
         let shown = try #require(
             await server.waitForNotification {
                 $0.hints[DesktopPromptHint.key] != nil && $0.body.contains("bgctl answer")
@@ -109,7 +109,7 @@ struct ConsentDesktopTests {
             await waitUntil { SimulatedLocationTests.trackLog(track).count == 1 }, "\(running.appLog(Self.recorder))")
 
         // A prompt answered at the terminal is taken off the desktop.
-        _ = try running.request(.open(AppReference(bundle: BundleID(Self.alerts))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(Self.alerts))))
         var asked: ConsentPrompt?
         #expect(
             try await waitUntil {

@@ -250,7 +250,7 @@ struct DaemonLifecycleTests {
         atTeardown { await fixture.tearDown() }
         let id = "org.backgrounder.samples.hello"
         let log = fixture.daemon.stateDirectory + "/logs/\(id).log"
-        _ = try fixture.daemon.client().request(.open(AppReference(bundle: BundleID(id))))
+        _ = try fixture.daemon.client().request(.open(OpenApp(bundle: BundleID(id))))
         #expect(
             await waitUntil {
                 ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("Hello is in the foreground")

@@ -76,7 +76,7 @@ struct DataQuotaTests {
         let sandbox = try running.daemon.status().sandbox ?? ""
         #expect(sandbox.contains("data quota 32 MiB per app (a volume each)"), "\(sandbox)")
 
-        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(id))))
         #expect(
             await waitUntil(timeout: .seconds(60)) { running.appLog(id).contains("stopped at") },
             "\(running.appLog(id))")
@@ -103,7 +103,7 @@ struct DataQuotaTests {
             directory: running.directory, bundleDirectories: [running.bundles],
             extraArguments: ["--app-data-quota", "32M"])
         atTeardown { await next.stop() }
-        _ = try next.client().request(.open(AppReference(bundle: BundleID(id))))
+        _ = try next.client().request(.open(OpenApp(bundle: BundleID(id))))
         #expect(await waitUntil { running.appLog(id).components(separatedBy: "stopped at").count == 3 })
         #expect(DataVolumes.isMountPoint(data))
         #expect(Self.loopDevices(backing: image) == 1, "mounted twice")

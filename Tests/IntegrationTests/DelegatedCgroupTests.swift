@@ -60,7 +60,7 @@ struct DelegatedCgroupTests {
         let status = try daemon.status()
         #expect(status.sandbox?.contains("clone3 refused (seccomp)") == true, "\(status.sandbox ?? "-")")
 
-        _ = try daemon.client().request(.open(AppReference(bundle: BundleID(id))))
+        _ = try daemon.client().request(.open(OpenApp(bundle: BundleID(id))))
         let reportPath = daemon.stateDirectory + "/data/\(id)/report.jsonl"
         func report() -> String { (try? String(contentsOfFile: reportPath, encoding: .utf8)) ?? "" }
         #expect(await waitUntil { report().contains("\"done\"") }, "\(report())\n\(daemon.log.suffix(2000))")

@@ -64,7 +64,7 @@ struct DesktopBusTests {
         atTeardown { await fixture.tearDown() }
         let (running, logind) = (fixture.running, fixture.logind)
         let id = "org.backgrounder.tests.front"
-        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(id))))
         #expect(try await waitUntil { try running.app(id).state == .active })
 
         try await logind.lock()
@@ -88,7 +88,7 @@ struct DesktopBusTests {
         atTeardown { await fixture.tearDown() }
         let (running, logind) = (fixture.running, fixture.logind)
         let id = "org.backgrounder.tests.front"
-        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(id))))
         #expect(try await waitUntil { try running.app(id).state == .active })
 
         // Any peer may send a signal: with logind's path and interface, to everyone and to
@@ -181,7 +181,7 @@ struct DesktopBusTests {
                 (try? running.daemon.status().desktop?.notifications) == "Backgrounder test notifications 1.0"
             })
         try NotificationTests.grant(running, id)
-        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(id))))
         #expect(await waitUntil { running.appLog(id).contains("added reminder") }, "\(running.appLog(id))")
         _ = try running.request(.quit(AppReference(bundle: BundleID(id))))
         #expect(try await waitUntil { try running.app(id).state == .notRunning })
@@ -270,7 +270,7 @@ struct DesktopBusTests {
             setUp: Self.testApp("Pushed", behavior: "push", modes: ["remote-notification"]))
         atTeardown { await running.tearDown() }
         let id = "org.backgrounder.tests.pushed"
-        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(id))))
         #expect(await waitUntil { running.appLog(id).contains("device token ") })
         let token = try #require(
             running.appLog(id).split(separator: "\n").first { $0.hasPrefix("device token ") }.map {
@@ -399,7 +399,7 @@ struct DesktopBusTests {
                 into: bundles)
         }
         atTeardown { await running.tearDown() }
-        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(id))))
         #expect(await waitUntil { TrustBoundaryTests.report(running, id).contains("\"uid\"") })
         let reported = NotificationTests.reported(running, id)
         let answer = reported["auth"].flatMap { if case .string(let text) = $0 { text } else { nil } } ?? ""
@@ -440,7 +440,7 @@ struct DesktopBusTests {
             as: uid, directory: directory, bundles: bundles, environment: bus.environment)
         let sandbox = try daemon.status().sandbox ?? ""
         #expect(sandbox.contains("session bus out of reach (\(bus.socketPath)"), "\(sandbox)")
-        _ = try daemon.client().request(.open(AppReference(bundle: BundleID(id))))
+        _ = try daemon.client().request(.open(OpenApp(bundle: BundleID(id))))
         let report = daemon.stateDirectory + "/data/\(id)/report.jsonl"
         func text() -> String { (try? String(contentsOfFile: report, encoding: .utf8)) ?? "" }
         #expect(await waitUntil { text().contains("\"auth\"") }, "\(text())")
@@ -458,7 +458,7 @@ struct DesktopBusTests {
             setUp: Self.testApp("Alone", behavior: "idle", modes: ["fetch"]))
         atTeardown { await running.tearDown() }
         let id = "org.backgrounder.tests.alone"
-        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(id))))
         #expect(try await waitUntil { try running.app(id).state == .active })
         let desktop = try #require(try running.daemon.status().desktop)
         #expect(desktop.sessionBus.state == .disconnected)
@@ -493,7 +493,7 @@ struct DesktopBusTests {
                 (try? running.daemon.status().desktop?.sessionBus.state) == .disconnected
             })
         // The daemon serves on.
-        _ = try running.request(.open(AppReference(bundle: "org.backgrounder.tests.steady")))
+        _ = try running.request(.open(OpenApp(bundle: "org.backgrounder.tests.steady")))
         #expect(try await waitUntil { try running.app("org.backgrounder.tests.steady").state == .active })
         let again = try await SessionBus(directory: directory)
         atTeardown {

@@ -27,7 +27,7 @@ extension RealTimeSuites {
                 try await Task.sleep(for: .seconds(3))
                 let underrunsBefore = try #require(try fixture.stream(AudioFixture.player)).underruns
 
-                _ = try fixture.request(.open(AppReference(bundle: BundleID(flooder))))
+                _ = try fixture.request(.open(OpenApp(bundle: BundleID(flooder))))
                 #expect(
                     await waitUntil {
                         let log = fixture.appLog(flooder)

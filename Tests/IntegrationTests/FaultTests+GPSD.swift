@@ -27,7 +27,7 @@ struct GPSDFaultTests {
         let setup = try await Setup(prefix, gpsdPort: port, testApps: [("Tracker", "locate", ["location"])])
         atTeardown { await setup.running.tearDown() }
         try setup.authorize(tracker)
-        _ = try setup.running.request(.open(AppReference(bundle: BundleID(tracker))))
+        _ = try setup.running.request(.open(OpenApp(bundle: BundleID(tracker))))
         #expect(
             await waitUntil { setup.daemon.log.contains("location: standard updates") }, "\(setup.daemon.log)")
         return setup

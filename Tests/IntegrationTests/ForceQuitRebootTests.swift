@@ -29,12 +29,12 @@ struct ForceQuitRebootTests {
         }
         // The app's log is in the state directory all three daemons share.
         let appLog = {
-            (try? String(contentsOfFile: directory.appending("state/logs/\(id).log"), encoding: .utf8)) ?? ""
+            AppLogFile.text(atPath: directory.appending("state/logs/\(id).log")) ?? ""
         }
 
         let first = try await start()
         atTeardown { await first.stop() }
-        _ = try first.client().request(.open(AppReference(bundle: BundleID(id))))
+        _ = try first.client().request(.open(OpenApp(bundle: BundleID(id))))
         #expect(await waitUntil { appLog().contains("didBecomeActive") }, "\(appLog())")
         _ = try first.client().request(.quit(AppReference(bundle: BundleID(id))))
         #expect(await waitUntil { appLog().contains("willTerminate") }, "\(appLog())")

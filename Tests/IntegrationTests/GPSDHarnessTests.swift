@@ -85,7 +85,7 @@ struct GPSDHarnessTests {
         atTeardown { await setup.running.tearDown() }
         let tracker = "org.backgrounder.tests.tracker"
         try setup.authorize(tracker)
-        _ = try setup.running.request(.open(AppReference(bundle: BundleID(tracker))))
+        _ = try setup.running.request(.open(OpenApp(bundle: BundleID(tracker))))
         let daemon = setup.daemon
 
         #expect(try await waitUntil { try daemon.status().lastFix != nil }, "log: \(daemon.log)")

@@ -41,7 +41,7 @@ struct HostileAppTests {
             try PythonAppBundles.make("Tasker", script: script, into: bundles)
         }
         atTeardown { await running.tearDown() }
-        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(id))))
         #expect(await waitUntil { running.appLog(id).contains("began all") }, "\(running.appLog(id))")
 
         let log = running.appLog(id)
@@ -91,7 +91,7 @@ struct HostileAppTests {
         #expect(moved.isEmpty, "a suspended app ran: \(moved)")
         #expect(running.daemon.log.contains("suspended ("))
         // The control: opened, the same process is thawed and spins again.
-        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(id))))
         #expect(await SuspensionEvidence.advance([pid]), "thawed, it spins again: \(running.daemon.log.suffix(1500))")
         #expect(running.daemon.isRunning)
     }
@@ -172,9 +172,9 @@ struct HostileAppTests {
                     """, into: bundles)
         }
         atTeardown { await running.tearDown() }
-        _ = try running.request(.open(AppReference(bundle: BundleID(victim))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(victim))))
         #expect(await waitUntil { running.appLog(victim).contains("checkin ") })
-        _ = try running.request(.open(AppReference(bundle: BundleID(intruder))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(intruder))))
         #expect(await waitUntil { running.appLog(intruder).contains("checkin ") })
 
         let reply = try await running.daemon.request(
@@ -210,7 +210,7 @@ struct HostileAppTests {
         let executable = bundle + "/bin/Steady"
 
         func expectRefused(_ reason: String, _ why: Comment) throws {
-            let reply = try running.request(.open(AppReference(bundle: BundleID(id))))
+            let reply = try running.request(.open(OpenApp(bundle: BundleID(id))))
             guard case .error(let error) = reply else {
                 Issue.record("\(why): open was not refused: \(reply)")
                 return
@@ -247,7 +247,7 @@ struct HostileAppTests {
 
         // Validated again, it launches.
         _ = try running.request(.reload)
-        guard case .done = try running.request(.open(AppReference(bundle: BundleID(id)))) else {
+        guard case .done = try running.request(.open(OpenApp(bundle: BundleID(id)))) else {
             Issue.record("the revalidated bundle did not launch: \(running.daemon.log.suffix(2000))")
             return
         }

@@ -57,14 +57,14 @@ struct HostileSchedulingTests {
         let task = victim + ".refresh"
 
         // The victim asks for a refresh, goes home, and is woken for a fetch it leaves open.
-        _ = try running.request(.open(AppReference(bundle: BundleID(victim))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(victim))))
         #expect(await waitUntil { running.appLog(victim).contains("submitted \(task)") })
         _ = try running.request(.home)
         #expect(try await waitUntil { try running.app(victim).state == .suspended })
         _ = try running.request(.wake(WakeRequest(bundle: BundleID(victim), reason: .fetch)))
         #expect(await waitUntil { running.appLog(victim).contains("fetch left open") })
 
-        _ = try running.request(.open(AppReference(bundle: BundleID(attacker))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(attacker))))
         #expect(
             await waitUntil { TrustBoundaryTests.report(running, attacker).contains("\"done\"") },
             "\(running.appLog(attacker))")
@@ -127,7 +127,7 @@ struct HostileSchedulingTests {
         }
         atTeardown { await running.tearDown() }
         let report = { TrustBoundaryTests.report(running, id) }
-        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(id))))
         #expect(try await waitUntil { try running.app(id).state == .active })
         _ = try running.request(.home)
         #expect(try await waitUntil { try running.app(id).state == .suspended })
@@ -139,7 +139,7 @@ struct HostileSchedulingTests {
         #expect(await waitUntil { running.daemon.log.contains("closed before the app completed it") })
         #expect(try await waitUntil { try running.app(id).state == .suspended })
 
-        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(id))))
         #expect(await waitUntil { report().contains("\"done\"") }, "\(report()) \(running.appLog(id))")
         let lines = report().split(separator: "\n")
         let twice = try #require(lines.first { $0.contains("\"twice\"") })

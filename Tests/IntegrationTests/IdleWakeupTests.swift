@@ -55,7 +55,7 @@ struct IdleWakeupTests {
             launcher: (namespace?.launcher ?? []) + ["env", "-u", "DBUS_SESSION_BUS_ADDRESS", "-u", "XDG_RUNTIME_DIR"])
         atTeardown { await daemon.stop() }
         for id in ids {
-            _ = try daemon.client().request(.open(AppReference(bundle: BundleID(id))))
+            _ = try daemon.client().request(.open(OpenApp(bundle: BundleID(id))))
         }
         _ = try daemon.client().request(.home)
         let suspended = try await waitUntil(timeout: .seconds(120)) {

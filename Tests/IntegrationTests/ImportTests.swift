@@ -40,7 +40,7 @@ struct ImportTests {
                 into: bundles)
         }
         atTeardown { await running.tearDown() }
-        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(id))))
         #expect(await waitUntil { TrustBoundaryTests.report(running, id).contains("planted") }, "\(running.appLog(id))")
 
         // The person's files: an album (whose name the app took), a song (likewise), and a
@@ -157,7 +157,7 @@ struct ImportTests {
         chown(secret, uid, uid)
         let daemon = try await PersonsDaemon.start(
             as: uid, directory: directory, bundles: bundles)
-        _ = try daemon.client().request(.open(AppReference(bundle: BundleID(id))))
+        _ = try daemon.client().request(.open(OpenApp(bundle: BundleID(id))))
         let data = daemon.stateDirectory + "/data/" + id
         func report() -> String { (try? String(contentsOfFile: data + "/report.jsonl", encoding: .utf8)) ?? "" }
         #expect(await waitUntil { report().contains("planted") }, "\(report())")

@@ -64,7 +64,7 @@ struct LifecycleTests {
         func dataDirectory(_ id: String) -> String { daemon.stateDirectory + "/data/" + id }
 
         func appLog(_ id: String) -> String {
-            (try? String(contentsOfFile: daemon.stateDirectory + "/logs/\(id).log", encoding: .utf8)) ?? ""
+            AppLogFile.text(atPath: daemon.stateDirectory + "/logs/\(id).log") ?? ""
         }
 
         func tearDown() async {
@@ -109,7 +109,7 @@ struct LifecycleTests {
         atTeardown { await running.tearDown() }
         let id = Self.fibonacci
 
-        guard case .done = try running.request(.open(AppReference(bundle: BundleID(id)))) else {
+        guard case .done = try running.request(.open(OpenApp(bundle: BundleID(id)))) else {
             Issue.record("open failed")
             return
         }
@@ -145,7 +145,7 @@ struct LifecycleTests {
         #expect(Self.lastIndex(running.appLog(id)) == indexBefore, "a suspended app prints nothing")
 
         // Opened again, it is thawed and continues where it stopped.
-        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(id))))
         #expect(try running.app(id).state == .active)
         #expect(await waitUntil { (Self.lastIndex(running.appLog(id)) ?? 0) > indexBefore + 3 })
         #expect(running.appLog(id).contains("n=\(indexBefore + 1) "), "the sequence continues from n=\(indexBefore)")
@@ -172,7 +172,7 @@ struct LifecycleTests {
             id = try TestAppBundles.make("Spinner", behavior: "spin", into: bundles)
         }
         atTeardown { await running.tearDown() }
-        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(id))))
         #expect(await waitUntil { running.appLog(id).contains("didBecomeActive") }, "\(running.appLog(id))")
         let pid = try #require(try running.app(id).pid)
         let child = try #require(SuspensionEvidence.spinningChild(in: running.appLog(id)), "\(running.appLog(id))")
@@ -193,7 +193,7 @@ struct LifecycleTests {
         #expect(try running.app(id).state == .suspended)
 
         // Opened, the same processes are thawed and spin again.
-        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(id))))
         #expect(await SuspensionEvidence.advance(pids), "thawed, the app and its child spin again")
         #expect(!SuspensionEvidence.cgroupFrozen(pid))
         #expect(try running.app(id).pid == pid, "the same process, not a relaunch")
@@ -216,7 +216,7 @@ struct LifecycleTests {
             id = try TestAppBundles.make("Stubborn", behavior: "never-end-task", into: bundles)
         }
         atTeardown { await running.tearDown() }
-        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(id))))
         #expect(await waitUntil { running.appLog(id).contains("began task") })
         _ = try running.request(.home)
         #expect(await waitUntil { running.appLog(id).contains("expiration handler ignored") })
@@ -233,7 +233,7 @@ struct LifecycleTests {
             id = try TestAppBundles.make("Idle", into: bundles)
         }
         atTeardown { await running.tearDown() }
-        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(id))))
         #expect(await waitUntil { running.appLog(id).contains("didBecomeActive") })
         _ = try running.request(.home)
         #expect(try running.app(id).state == .background)
@@ -249,7 +249,7 @@ struct LifecycleTests {
             id = try TestAppBundles.make("Leaver", behavior: "never-end-task", exitsOnSuspend: true, into: bundles)
         }
         atTeardown { await running.tearDown() }
-        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(id))))
         #expect(await waitUntil { running.appLog(id).contains("didBecomeActive") })
         #expect(await waitUntil { running.appLog(id).contains("began task") })
         _ = try running.request(.home)
@@ -266,13 +266,13 @@ struct LifecycleTests {
             id = try TestAppBundles.make("Quitter", into: bundles)
         }
         atTeardown { await running.tearDown() }
-        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(id))))
         #expect(await waitUntil { running.appLog(id).contains("didBecomeActive") })
         _ = try running.request(.quit(AppReference(bundle: BundleID(id))))
         #expect(try await waitUntil { try running.app(id).state == .notRunning })
         #expect(try running.app(id).forceQuit)
         #expect(running.appLog(id).contains("willTerminate"))
-        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(id))))
         #expect(try !running.app(id).forceQuit)
     }
 
@@ -287,14 +287,14 @@ struct LifecycleTests {
         }
         atTeardown { await running.tearDown() }
         for attempt in 1...5 {
-            guard case .done = try running.request(.open(AppReference(bundle: BundleID(id)))) else {
+            guard case .done = try running.request(.open(OpenApp(bundle: BundleID(id)))) else {
                 Issue.record("launch \(attempt) refused too early")
                 return
             }
             #expect(try await waitUntil { try running.app(id).state == .notRunning })
         }
         #expect(try running.app(id).lastExit == AppExit(kind: .crashed, status: 3))
-        guard case .error(let error) = try running.request(.open(AppReference(bundle: BundleID(id)))) else {
+        guard case .error(let error) = try running.request(.open(OpenApp(bundle: BundleID(id)))) else {
             Issue.record("the sixth launch was not refused")
             return
         }
@@ -309,7 +309,7 @@ struct LifecycleTests {
             id = try TestAppBundles.make("Deaf", behavior: "ignore-sigterm", into: bundles)
         }
         atTeardown { await running.tearDown() }
-        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(id))))
         #expect(await waitUntil { running.appLog(id).contains("didBecomeActive") })
         // willTerminate makes TestApp exit on its own; to test SIGTERM, kill its connection
         // handling: quit it while it is suspended, so it hears nothing before SIGTERM.
@@ -327,7 +327,7 @@ struct LifecycleTests {
             id = try TestAppBundles.make("Forker", behavior: "fork-children", into: bundles)
         }
         atTeardown { await running.tearDown() }
-        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(id))))
         #expect(await waitUntil { running.appLog(id).contains("didBecomeActive") })
         let children = running.appLog(id).split(separator: "\n").compactMap { line in
             line.hasPrefix("child ") ? Int32(line.dropFirst(6)) : nil
@@ -364,7 +364,7 @@ struct LifecycleTests {
         #expect(notLaunched.code == .notPermitted)
         #expect(notLaunched.message.contains("BACKGROUNDER_FD"))
         // Running, but this test process holds no connection the daemon handed the app:
-        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(id))))
         #expect(await waitUntil { running.appLog(id).contains("didBecomeActive") })
         guard case .error(let notItself) = try running.request(.checkIn(CheckIn(bundle: BundleID(id)))) else {
             Issue.record("an impostor checked in while the app ran")

@@ -114,7 +114,7 @@ extension RealTimeSuites {
             }
             let daemon = setup.daemon
             try setup.authorize(Self.hike)
-            _ = try setup.running.request(.open(AppReference(bundle: BundleID(Self.hike))))
+            _ = try setup.running.request(.open(OpenApp(bundle: BundleID(Self.hike))))
             #expect(
                 await waitUntil { daemon.log.contains("location: standard updates and significant changes") },
                 "daemon log: \(daemon.log)")
@@ -142,7 +142,7 @@ extension RealTimeSuites {
 
             // The walk ends; opening the app takes the last batch.
             #expect(try await Self.replayed("walk-bled", by: daemon), "the replay did not finish")
-            _ = try setup.running.request(.open(AppReference(bundle: BundleID(Self.hike))))
+            _ = try setup.running.request(.open(OpenApp(bundle: BundleID(Self.hike))))
             let reported = pipe.reports
             // gpsd reports the walk's first epoch without a time, so one fix fewer than the log has.
             #expect(reported.count >= total - 2, "gpspipe saw \(reported.count) of \(total) fixes")
@@ -185,7 +185,7 @@ extension RealTimeSuites {
             let setup = try await Setup("hike-restart", gpsdPort: gpsd.port, samples: ["HikeRecorder"])
             let first = setup.daemon
             try setup.authorize(Self.hike)
-            _ = try setup.running.request(.open(AppReference(bundle: BundleID(Self.hike))))
+            _ = try setup.running.request(.open(OpenApp(bundle: BundleID(Self.hike))))
             #expect(await waitUntil { first.log.contains("location: standard updates and significant changes") })
             _ = try setup.running.request(.home)
             #expect(try await waitUntil { try setup.running.app(Self.hike).state == .suspended }, "\(first.log)")
@@ -212,7 +212,7 @@ extension RealTimeSuites {
 
             // The walk ends; opening the recorder (the same process) takes the last batch.
             #expect(try await Self.replayed("walk-bled", by: second), "the replay did not finish")
-            _ = try second.client().request(.open(AppReference(bundle: BundleID(Self.hike))))
+            _ = try second.client().request(.open(OpenApp(bundle: BundleID(Self.hike))))
             guard case .apps(let list) = try second.client().request(.ps).body else { throw HarnessError("no ps") }
             #expect(list.apps.first { $0.id.rawValue == Self.hike }?.pid == recorder, "adopted, not relaunched")
 
@@ -278,7 +278,7 @@ extension RealTimeSuites {
                 else { throw HarnessError("no REGIONS") }
                 return list.regions.map(\.region.identifier)
             }
-            _ = try setup.running.request(.open(AppReference(bundle: BundleID(Self.alerts))))
+            _ = try setup.running.request(.open(OpenApp(bundle: BundleID(Self.alerts))))
             // Without a grant the daemon refuses the region.
             #expect(
                 await waitUntil { setup.running.appLog(Self.alerts).contains("monitoring region viewpoint failed") },
@@ -312,7 +312,7 @@ extension RealTimeSuites {
             #expect(add.status == 0, "\(add.output)")
             try setup.authorize(Self.alerts)
             try NotificationTests.grant(setup.running, Self.alerts)
-            _ = try setup.running.request(.open(AppReference(bundle: BundleID(Self.alerts))))
+            _ = try setup.running.request(.open(OpenApp(bundle: BundleID(Self.alerts))))
             #expect(await waitUntil { daemon.log.contains("monitoring region 'viewpoint'") }, "\(daemon.log)")
             // Its notifications are location triggers the daemon posts by itself.
             #expect(
@@ -383,7 +383,7 @@ extension RealTimeSuites {
             atTeardown { await setup.running.tearDown() }
             let id = "org.backgrounder.tests.quitter"
             try setup.authorize(id)
-            _ = try setup.running.request(.open(AppReference(bundle: BundleID(id))))
+            _ = try setup.running.request(.open(OpenApp(bundle: BundleID(id))))
             #expect(await waitUntil { setup.daemon.log.contains("location: significant changes") })
             _ = try setup.running.request(.quit(AppReference(bundle: BundleID(id))))
             #expect(try await waitUntil { try setup.running.app(id).state == .notRunning })
@@ -452,10 +452,10 @@ extension RealTimeSuites {
             #expect(add.status == 0, "\(add.output)")
             try setup.authorize(Self.alerts)
             try setup.authorize("org.backgrounder.tests.still")
-            _ = try setup.running.request(.open(AppReference(bundle: BundleID(Self.alerts))))
+            _ = try setup.running.request(.open(OpenApp(bundle: BundleID(Self.alerts))))
             #expect(await waitUntil { daemon.log.contains("monitoring region 'edge'") }, "\(daemon.log)")
             _ = try setup.running.request(.quit(AppReference(bundle: BundleID(Self.alerts))))
-            _ = try setup.running.request(.open(AppReference(bundle: "org.backgrounder.tests.still")))
+            _ = try setup.running.request(.open(OpenApp(bundle: "org.backgrounder.tests.still")))
             #expect(await waitUntil { daemon.log.contains("location: significant changes") })
 
             let gpsd = try await GPSDFake(
@@ -485,7 +485,7 @@ extension RealTimeSuites {
             atTeardown { await setup.running.tearDown() }
             let id = "org.backgrounder.tests.walker"
             try setup.authorize(id)
-            _ = try setup.running.request(.open(AppReference(bundle: BundleID(id))))
+            _ = try setup.running.request(.open(OpenApp(bundle: BundleID(id))))
             #expect(await waitUntil { setup.daemon.log.contains("location: significant changes") })
             let gpsd = try await GPSDFake(
                 log: try NMEALog.withColdStart("walk-bled.nmea", cycle: 0.005, in: scratch), cycle: 0.005,
@@ -516,7 +516,7 @@ extension RealTimeSuites {
             atTeardown { await setup.running.tearDown() }
             let id = "org.backgrounder.tests.tracker"
             try setup.authorize(id)
-            _ = try setup.running.request(.open(AppReference(bundle: BundleID(id))))
+            _ = try setup.running.request(.open(OpenApp(bundle: BundleID(id))))
             var gpsd = try await GPSDFake(
                 log: Locations.gpsFixture("short-walk.nmea"), cycle: 0.02, port: port, directory: scratch)
             #expect(
@@ -547,7 +547,7 @@ extension RealTimeSuites {
             atTeardown { await setup.running.tearDown() }
             let id = "org.backgrounder.tests.reader"
             try setup.authorize(id)
-            _ = try setup.running.request(.open(AppReference(bundle: BundleID(id))))
+            _ = try setup.running.request(.open(OpenApp(bundle: BundleID(id))))
             #expect(await waitUntil { setup.daemon.log.contains("location: standard updates") })
             let truth = try GPSDHarnessTests.truth("corrupt-lines")
             var logs = [Locations.gpsFixture("corrupt-lines.nmea")]
@@ -598,7 +598,7 @@ extension RealTimeSuites {
             atTeardown { await setup.running.tearDown() }
             let id = "org.backgrounder.tests.hiker"
             try setup.authorize(id, grant)
-            _ = try setup.running.request(.open(AppReference(bundle: BundleID(id))))
+            _ = try setup.running.request(.open(OpenApp(bundle: BundleID(id))))
             let gpsd = try await GPSDFake(
                 log: Locations.gpsFixture("walk-bled.nmea"), cycle: 0.02, port: port, directory: scratch)
             atTeardown { await gpsd.stop() }

@@ -60,10 +60,10 @@ struct MemoryPressureTests {
             return app
         }
         func appLog(_ id: String) -> String {
-            (try? String(contentsOfFile: daemon.stateDirectory + "/logs/\(id).log", encoding: .utf8)) ?? ""
+            AppLogFile.text(atPath: daemon.stateDirectory + "/logs/\(id).log") ?? ""
         }
         for (id, line) in [(hog, "holding 64 MiB"), (small, "didBecomeActive"), (front, "holding 96 MiB")] {
-            _ = try daemon.client().request(.open(AppReference(bundle: BundleID(id))))
+            _ = try daemon.client().request(.open(OpenApp(bundle: BundleID(id))))
             #expect(await waitUntil { appLog(id).contains(line) }, "\(id): \(appLog(id))")
         }
         #expect(
@@ -142,7 +142,7 @@ struct MemoryPressureTests {
         atTeardown { await running.tearDown() }
         let small = try #require(ids["small"]), parent = try #require(ids["parent"]), front = try #require(ids["front"])
         for id in [parent, small, front] {
-            _ = try running.request(.open(AppReference(bundle: BundleID(id))))
+            _ = try running.request(.open(OpenApp(bundle: BundleID(id))))
             #expect(await waitUntil { running.appLog(id).contains("didBecomeActive") })
         }
         #expect(
@@ -176,7 +176,7 @@ struct MemoryPressureTests {
                 await waitUntil { running.daemon.log.contains("watching memory pressure") }, "\(running.daemon.log)")
         }
         for id in [hog, small, front] {
-            _ = try running.request(.open(AppReference(bundle: BundleID(id))))
+            _ = try running.request(.open(OpenApp(bundle: BundleID(id))))
             #expect(await waitUntil { running.appLog(id).contains("didBecomeActive") })
         }
         // Front is in front; the other two were sent back and are suspended after the grace.

@@ -53,7 +53,7 @@ struct MusicLibraryTests {
             try JSONValue(text: run.standardOutput)[key]
         }
         let log = {
-            ((try? String(contentsOfFile: daemon.stateDirectory + "/logs/\(id).log", encoding: .utf8)) ?? "")
+            (AppLogFile.text(atPath: daemon.stateDirectory + "/logs/\(id).log") ?? "")
                 .suffix(2000)
         }
 

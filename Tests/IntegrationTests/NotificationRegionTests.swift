@@ -41,7 +41,7 @@ extension RealTimeSuites {
             atTeardown { await running.tearDown() }
             try NotificationTests.grant(running, id)
             _ = try running.request(.authorize(Authorize(bundle: BundleID(id), grant: .location(.whenInUse))))
-            _ = try running.request(.open(AppReference(bundle: BundleID(id))))
+            _ = try running.request(.open(OpenApp(bundle: BundleID(id))))
             #expect(await waitUntil { TrustBoundaryTests.report(running, id).contains("\"done\"") })
             #expect(
                 NotificationTests.reported(running, id)["add"]?["class"] == .string("OK"),

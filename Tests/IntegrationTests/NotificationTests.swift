@@ -62,7 +62,7 @@ struct NotificationTests {
         atTeardown { _ = await follower.stop(grace: .seconds(1)) }
         #expect(
             await waitUntil { follower.output.contains("following every app's notifications") }, "\(follower.output)")
-        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(id))))
         #expect(await waitUntil { running.appLog(id).contains("added reminder") }, "\(running.appLog(id))")
         #expect(running.appLog(id).contains("notifications granted true"))
         _ = try running.request(.quit(AppReference(bundle: BundleID(id))))
@@ -122,7 +122,7 @@ struct NotificationTests {
         let first = try await DaemonProcess(
             directory: directory, bundleDirectories: [bundles], extraArguments: LifecycleTests.fastPolicy)
         _ = try first.client().request(.authorize(Authorize(bundle: BundleID(id), grant: .notifications(.granted))))
-        _ = try first.client().request(.open(AppReference(bundle: BundleID(id))))
+        _ = try first.client().request(.open(OpenApp(bundle: BundleID(id))))
         let log = directory.appending("state/logs/\(id).log")
         let appLog = { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
         #expect(await waitUntil { appLog().contains("added reminder") }, "\(appLog())")
@@ -152,7 +152,7 @@ struct NotificationTests {
         atTeardown { await running.tearDown() }
         let id = ids[0]
         try Self.grant(running, id)
-        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(id))))
         #expect(await waitUntil { running.appLog(id).contains("willPresent reminder") }, "\(running.appLog(id))")
         #expect(
             try await waitUntil { try Self.list(running, id).delivered.map(\.request.identifier) == ["reminder"] },
@@ -182,7 +182,7 @@ struct NotificationTests {
         }
         atTeardown { await running.tearDown() }
         try Self.grant(running, id)
-        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(id))))
         #expect(await waitUntil { TrustBoundaryTests.report(running, id).contains("\"done\"") })
         let values = Self.reported(running, id)
         #expect(values["add"]?["class"] == .string("OK"), "\(values)")
@@ -247,10 +247,10 @@ struct NotificationTests {
         atTeardown { await running.tearDown() }
         try Self.grant(running, victim)
         try Self.grant(running, attacker)
-        _ = try running.request(.open(AppReference(bundle: BundleID(victim))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(victim))))
         #expect(await waitUntil { running.appLog(victim).contains("added reminder") }, "\(running.appLog(victim))")
 
-        _ = try running.request(.open(AppReference(bundle: BundleID(attacker))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(attacker))))
         #expect(
             await waitUntil { TrustBoundaryTests.report(running, attacker).contains("\"done\"") },
             "\(running.appLog(attacker))")
@@ -272,7 +272,7 @@ struct NotificationTests {
         #expect(!running.appLog(victim).contains("response "), "the attacker activated the victim's notification")
 
         // Without a grant: asking is logged for a person, adding is refused.
-        _ = try running.request(.open(AppReference(bundle: BundleID(ungranted))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(ungranted))))
         #expect(await waitUntil { TrustBoundaryTests.report(running, ungranted).contains("\"done\"") })
         let refused = Self.reported(running, ungranted)
         #expect(refused["asked"]?["status"] == .string("notDetermined"), "\(refused)")

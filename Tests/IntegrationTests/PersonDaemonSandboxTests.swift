@@ -80,11 +80,11 @@ struct PersonDaemonSandboxTests {
         #expect(sandbox.contains("dynamic code refused"), "\(sandbox)")
         #expect(sandbox.contains("no data quota (only a root daemon"), "\(sandbox)")
 
-        _ = try daemon.client().request(.open(AppReference(bundle: BundleID(id))))
+        _ = try daemon.client().request(.open(OpenApp(bundle: BundleID(id))))
         let findingsPath = daemon.stateDirectory + "/data/\(id)/findings.json"
         #expect(
             await waitUntil { FileManager.default.fileExists(atPath: findingsPath) },
-            "\(daemon.log.suffix(2000))\n\((try? String(contentsOfFile: daemon.stateDirectory + "/logs/\(id).log", encoding: .utf8)) ?? "")"
+            "\(daemon.log.suffix(2000))\n\(AppLogFile.text(atPath: daemon.stateDirectory + "/logs/\(id).log") ?? "")"
         )
         let findings =
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: findingsPath)))
@@ -159,9 +159,9 @@ struct PersonDaemonSandboxTests {
             prelude: false, into: bundles)
         let daemon = try await PersonsDaemon.start(as: uid, directory: directory, bundles: bundles)
         let log = {
-            (try? String(contentsOfFile: daemon.stateDirectory + "/logs/\(waiter).log", encoding: .utf8)) ?? ""
+            AppLogFile.text(atPath: daemon.stateDirectory + "/logs/\(waiter).log") ?? ""
         }
-        _ = try daemon.client().request(.open(AppReference(bundle: BundleID(waiter))))
+        _ = try daemon.client().request(.open(OpenApp(bundle: BundleID(waiter))))
         #expect(await waitUntil { log().contains("waiting for SIGTERM") }, "\(log())")
         let pid = try #require(try SessionShedTests.app(waiter, of: daemon).pid)
         _ = try daemon.client().request(.quit(AppReference(bundle: BundleID(waiter))))

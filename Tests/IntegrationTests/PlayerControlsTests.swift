@@ -75,7 +75,7 @@ struct PlayerControlsTests {
         }
         let ctl = fixture.ctl
         let log = {
-            ((try? String(contentsOfFile: daemon.stateDirectory + "/logs/\(id).log", encoding: .utf8)) ?? "")
+            (AppLogFile.text(atPath: daemon.stateDirectory + "/logs/\(id).log") ?? "")
                 .suffix(2000)
         }
 

@@ -40,7 +40,7 @@ struct PolicyPluginTests {
 
         let client = try daemon.client()
         let fibonacci = "org.backgrounder.samples.fibonacci"
-        _ = try client.request(.open(AppReference(bundle: BundleID(fibonacci))))
+        _ = try client.request(.open(OpenApp(bundle: BundleID(fibonacci))))
         #expect(try await waitUntil { try appInfo(daemon, fibonacci)?.assertions == ["task:fibonacci"] })
         _ = try client.request(.home)
         let remaining = try #require(try appInfo(daemon, fibonacci)?.backgroundTimeRemaining)
@@ -48,7 +48,7 @@ struct PolicyPluginTests {
         // the time ps answers depends on the machine's load, so only that some is.
         #expect(remaining <= 4 && remaining > 0, "8 s halved by the plug-in")
         // The plug-in is not an app.
-        guard case .error(let error) = try client.request(.open(AppReference(bundle: BundleID(Self.lowPower)))).body
+        guard case .error(let error) = try client.request(.open(OpenApp(bundle: BundleID(Self.lowPower)))).body
         else {
             Issue.record("a policy plug-in was opened as an app")
             return

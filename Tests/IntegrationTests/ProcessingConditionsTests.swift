@@ -36,7 +36,7 @@ struct ProcessingConditionsTests {
         }
 
         var appLog: String {
-            (try? String(contentsOfFile: daemon.stateDirectory + "/logs/\(id).log", encoding: .utf8)) ?? ""
+            AppLogFile.text(atPath: daemon.stateDirectory + "/logs/\(id).log") ?? ""
         }
 
         var state: ApplicationState? {
@@ -47,7 +47,7 @@ struct ProcessingConditionsTests {
         /// Opens the app, which submits its task, and locks the screen: the device is idle and
         /// the app is suspended, its task waiting for the condition.
         func submitAndLock() async throws {
-            _ = try daemon.client().request(.open(AppReference(bundle: BundleID(id))))
+            _ = try daemon.client().request(.open(OpenApp(bundle: BundleID(id))))
             #expect(await waitUntil { appLog.contains("submitted \(ProcessingConditionsTests.task)") }, "\(appLog)")
             _ = try daemon.client().request(.lock)
             // Had the task started, its window would keep the app from being suspended.

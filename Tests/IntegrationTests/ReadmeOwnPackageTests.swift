@@ -91,7 +91,7 @@ extension RealTimeSuites {
                     "README.md:\(line): `\(step.command.code)`: \(String(describing: outcomes[line]))\n\(output)")
             }
             let log =
-                (try? String(contentsOfFile: daemon.stateDirectory + "/logs/org.example.tracker.log", encoding: .utf8))
+                AppLogFile.text(atPath: daemon.stateDirectory + "/logs/org.example.tracker.log")
                 ?? ""
             #expect(log.contains("Tracker launched"), "the app's log: \(log)")
         }

@@ -200,7 +200,7 @@ struct ReadmeTests {
         let logs = state + "/logs"
         let names = (try? FileManager.default.contentsOfDirectory(atPath: logs))?.sorted() ?? []
         return names.map { name in
-            let text = (try? String(contentsOfFile: logs + "/" + name, encoding: .utf8)) ?? ""
+            let text = AppLogFile.text(atPath: logs + "/" + name) ?? ""
             return "== \(name)\n\(text.suffix(1500))"
         }.joined(separator: "\n")
     }

@@ -39,7 +39,7 @@ extension RealTimeSuites {
             #expect(watches() == 0, "\(gpsd.output.suffix(2000))")
 
             try setup.authorize(Self.tracker)
-            _ = try setup.running.request(.open(AppReference(bundle: BundleID(Self.tracker))))
+            _ = try setup.running.request(.open(OpenApp(bundle: BundleID(Self.tracker))))
             #expect(
                 await waitUntil { setup.running.appLog(Self.tracker).contains("stopped updating location") },
                 "\(setup.running.appLog(Self.tracker))")

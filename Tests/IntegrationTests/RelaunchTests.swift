@@ -23,7 +23,7 @@ struct RelaunchTests {
     func systemTerminatedIsRelaunched() async throws {
         let (running, id) = try await pushApp("push", behavior: "never-end-task")
         atTeardown { await running.tearDown() }
-        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(id))))
         #expect(await waitUntil { running.appLog(id).contains("began task") })
         _ = try running.request(.home)
         #expect(try await waitUntil { try running.app(id).lastExit?.reason == "background task overran" })
@@ -51,7 +51,7 @@ struct RelaunchTests {
     func forceQuitIsNotRelaunched() async throws {
         let (running, id) = try await pushApp("fq")
         atTeardown { await running.tearDown() }
-        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(id))))
         #expect(await waitUntil { running.appLog(id).contains("didBecomeActive") })
         _ = try running.request(.quit(AppReference(bundle: BundleID(id))))
         #expect(try await waitUntil { try running.app(id).state == .notRunning })
@@ -99,7 +99,7 @@ struct RelaunchTests {
     func suspendedIsWoken() async throws {
         let (running, id) = try await pushApp("wake")
         atTeardown { await running.tearDown() }
-        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(id))))
         #expect(await waitUntil { running.appLog(id).contains("didBecomeActive") })
         _ = try running.request(.home)
         #expect(try await waitUntil { try running.app(id).state == .suspended })

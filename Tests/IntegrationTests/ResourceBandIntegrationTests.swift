@@ -20,7 +20,7 @@ struct ResourceBandIntegrationTests {
             id = try TestAppBundles.make("Banded", behavior: "fork-children", into: bundles)
         }
         atTeardown { await running.tearDown() }
-        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(id))))
         let pid = try #require(try running.app(id).pid)
         await waitUntil { Self.adjustment(pid) == ResourceBand.forState(.active).oomScoreAdjustment }
         #expect(Self.adjustment(pid) == 0)
@@ -35,7 +35,7 @@ struct ResourceBandIntegrationTests {
         #expect(children.count == 2, "\(running.appLog(id))")
         for child in children { #expect(Self.adjustment(child) == 900, "child \(child)") }
 
-        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(id))))
         await waitUntil { Self.adjustment(pid) == 0 }
         #expect(Self.adjustment(pid) == 0)
 

@@ -42,7 +42,7 @@ struct RestartAdoptionTests {
         }
 
         func appLog(_ id: String, of daemon: DaemonProcess) -> String {
-            (try? String(contentsOfFile: daemon.stateDirectory + "/logs/\(id).log", encoding: .utf8)) ?? ""
+            AppLogFile.text(atPath: daemon.stateDirectory + "/logs/\(id).log") ?? ""
         }
     }
 
@@ -62,13 +62,13 @@ struct RestartAdoptionTests {
     private static func prepare(_ scene: Scene, _ daemon: DaemonProcess) async throws -> (
         front: Int32, sleeper: Int32, sleeperChild: Int32
     ) {
-        _ = try request(.open(AppReference(bundle: BundleID(scene.sleeper))), of: daemon)
+        _ = try request(.open(OpenApp(bundle: BundleID(scene.sleeper))), of: daemon)
         #expect(await waitUntil { scene.appLog(scene.sleeper, of: daemon).contains("didBecomeActive") })
         let sleeper = try #require(try app(scene.sleeper, of: daemon).pid)
         let child = try #require(SuspensionEvidence.spinningChild(in: scene.appLog(scene.sleeper, of: daemon)))
         // The control: while it runs, the sleeper and its child use CPU.
         #expect(await SuspensionEvidence.advance([sleeper, child]), "the sleeper spins while it runs")
-        _ = try request(.open(AppReference(bundle: BundleID(scene.front))), of: daemon)
+        _ = try request(.open(OpenApp(bundle: BundleID(scene.front))), of: daemon)
         #expect(await waitUntil { scene.appLog(scene.front, of: daemon).contains("didBecomeActive") })
         #expect(try await waitUntil { try app(scene.sleeper, of: daemon).state == .suspended })
         let front = try #require(try app(scene.front, of: daemon).pid)
@@ -134,7 +134,7 @@ struct RestartAdoptionTests {
 
         // Opened, the suspended app thaws, reconnects, and hears it came to the front.
         let activeBefore = scene.appLog(scene.sleeper, of: second).components(separatedBy: "didBecomeActive").count
-        _ = try Self.request(.open(AppReference(bundle: BundleID(scene.sleeper))), of: second)
+        _ = try Self.request(.open(OpenApp(bundle: BundleID(scene.sleeper))), of: second)
         #expect(
             await waitUntil {
                 scene.appLog(scene.sleeper, of: second).components(separatedBy: "didBecomeActive").count
@@ -192,8 +192,8 @@ struct RestartAdoptionTests {
         let arguments = LifecycleTests.fastPolicy + ["--suspension", suspension]
         let first = try await DaemonProcess(
             directory: directory, bundleDirectories: [bundles], extraArguments: arguments)
-        _ = try Self.request(.open(AppReference(bundle: BundleID(id))), of: first)
-        let log = { (try? String(contentsOfFile: first.stateDirectory + "/logs/\(id).log", encoding: .utf8)) ?? "" }
+        _ = try Self.request(.open(OpenApp(bundle: BundleID(id))), of: first)
+        let log = { AppLogFile.text(atPath: first.stateDirectory + "/logs/\(id).log") ?? "" }
         #expect(await waitUntil { log().components(separatedBy: "child ").count > 2 }, "\(log())")
         let children = log().split(separator: "\n").compactMap { line in
             line.hasPrefix("child ") ? Int32(line.dropFirst(6)) : nil
@@ -223,7 +223,7 @@ struct RestartAdoptionTests {
         atTeardown { scene.directory.remove() }
         let daemon = try await scene.start()
         atTeardown { await daemon.stop() }
-        _ = try Self.request(.open(AppReference(bundle: BundleID(scene.front))), of: daemon)
+        _ = try Self.request(.open(OpenApp(bundle: BundleID(scene.front))), of: daemon)
         #expect(try await waitUntil { try Self.app(scene.front, of: daemon).state == .active })
 
         let appSocket = DefaultPaths.appSocket(forControlSocket: daemon.socketPath)

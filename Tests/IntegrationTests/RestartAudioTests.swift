@@ -73,7 +73,7 @@ struct RestartAudioTests {
         atTeardown { await second.stop() }
         #expect(try player(second).pid == pid, "adopted, not relaunched")
         let playerLog = {
-            (try? String(contentsOfFile: second.stateDirectory + "/logs/\(AudioFixture.player).log", encoding: .utf8))
+            AppLogFile.text(atPath: second.stateDirectory + "/logs/\(AudioFixture.player).log")
                 ?? ""
         }
         // The daemon's lines about the player and audio, without the test's own connections.

@@ -364,7 +364,7 @@ struct SandboxTests {
         let plist = running.bundles + "/Victim.bundle/Info.plist"
         let plistBefore = try Data(contentsOf: URL(fileURLWithPath: plist))
 
-        guard case .done = try daemon.client().request(.open(AppReference(bundle: BundleID(Self.hostileID)))).body
+        guard case .done = try daemon.client().request(.open(OpenApp(bundle: BundleID(Self.hostileID)))).body
         else {
             Issue.record("the hostile app did not launch: \(daemon.log)")
             return
@@ -373,7 +373,7 @@ struct SandboxTests {
         let findingsPath = data + "/findings.json"
         let wrote = await waitUntil { FileManager.default.fileExists(atPath: findingsPath) }
         let appLog =
-            (try? String(contentsOfFile: daemon.stateDirectory + "/logs/\(Self.hostileID).log", encoding: .utf8))
+            AppLogFile.text(atPath: daemon.stateDirectory + "/logs/\(Self.hostileID).log")
         try #require(wrote, "no findings; app log: \(appLog ?? "-")")
         let findings = try #require(
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: findingsPath)))
@@ -493,7 +493,7 @@ struct SandboxTests {
         let running = try await Self.running(prefix: "sbo", extraArguments: ["--sandbox", "off"])
         atTeardown { await running.tearDown() }
         #expect(try running.daemon.status().sandbox == "off (--sandbox off)")
-        _ = try running.daemon.client().request(.open(AppReference(bundle: BundleID(Self.victimID))))
+        _ = try running.daemon.client().request(.open(OpenApp(bundle: BundleID(Self.victimID))))
         let pid = try #require(try running.app(Self.victimID).pid)
         #expect(Self.owner("/proc/\(pid)") == geteuid())
     }
@@ -513,7 +513,7 @@ struct SandboxTests {
         let daemon = try await DaemonProcess(directory: directory, bundleDirectories: [bundles])
         atTeardown { await daemon.stop() }
         #expect(daemon.log.contains("cannot pass through \(hidden) (mode 0700)"), "\(daemon.log)")
-        let reply = try daemon.client().request(.open(AppReference(bundle: BundleID(Self.victimID)))).body
+        let reply = try daemon.client().request(.open(OpenApp(bundle: BundleID(Self.victimID)))).body
         guard case .error(let error) = reply else {
             Issue.record("expected an error, got \(reply)")
             return
@@ -555,7 +555,7 @@ struct SandboxTests {
             return
         }
         #expect(status.sandbox?.contains("at most 64 MiB of data per process") == true, "\(status.sandbox ?? "-")")
-        _ = try running.request(.open(AppReference(bundle: BundleID(hogID))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(hogID))))
         #expect(await waitUntil { running.appLog(hogID).contains("refused: MemoryError") }, "\(running.appLog(hogID))")
         let pid = try #require(try running.app(hogID).pid)
         let kernel = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
@@ -610,7 +610,7 @@ struct SandboxTests {
         // reach the daemon and, through it, the next app.
         for name in ["plain", "jitter"] {
             let id = "org.backgrounder.tests.\(name)"
-            _ = try running.request(.open(AppReference(bundle: BundleID(id))))
+            _ = try running.request(.open(OpenApp(bundle: BundleID(id))))
             let path = running.dataDirectory(id) + "/findings.json"
             #expect(await waitUntil { FileManager.default.fileExists(atPath: path) }, "\(running.appLog(id))")
             findings[name] =

@@ -53,7 +53,7 @@ struct SchedulingSamplesTests {
 
     /// Opens the app, sends it home and waits until it is suspended with nothing more to say.
     static func openAndSuspend(_ running: LifecycleTests.Running, _ id: String, opened: String) async throws {
-        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(id))))
         #expect(await waitUntil { running.appLog(id).contains(opened) }, "app log: \(running.appLog(id))")
         _ = try running.request(.home)
         #expect(try await waitUntil { try running.app(id).state == .suspended }, "\(running.daemon.log)")

@@ -34,7 +34,7 @@ struct SchedulingTests {
 
     /// Opens an app, waits for its launch to have done `marker`, and sends it home.
     private func runOnce(_ running: Running, _ id: String, until marker: String) async throws {
-        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(id))))
         #expect(await waitUntil { running.appLog(id).contains(marker) }, "\(running.appLog(id))")
         _ = try running.request(.home)
     }
@@ -134,7 +134,7 @@ struct SchedulingTests {
         // its next fetch, 15 minutes on, made the plan (CI, under load).
         var jobs: [CoalescedFetch] = []
         for id in ids {
-            _ = try running.request(.open(AppReference(bundle: BundleID(id))))
+            _ = try running.request(.open(OpenApp(bundle: BundleID(id))))
             #expect(await waitUntil { running.appLog(id).contains("fetch interval set") }, "\(running.appLog(id))")
             let fetch = try await waitUntil { try Self.scheduled(running.daemon, id).contains { $0.kind == "fetch" } }
             try #require(fetch, "\(id) has no fetch scheduled")
@@ -296,7 +296,7 @@ struct SchedulingTests {
         let first = try await DaemonProcess(
             directory: directory, bundleDirectories: [bundles], extraArguments: arguments)
         do {
-            _ = try first.client().request(.open(AppReference(bundle: BundleID(id))))
+            _ = try first.client().request(.open(OpenApp(bundle: BundleID(id))))
         } catch {
             Issue.record("open: \(error): \(first.log)")
             return
@@ -380,7 +380,7 @@ struct SchedulingTests {
         let (running, ids) = try await running("taskapi", scheduling: "fetchWindow=30", apps: [("Planner", "task-api")])
         atTeardown { await running.tearDown() }
         let id = ids[0]
-        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(id))))
         #expect(await waitUntil { running.appLog(id).contains("pending after cancel all") }, "\(running.appLog(id))")
         let log = running.appLog(id)
         #expect(log.contains("first: submitted") && log.contains("again: submitted"), "\(log)")

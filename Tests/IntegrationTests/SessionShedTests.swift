@@ -61,7 +61,7 @@ struct SessionShedTests {
             extraArguments: ["--suspension", "signals", "--shared-pid-namespace"])
         #expect(try daemon.status().suspension?.contains("the daemon adopts orphans") == true)
 
-        _ = try daemon.client().request(.open(AppReference(bundle: BundleID(id))))
+        _ = try daemon.client().request(.open(OpenApp(bundle: BundleID(id))))
         let reportPath = daemon.stateDirectory + "/data/\(id)/report.jsonl"
         func report() -> String { (try? String(contentsOfFile: reportPath, encoding: .utf8)) ?? "" }
         #expect(await waitUntil { report().contains("\"done\"") }, "\(report())\n\(daemon.log.suffix(2000))")
@@ -147,7 +147,7 @@ struct SessionShedTests {
             extraArguments: ["--suspension", "signals", "--shared-pid-namespace"])
         #expect(try daemon.status().suspension?.contains("ended when any app is suspended or ends") == true)
 
-        _ = try daemon.client().request(.open(AppReference(bundle: BundleID(id))))
+        _ = try daemon.client().request(.open(OpenApp(bundle: BundleID(id))))
         let reportPath = daemon.stateDirectory + "/data/\(id)/report.jsonl"
         func report() -> String { (try? String(contentsOfFile: reportPath, encoding: .utf8)) ?? "" }
         #expect(await waitUntil { report().contains("\"ready\"") }, "\(report())\n\(daemon.log.suffix(2000))")

@@ -114,7 +114,7 @@ struct SharedFilesTests {
         #expect(share.status == 0, "\(share)")
         #expect(share.standardOutput == home + "/album/\n", "\(share)")
 
-        _ = try daemon.client().request(.open(AppReference(bundle: BundleID(id))))
+        _ = try daemon.client().request(.open(OpenApp(bundle: BundleID(id))))
         let data = daemon.stateDirectory + "/data/" + id
         #expect(await waitUntil { report(data)["ready"] != nil }, "\(report(data))")
         let seen = report(data)

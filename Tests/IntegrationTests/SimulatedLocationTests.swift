@@ -25,7 +25,7 @@ struct SimulatedLocationTests {
             try await CLIRun.run(bgctl, arguments + ["--socket", socket])
         }
         // Opened, the recorder asks for location always: the person answers its prompt.
-        _ = try running.request(.open(AppReference(bundle: BundleID(Self.recorder))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(Self.recorder))))
         struct Waiting: Decodable { let prompts: [ConsentPrompt] }
         var prompt: ConsentPrompt?
         #expect(
@@ -132,7 +132,7 @@ struct SimulatedLocationTests {
         // The README's region, on the short walk along Slovenska cesta.
         let add = try await run(Locations.product("RegionAlerts"), "add", "corner", "46.0517", "14.5028", "30")
         #expect(add.status == 0, "\(add)")
-        _ = try running.request(.open(AppReference(bundle: BundleID(alerts))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(alerts))))
         #expect(
             await waitUntil {
                 guard case .regions(let list)? = try? running.request(.regions(RegionQuery(bundle: BundleID(alerts))))

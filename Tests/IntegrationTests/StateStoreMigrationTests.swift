@@ -142,7 +142,7 @@ struct StateStoreMigrationTests {
             logPath: directory.appending("regionalerts-add.log"))
         #expect(await add.waitForExit(timeout: .seconds(30)) && add.terminationStatus == 0, "\(add.output)")
         for id in [Self.alerts, Self.worker, Self.fetcher, Self.tracker] {
-            _ = try request(source, .open(AppReference(bundle: BundleID(id))))
+            _ = try request(source, .open(OpenApp(bundle: BundleID(id))))
         }
         _ = try request(source, .quit(AppReference(bundle: BundleID(Self.tracker))))
 

@@ -51,7 +51,7 @@ struct TrackerOnSmallDisk {
                 .authorize(Authorize(bundle: BundleID(Self.id), grant: .location(.always)))
             ).body
         else { throw HarnessError("authorize refused") }
-        _ = try daemon.client().request(.open(AppReference(bundle: BundleID(Self.id))))
+        _ = try daemon.client().request(.open(OpenApp(bundle: BundleID(Self.id))))
         // A fix every half second or so: what is written before the disk fills stays well under
         // SQLite's checkpoint threshold however long a loaded machine takes to get there, so the
         // write-ahead log is never rewound into space it already holds, and the first fix after
@@ -67,7 +67,7 @@ struct TrackerOnSmallDisk {
 
     /// The app's output so far.
     func appLog() -> String {
-        (try? String(contentsOfFile: appLogs + "/\(Self.id).log", encoding: .utf8)) ?? ""
+        AppLogFile.text(atPath: appLogs + "/\(Self.id).log") ?? ""
     }
 
     /// How many fixes the app has printed.

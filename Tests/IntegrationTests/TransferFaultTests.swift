@@ -31,7 +31,7 @@ struct TransferFaultTests {
         let paths = ["/cut", "/busy", "/short", "/long", "/etag", "/norange", "/loop-a", "/missing"]
         let id = try fixture.app("Faulty", script: TransferTests.handOff(paths.map(server.url), then: "exit"))
         _ = try fixture.request(.reload)
-        _ = try fixture.request(.open(AppReference(bundle: BundleID(id))))
+        _ = try fixture.request(.open(OpenApp(bundle: BundleID(id))))
 
         await waitUntil(timeout: .seconds(90)) { fixture.reports(id, "finished").count == paths.count }
         var byPath: [String: [String: Any]] = [:]
@@ -82,7 +82,7 @@ struct TransferFaultTests {
                 serve()
                 """)
         _ = try fixture.request(.reload)
-        _ = try fixture.request(.open(AppReference(bundle: BundleID(id))))
+        _ = try fixture.request(.open(OpenApp(bundle: BundleID(id))))
         await waitUntil(timeout: .seconds(60)) { fixture.reports(id, "finished").count == 2 }
         let reports = fixture.reports(id, "finished")
         let upload = try #require(
@@ -103,7 +103,7 @@ struct TransferFaultTests {
         let doubter = try untrusting.app(
             "Doubter", script: TransferTests.handOff([fixture.server.url("/secure.bin")], then: "serve"))
         _ = try untrusting.request(.reload)
-        _ = try untrusting.request(.open(AppReference(bundle: BundleID(doubter))))
+        _ = try untrusting.request(.open(OpenApp(bundle: BundleID(doubter))))
         await waitUntil(timeout: .seconds(60)) { !untrusting.reports(doubter, "finished").isEmpty }
         let refused = try #require(untrusting.reports(doubter, "finished").first)
         #expect(refused["state"] as? String == "failed")
@@ -147,9 +147,9 @@ struct TransferFaultTests {
                 serve()
                 """)
         _ = try fixture.request(.reload)
-        _ = try fixture.request(.open(AppReference(bundle: BundleID(victim))))
+        _ = try fixture.request(.open(OpenApp(bundle: BundleID(victim))))
         await fixture.waitForTransfers { $0.first { $0.bundle.rawValue == victim }?.state == .running }
-        _ = try fixture.request(.open(AppReference(bundle: BundleID(hostile))))
+        _ = try fixture.request(.open(OpenApp(bundle: BundleID(hostile))))
         await waitUntil(timeout: .seconds(30)) { !fixture.reports(hostile, "done").isEmpty }
 
         // Every attempt was refused, naming the field.
@@ -190,7 +190,7 @@ struct TransferFaultTests {
         let id = try fixture.app(
             "Hoarder", script: TransferTests.handOff([fixture.server.url("/large.bin")], then: "serve"))
         _ = try fixture.request(.reload)
-        _ = try fixture.request(.open(AppReference(bundle: BundleID(id))))
+        _ = try fixture.request(.open(OpenApp(bundle: BundleID(id))))
         await waitUntil(timeout: .seconds(60)) { !fixture.reports(id, "finished").isEmpty }
         let failed = try #require(fixture.reports(id, "finished").first, "\(fixture.daemon.log.suffix(3000))")
         #expect(failed["state"] as? String == "failed")
@@ -221,7 +221,7 @@ struct TransferFaultTests {
         let urls = ["/announced.bin", "/streamed.bin", "/small.bin"].map { fixture.server.url($0) }
         let id = try fixture.app("Hoarder", script: TransferTests.handOff(urls, then: "serve"))
         _ = try fixture.request(.reload)
-        _ = try fixture.request(.open(AppReference(bundle: BundleID(id))))
+        _ = try fixture.request(.open(OpenApp(bundle: BundleID(id))))
         await waitUntil(timeout: .seconds(60)) { fixture.reports(id, "finished").count == 3 }
         let finished = fixture.reports(id, "finished")
         func outcome(_ path: String) -> [String: Any]? {

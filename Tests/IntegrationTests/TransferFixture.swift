@@ -121,7 +121,7 @@ final class TransferFixture: @unchecked Sendable {
     }
 
     func appLog(_ id: String) -> String {
-        (try? String(contentsOfFile: daemon.stateDirectory + "/logs/\(id).log", encoding: .utf8)) ?? ""
+        AppLogFile.text(atPath: daemon.stateDirectory + "/logs/\(id).log") ?? ""
     }
 
     /// SIGKILLs the daemon and starts it again on the same state.

@@ -34,7 +34,7 @@ struct TransferKitTests {
             extraKeys: ["TestAppTransferURLs": .strings([fixture.server.url("/episode.wav")])],
             into: fixture.bundles)
         _ = try fixture.request(.reload)
-        _ = try fixture.request(.open(AppReference(bundle: BundleID(id))))
+        _ = try fixture.request(.open(OpenApp(bundle: BundleID(id))))
         await fixture.waitForTransfers { $0.first?.state == .running }
         if behavior == "transfer-download" {
             _ = try fixture.request(.home)
@@ -98,7 +98,7 @@ struct TransferKitTests {
             extraKeys: ["TestAppTransferURLs": .strings([fixture.server.url("/episode.wav")])],
             into: fixture.bundles)
         _ = try fixture.request(.reload)
-        _ = try fixture.request(.open(AppReference(bundle: BundleID(id))))
+        _ = try fixture.request(.open(OpenApp(bundle: BundleID(id))))
         // The race Podcasts lost in the README test, forced: the download finishes while the
         // app runs with its session attached (told, not woken), and the app ends unacknowledged.
         await fixture.waitForTransfers { $0.first?.state == .completed }

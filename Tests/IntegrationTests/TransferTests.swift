@@ -36,7 +36,7 @@ struct TransferTests {
         fixture.server.inject(.drip(bytesPerSecond: 2 << 20), at: "/episode.bin")
         id = try fixture.app("Ender", script: Self.handOff([fixture.server.url("/episode.bin")], then: "exit"))
         _ = try fixture.request(.reload)
-        let opened = try fixture.request(.open(AppReference(bundle: BundleID(id))))
+        let opened = try fixture.request(.open(OpenApp(bundle: BundleID(id))))
 
         await waitUntil(timeout: .seconds(60)) { !fixture.reports(id, "finished").isEmpty }
         let finished = try #require(
@@ -71,7 +71,7 @@ struct TransferTests {
         fixture.server.inject(.stallAfter(bytes: 1 << 20), at: "/big.bin", times: 1)
         let id = try fixture.app("Sleeper", script: Self.handOff([fixture.server.url("/big.bin")], then: "serve"))
         _ = try fixture.request(.reload)
-        _ = try fixture.request(.open(AppReference(bundle: BundleID(id))))
+        _ = try fixture.request(.open(OpenApp(bundle: BundleID(id))))
         await fixture.waitForTransfers { $0.first?.state == .running }
         _ = try fixture.request(.home)
         await waitUntil { fixture.state(id) == .suspended }
@@ -107,7 +107,7 @@ struct TransferTests {
         fixture.server.inject(.drip(bytesPerSecond: 40 << 20), at: "/huge.bin")
         let id = try fixture.app("Keeper", script: Self.handOff([fixture.server.url("/huge.bin")], then: "exit"))
         _ = try fixture.request(.reload)
-        _ = try fixture.request(.open(AppReference(bundle: BundleID(id))))
+        _ = try fixture.request(.open(OpenApp(bundle: BundleID(id))))
         let before = await fixture.waitForTransfers { ($0.first?.bytesReceived ?? 0) > 40 << 20 }
         let received = try #require(before.first?.bytesReceived)
         #expect(received < size, "the kill must come mid-transfer")
@@ -139,7 +139,7 @@ struct TransferTests {
             "Survivor", script: Self.handOff([fixture.server.url("/other.bin")], then: "serve"))
         _ = try fixture.request(.reload)
 
-        _ = try fixture.request(.open(AppReference(bundle: BundleID(quitter))))
+        _ = try fixture.request(.open(OpenApp(bundle: BundleID(quitter))))
         await fixture.waitForTransfers { $0.first { $0.bundle.rawValue == quitter }?.state == .running }
         _ = try fixture.request(.quit(AppReference(bundle: BundleID(quitter))))
         let cancelled = await fixture.waitForTransfers {
@@ -152,7 +152,7 @@ struct TransferTests {
         func partials() -> [String] { (try? FileManager.default.contentsOfDirectory(atPath: transfers)) ?? ["?"] }
         #expect(await waitUntil { partials().isEmpty }, "a cancelled transfer leaves no partial file: \(partials())")
 
-        _ = try fixture.request(.open(AppReference(bundle: BundleID(survivor))))
+        _ = try fixture.request(.open(OpenApp(bundle: BundleID(survivor))))
         await fixture.waitForTransfers { $0.first { $0.bundle.rawValue == survivor }?.state == .running }
         _ = try fixture.request(.home)
         await waitUntil { fixture.state(survivor) == .suspended }

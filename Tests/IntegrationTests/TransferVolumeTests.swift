@@ -41,7 +41,7 @@ struct TransferVolumeTests {
         let id = try fixture.app(
             "Keeper", script: TransferTests.handOff([fixture.server.url("/album.bin")], then: "serve"))
         _ = try fixture.request(.reload)
-        _ = try fixture.request(.open(AppReference(bundle: BundleID(id))))
+        _ = try fixture.request(.open(OpenApp(bundle: BundleID(id))))
         let running = await fixture.waitForTransfers { ($0.first?.bytesReceived ?? 0) > 1 << 20 }
         let transfer = try #require(running.first?.id, "\(fixture.daemon.log.suffix(2000))")
         let partials = fixture.dataDirectory(id) + "/" + TransferFiles.volumeDirectoryName
@@ -94,7 +94,7 @@ struct TransferVolumeTests {
                 """ + "\n" + TransferTests.handOff([url], then: "serve"))
         _ = try fixture.request(.reload)
         for app in [linker, squatter] {
-            _ = try fixture.request(.open(AppReference(bundle: BundleID(app))))
+            _ = try fixture.request(.open(OpenApp(bundle: BundleID(app))))
         }
         // The app's directories hold only what the app put there, all along: nothing of the
         // daemon's, partial or finished.

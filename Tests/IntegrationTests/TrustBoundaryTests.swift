@@ -48,7 +48,7 @@ struct TrustBoundaryTests {
                 into: bundles)
         }
         atTeardown { await running.tearDown() }
-        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(id))))
         #expect(await waitUntil { Self.report(running, id).contains("\"public\"") })
         _ = try running.request(.home)
         #expect(
@@ -67,7 +67,7 @@ struct TrustBoundaryTests {
             running.daemon.log.contains("refused OPEN from an unverified peer (pid")
                 || Self.report(running, id).contains("Permission denied"))
         // The control: a person's open thaws it, and the same process spins again.
-        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(id))))
         #expect(await SuspensionEvidence.advance([pid]), "thawed, it spins again")
     }
 
@@ -125,10 +125,10 @@ struct TrustBoundaryTests {
                 into: bundles)
         }
         atTeardown { await running.tearDown() }
-        _ = try running.request(.open(AppReference(bundle: BundleID(victim))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(victim))))
         #expect(await waitUntil { running.appLog(victim).contains("didBecomeActive") })
         let victimPID = try #require(try running.app(victim).pid)
-        _ = try running.request(.open(AppReference(bundle: BundleID(attacker))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(attacker))))
         let attackerPID = try #require(try running.app(attacker).pid)
         #expect(await waitUntil { Self.report(running, attacker).contains("\"done\"") })
 
@@ -240,7 +240,7 @@ struct TrustBoundaryTests {
                 into: bundles)
         }
         atTeardown { await running.tearDown() }
-        _ = try running.request(.open(AppReference(bundle: BundleID(id))))
+        _ = try running.request(.open(OpenApp(bundle: BundleID(id))))
         #expect(await waitUntil { Self.report(running, id).contains("\"done\"") }, "\(Self.report(running, id))")
 
         let store = try StateStore(directory: running.daemon.stateDirectory)

@@ -79,6 +79,14 @@ wait_line() {
     fail "$file never had $count line(s) matching /$pattern/ within $seconds s"
 }
 
+# An app's log (STATE/logs/ID.log): each line the app wrote starts with the time the daemon
+# read it, and the daemon marks where each run starts and ends (AppLogFormat): patterns for
+# the start of an app's own line, and for a run's start marker.
+# shellcheck disable=SC2034
+APP_LINE='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.+-]{17} '
+# shellcheck disable=SC2034
+RUN_STARTED='^-- [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.+-]{17} launched '
+
 lines_matching() { grep -cE -- "$2" "$1" 2>/dev/null || true; }
 
 # Uses the running PulseAudio if one answers, else starts a private headless one with a null

@@ -14,7 +14,7 @@ extension RequestRouter {
             .later { DaemonMessage(id: id, await Self.reply(work)) }
         }
         switch request {
-        case .open(let app): return later { .done(try await apps.open(app.bundle)) }
+        case .open(let request): return later { .done(try await apps.open(request)) }
         case .home: return later { .done(await apps.home()) }
         case .lock: return later { .done(await apps.lock()) }
         case .unlock: return later { .done(try await apps.unlock()) }

@@ -14,6 +14,10 @@ import Synchronization
 /// writes; one that writes faster than the disk takes is slowed by the full pipe, not the
 /// daemon.
 ///
+/// Each line is written after the time the daemon read it, and each run starts and ends with
+/// a marker line (``AppLogFormat``), so a person sees when the app said what, and where one
+/// run's output ends and the next begins.
+///
 /// The pipe is named, and the app's end is opened read-write, so that it outlives the
 /// daemon: while no daemon runs (a restart, a crash) the app's writes fill the pipe instead
 /// of killing it with SIGPIPE, and the next daemon opens the pipe by name and drains it on
@@ -33,9 +37,10 @@ package final class AppLog: Sendable {
     /// The pipe's read end, non-blocking: ``copyAvailable(using:)`` takes what is there.
     package let readDescriptor: Int32
     private let writeClosed = Atomic<Bool>(false)
-    /// The log file being written and its size: opened at once for a new app (so the log
-    /// exists from the start), at the first output for a reattached one.
-    private let file = Locked<(descriptor: Int32, size: Int)>((-1, 0))
+    /// The log file being written, its size, and whether the next byte starts a line (and so
+    /// gets a stamp): opened at once for a new app (so the log exists from the start), at the
+    /// first output for a reattached one.
+    private let file = Locked<(descriptor: Int32, size: Int, atLineStart: Bool)>((-1, 0, true))
     private let ended = Atomic<Bool>(false)
 
     /// Makes the pipe and checks the log file can be opened.
@@ -70,7 +75,7 @@ package final class AppLog: Sendable {
         }
         // Kept: the log exists from the start, as `bgctl logs` expects.
         let size = Self.size(of: probe)
-        file.withLock { $0 = (probe, size) }
+        file.withLock { $0 = (probe, size, Self.endsLine(probe, size: size)) }
     }
 
     private init(path: String, limit: Int, readDescriptor: Int32) {
@@ -154,37 +159,97 @@ package final class AppLog: Sendable {
         }
     }
 
-    /// Appends `bytes`, rotating whenever the file would pass the limit.
+    /// Writes a marker line (``AppLogFormat/markerLine(_:)``) where a run starts: before the
+    /// daemon copies any of the new process's output.
+    package func markStart(_ text: String) {
+        file.withLock { file in
+            let line = (file.atLineStart ? [] : [UInt8(ascii: "\n")]) + AppLogFormat.markerLine(text)
+            line.withUnsafeBytes { write($0, to: &file) }
+            file.atLineStart = true
+        }
+    }
+
+    /// Writes a marker line where a run ended, after the app's unfinished line, if any: from
+    /// the app core once it heard of the exit, when this log's output has ended (or its grace
+    /// passed; a child the app left may still write, between whole reads).
+    package static func markEnd(_ text: String, inLogAt path: String) {
+        let descriptor = openLog(path)
+        guard descriptor >= 0 else { return }
+        defer { close(descriptor) }
+        let line =
+            (endsLine(descriptor, size: size(of: descriptor)) ? [] : [UInt8(ascii: "\n")])
+            + AppLogFormat.markerLine(text)
+        line.withUnsafeBytes { try? writeAll(descriptor, $0) }
+    }
+
+    /// The last 64 KiB of a log file (or all of it), or nothing when it cannot be read.
+    package static func tail(of path: String) -> [UInt8] {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else { return [] }
+        defer { close(descriptor) }
+        let size = size(of: descriptor)
+        let start = max(0, size - (64 << 10))
+        var bytes = [UInt8](repeating: 0, count: size - start)
+        let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(start)) }
+        return Array(bytes.prefix(max(0, count)))
+    }
+
+    /// Appends what the app wrote, each line after a stamp of the time it was read.
     private func append(_ bytes: UnsafeRawBufferPointer) {
         file.withLock { file in
-            if file.descriptor < 0 {
-                file.descriptor = Self.openLog(path)
+            // One stamp for everything one read took: it arrived together.
+            let stamp = AppLogFormat.stampNow()
+            var stamped: [UInt8] = []
+            stamped.reserveCapacity(bytes.count + stamp.count)
+            for byte in bytes {
+                if file.atLineStart { stamped += stamp }
+                stamped.append(byte)
+                file.atLineStart = byte == UInt8(ascii: "\n")
+            }
+            stamped.withUnsafeBytes { write($0, to: &file) }
+        }
+    }
+
+    /// Writes to the log file, rotating whenever it would pass the limit.
+    private func write(
+        _ bytes: UnsafeRawBufferPointer, to file: inout (descriptor: Int32, size: Int, atLineStart: Bool)
+    ) {
+        if file.descriptor < 0 {
+            file.descriptor = Self.openLog(path)
+            file.size = Self.size(of: file.descriptor)
+            file.atLineStart = Self.endsLine(file.descriptor, size: file.size)
+        }
+        var offset = 0
+        while offset < bytes.count {
+            if file.size >= limit {
+                if file.descriptor >= 0 { close(file.descriptor) }
+                file.descriptor = rotate()
                 file.size = Self.size(of: file.descriptor)
             }
-            var offset = 0
-            while offset < bytes.count {
-                if file.size >= limit {
-                    if file.descriptor >= 0 { close(file.descriptor) }
-                    file.descriptor = rotate()
-                    file.size = Self.size(of: file.descriptor)
+            // Never past the limit: the part that fits, then the rest after a rotation.
+            let chunk = min(bytes.count - offset, max(0, limit - file.size))
+            if file.descriptor >= 0 {
+                do {
+                    try writeAll(file.descriptor, UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + chunk]))
+                } catch {
+                    // The disk is full or the file is gone: drop what does not fit rather
+                    // than block the app; keep draining so the app never stalls on a pipe.
+                    offset += chunk
+                    file.size = limit
+                    continue
                 }
-                // Never past the limit: the part that fits, then the rest after a rotation.
-                let chunk = min(bytes.count - offset, max(0, limit - file.size))
-                if file.descriptor >= 0 {
-                    do {
-                        try writeAll(file.descriptor, UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + chunk]))
-                    } catch {
-                        // The disk is full or the file is gone: drop what does not fit rather
-                        // than block the app; keep draining so the app never stalls on a pipe.
-                        offset += chunk
-                        file.size = limit
-                        continue
-                    }
-                }
-                file.size += chunk
-                offset += chunk
             }
+            file.size += chunk
+            offset += chunk
         }
+    }
+
+    /// Whether an existing log ends with a whole line (or is empty): a reattached log goes
+    /// on from where the earlier daemon stopped.
+    private static func endsLine(_ descriptor: Int32, size: Int) -> Bool {
+        guard descriptor >= 0, size > 0 else { return true }
+        var last: UInt8 = 0
+        return pread(descriptor, &last, 1, off_t(size - 1)) != 1 || last == UInt8(ascii: "\n")
     }
 
     /// `ID.log` becomes `ID.log.1` (replacing the last rotation); a fresh `ID.log` is opened.

@@ -147,6 +147,19 @@ package final class Supervisor: Sendable {
         logDirectory + "/" + bundleIdentifier.rawValue + ".log"
     }
 
+    /// Marks in the app's log where the run ended, and how (``AppLog/markEnd(_:inLogAt:)``).
+    package func markEnd(of identifier: BundleID, _ text: String) {
+        AppLog.markEnd(text, inLogAt: logPath(for: identifier))
+    }
+
+    /// The last lines the app's latest run wrote, without stamps: what a process that ended
+    /// at once said. Read from the end of the log and its rotation.
+    package func lastOutput(of identifier: BundleID, lines count: Int) -> [String] {
+        let path = logPath(for: identifier)
+        let tail = AppLog.tail(of: path + ".1") + AppLog.tail(of: path)
+        return AppLogFormat.lastRunLines(String(decoding: tail, as: UTF8.self), count: count).map(String.init)
+    }
+
     /// Launches a bundle's executable in its container and sandbox.
     /// - Parameters:
     ///   - bundle: The app.
@@ -247,6 +260,7 @@ package final class Supervisor: Sendable {
         orphans?.childWasStarted()
         log.releaseWriteEnd()
         let pid = launched.pid
+        log.markStart("\(AppLogFormat.runStartWord) (\(reason.rawValue)) as pid \(pid)")
         watch.watchChild(pid, log: log) { [self] status in
             _ = self.leaders.withLock { $0.removeValue(forKey: pid) }
             onExit(status)
