@@ -124,7 +124,7 @@ struct NotificationTests {
         _ = try first.client().request(.authorize(Authorize(bundle: BundleID(id), grant: .notifications(.granted))))
         _ = try first.client().request(.open(OpenApp(bundle: BundleID(id))))
         let log = directory.appending("state/logs/\(id).log")
-        let appLog = { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+        let appLog = { AppLogFile.text(atPath: log) ?? "" }
         #expect(await waitUntil { appLog().contains("added reminder") }, "\(appLog())")
         func pending(_ daemon: DaemonProcess) throws -> [PendingNotification] {
             guard

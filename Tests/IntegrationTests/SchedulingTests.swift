@@ -302,7 +302,7 @@ struct SchedulingTests {
             return
         }
         let log = directory.appending("state/logs/\(id).log")
-        let appLog = { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+        let appLog = { AppLogFile.text(atPath: log) ?? "" }
         #expect(await waitUntil { appLog().contains("submitted \(task)") }, "\(appLog())")
         do {
             #expect(try Self.scheduled(first, id).contains { $0.identifier == task && $0.kind == "appRefresh" })
@@ -341,6 +341,34 @@ struct SchedulingTests {
             .simulateTask(TaskDebugRequest(bundle: BundleID(id), identifier: "nope"))
         ).body
         #expect(unknown.errorCode == .notFound, "\(unknown)")
+    }
+
+    @Test("an app that overruns its app-refresh window is warned, then terminated, and ps says why")
+    func refreshOverrunTerminates() async throws {
+        let (running, ids) = try await running(
+            "refreshover", scheduling: "appRefreshWindow=3", apps: [("Overrunner", "refresh-overrun")])
+        atTeardown { await running.tearDown() }
+        let id = ids[0]
+        let task = id + ".refresh"
+        try await runOnce(running, id, until: "submitted \(task)")
+        #expect(try await waitUntil { try running.app(id).state == .suspended })
+        let pid = try #require(try running.app(id).pid)
+        let reply = try running.request(.simulateTask(TaskDebugRequest(bundle: BundleID(id), identifier: task)))
+        guard case .done = reply else {
+            Issue.record("simulate task: \(reply)")
+            return
+        }
+        #expect(await waitUntil { running.appLog(id).contains("refresh task left running") }, "\(running.appLog(id))")
+        // Ended, not suspended: the process is gone and the daemon says why.
+        #expect(
+            try await waitUntil(timeout: .seconds(20)) { try running.app(id).lastExit?.kind == .terminated },
+            "\(running.daemon.log.suffix(2000))")
+        let app = try running.app(id)
+        #expect(app.pid == nil && app.state == .notRunning, "\(app)")
+        #expect(app.lastExit?.reason == "app refresh task overran", "\(String(describing: app.lastExit))")
+        #expect(kill(pid, 0) != 0, "the process \(pid) is still there")
+        // It heard its expiration first.
+        #expect(running.appLog(id).contains("refresh task expired"), "\(running.appLog(id))")
     }
 
     @Test(

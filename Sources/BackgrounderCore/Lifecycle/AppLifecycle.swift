@@ -5,6 +5,9 @@ public typealias BackgroundTaskID = Int
 public enum TerminationReason: String, Sendable, Hashable, Codable {
     /// Its finite-length tasks were still open at the deadline (iOS's watchdog).
     case backgroundTaskOverran = "background task overran"
+    /// An app-refresh task's window ran out before the app said it completed: iOS's watchdog
+    /// ends the app then. Other windows (a processing task's) only suspend it.
+    case refreshTaskOverran = "app refresh task overran"
     /// It declares `UIApplicationExitsOnSuspend`, so it ends where others are suspended.
     case exitsOnSuspend = "exits on suspend"
     /// A person force-quit it.
@@ -316,9 +319,16 @@ public struct AppLifecycle: Sendable {
         for id in warn { windows[id]?.warned = true }
         if !warn.isEmpty { actions.append(.expireWindows(warn)) }
         let closing = windows.filter { now >= $0.value.deadline }.keys.sorted()
+        let refreshOverran = closing.contains { windows[$0]?.kind == .appRefresh }
         for id in closing { windows[id] = nil }
         if !closing.isEmpty {
             actions.append(.windowsClosed(closing))
+            // Warned, and still not done: ended, as iOS does, and relaunched for its next task.
+            let inBackground = state == .background || (state == .inactive && !wantsForeground)
+            if refreshOverran, inBackground, terminating == nil {
+                terminating = .refreshTaskOverran
+                return actions + [.terminate(.refreshTaskOverran)]
+            }
             // Tasks begun in a window get at least the warning's length after it (those not
             // warned yet hear their expiration now), rather than being ended unwarned.
             if windows.isEmpty, !tasks.isEmpty, let since = enteredBackgroundAt, since + budget < now + warning {
@@ -375,6 +385,7 @@ public struct AppLifecycle: Sendable {
     /// Applies the background rules at `now`.
     public mutating func evaluate(now: Duration) -> [Action] {
         let windowActions = evaluateWindows(now: now)
+        if terminating != nil { return windowActions }
         let windowRanOut = windowActions.contains { if case .windowsClosed = $0 { true } else { false } }
         return windowActions + evaluateBackgroundRules(now: now, windowRanOut: windowRanOut)
     }
