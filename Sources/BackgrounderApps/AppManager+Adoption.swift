@@ -93,6 +93,7 @@ extension AppManager {
                     }
                 }
                 app.process = process
+                app.launchedFingerprint = registry.fingerprint(ofBundleAt: app.bundle.path)
                 app.launchReason = record.launchReason
                 app.lifecycle.adopted(
                     suspended: frozen, foreground: record.foreground, now: now,

@@ -13,7 +13,7 @@ extension AppManager {
         let identifier = claim.identifier
         if let process = apps[identifier]?.process {
             return
-                "the removed app still runs (pid \(process.pid)); `bgctl quit \(identifier)` ends it, then `bgctl reload` starts this bundle fresh"
+                "the removed app still runs (pid \(process.pid)) and is being ended; once it has gone, `bgctl reload` starts this bundle fresh"
         }
         let outcome = retirement.keepAside(claim)
         if outcome.moved { identityChanged(identifier) }

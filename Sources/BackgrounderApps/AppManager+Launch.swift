@@ -54,6 +54,7 @@ extension AppManager {
             throw ProtocolError(.failed, "cannot launch \(identifier): \(error)")
         }
         app.process = launched
+        app.launchedFingerprint = registry.fingerprint(ofBundleAt: app.bundle.path)
         app.launchReason = reason
         app.lifecycle.launched(foreground: foreground, now: now, checkInDeadline: limits.checkInDeadline)
         apps[identifier] = app

@@ -391,7 +391,12 @@ package final class AppManager {
             supervisor.kill(process)
             return
         }
-        let noticeGiven = reason == .exitsOnSuspend || reason == .forceQuit || reason == .daemonShutdown
+        // The watchdog's reasons end an app that already had its warning (an expiration).
+        let noticeGiven =
+            switch reason {
+            case .exitsOnSuspend, .forceQuit, .daemonShutdown, .bundleRemoved, .bundleReplaced: true
+            case .backgroundTaskOverran, .refreshTaskOverran, .memoryPressure: false
+            }
         Task { [weak self] in
             if noticeGiven {
                 // willTerminate was sent: let the app save and exit by itself first.

@@ -29,6 +29,9 @@ package struct ManagedApp: Sendable {
     package var toldBackgroundTime = false
     /// Its freezes between refills of its audio ring (``RefillFreeze``), outside the life cycle.
     package var refill = RefillFreeze()
+    /// The bundle's files as they were when the process started (or was adopted): a scan
+    /// that finds them changed ends the app, as an update does on iOS.
+    package var launchedFingerprint: BundleFingerprint?
     /// What the store last recorded of the process, for adoption by a later run.
     package var recorded: (pid: Int32, suspended: Bool, foreground: Bool)?
 

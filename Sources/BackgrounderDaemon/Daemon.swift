@@ -75,6 +75,8 @@ public struct Daemon: Sendable {
         clearLeftovers(system.mechanism, keeping: await apps.adoptRecordedProcesses())
         // From here on, what the capabilities hold in memory goes with an identity kept aside.
         await system.registry.retireThrough { [weak apps] claim in await apps?.retire(claim) }
+        // And a running app whose bundle went away or was replaced is ended.
+        await system.registry.afterEachReload { [weak apps] catalog in await apps?.bundlesChanged(catalog) }
         logger.info(
             "apps are suspended with \(system.mechanism.name); policy \(system.policy.name); sandbox \(system.sandbox.summary)"
         )

@@ -4,12 +4,16 @@ import BackgrounderTestSupport
 import Foundation
 import Testing
 
-/// Which Info.plist speaks for an app after its bundle is updated and reloaded: the one it
-/// was launched with while it runs, the registry's new one once it is not running (as iOS
-/// installs an update over an app that is not running).
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Which Info.plist speaks for an app after its bundle is updated and reloaded: the
+/// registry's new one, as on iOS; an app running when its bundle is updated or removed is
+/// ended, so no process runs that its bundle no longer speaks for.
 @Suite("Bundle updates", .timeLimit(.minutes(5)), .tearsDown)
 struct BundleUpdateTests {
-    @Test("a grant follows the reloaded Info.plist when the app is not running, and the launched one while it runs")
+    @Test("a grant follows the reloaded Info.plist; an app running when its bundle is updated is ended first")
     func manifestAfterReload() async throws {
         var id = ""
         let running = try await LifecycleTests.Running(prefix: "update") { bundles in
@@ -36,23 +40,55 @@ struct BundleUpdateTests {
             try running.request(.permissions(PermissionsQuery(bundle: BundleID(id)))).permissionsList?.microphone
                 == .granted)
 
-        // Launched with it, then updated to drop it: while it runs, it is what it was launched as.
+        // Launched with it, then updated to drop it: the running app is ended (it hears
+        // willTerminate, then its process is gone) and the new Info.plist speaks for it.
         _ = try running.request(.open(OpenApp(bundle: BundleID(id))))
         #expect(await waitUntil { running.appLog(id).contains("didBecomeActive") })
+        let pid = try #require(try running.app(id).pid)
         try TestAppBundles.make("Updated", microphoneUsage: false, into: running.bundles)
         _ = try running.request(.reload)
-        guard case .done = try running.request(grant) else {
-            Issue.record("the running app's grant used the new Info.plist")
-            return
-        }
-        // Once it has quit, the new one speaks for it.
-        _ = try running.request(.quit(AppReference(bundle: BundleID(id))))
         #expect(try await waitUntil(timeout: .seconds(15)) { try running.app(id).state == .notRunning })
+        #expect(kill(pid, 0) != 0, "the updated app's process \(pid) still runs")
+        let ended = try running.app(id)
+        #expect(ended.lastExit?.reason == "bundle replaced", "\(ended)")
+        #expect(running.appLog(id).contains("willTerminate"), "\(running.appLog(id))")
         guard case .error(let after) = try running.request(grant) else {
             Issue.record("granted after the update removed the usage description")
             return
         }
         #expect(after.message.contains("NSMicrophoneUsageDescription"), "\(after)")
+    }
+
+    @Test("a suspended app whose bundle is deleted is ended, found by the watcher without a reload")
+    func removedBundleEndsFrozenApp() async throws {
+        var id = ""
+        let running = try await LifecycleTests.Running(prefix: "removed") { bundles in
+            id = try TestAppBundles.make("Removed", into: bundles)
+        }
+        atTeardown { await running.tearDown() }
+        _ = try running.request(.open(OpenApp(bundle: BundleID(id))))
+        #expect(await waitUntil { running.appLog(id).contains("didBecomeActive") })
+        _ = try running.request(.home)
+        #expect(try await waitUntil { try running.app(id).state == .suspended })
+        let pid = try #require(try running.app(id).pid)
+
+        // As `apt remove` or a person deleting it: no `bgctl reload`.
+        try FileManager.default.removeItem(atPath: running.bundles + "/Removed.bundle")
+        #expect(
+            await waitUntil(timeout: .seconds(20)) { kill(pid, 0) != 0 && errno == ESRCH },
+            "the removed app's process \(pid) still exists: \(running.daemon.log.suffix(1500))")
+        #expect(running.daemon.log.contains("its bundle is gone"), "\(running.daemon.log.suffix(1500))")
+        // Suspended, it is ended without notice, as on iOS; its log's last marker says why.
+        let raw =
+            (try? String(contentsOfFile: running.daemon.stateDirectory + "/logs/\(id).log", encoding: .utf8)) ?? ""
+        let lastMarker = raw.split(separator: "\n").last.map { AppLogFormat.parse($0) }
+        #expect(lastMarker?.isMarker == true, "\(raw.suffix(300))")
+        #expect(lastMarker?.text.hasPrefix("terminated: bundle removed") == true, "\(raw.suffix(300))")
+        guard case .apps(let list) = try running.request(.ps) else {
+            Issue.record("no PS")
+            return
+        }
+        #expect(!list.apps.contains { $0.id.rawValue == id }, "\(list.apps.map(\.id))")
     }
 
     @Test(

@@ -10,6 +10,10 @@ public enum TerminationReason: String, Sendable, Hashable, Codable {
     case refreshTaskOverran = "app refresh task overran"
     /// It declares `UIApplicationExitsOnSuspend`, so it ends where others are suspended.
     case exitsOnSuspend = "exits on suspend"
+    /// Its bundle was removed (deleted, or its package uninstalled) while it ran.
+    case bundleRemoved = "bundle removed"
+    /// Its bundle was replaced or changed while it ran (an update): the next launch runs the new one.
+    case bundleReplaced = "bundle replaced"
     /// A person force-quit it.
     case forceQuit = "force quit"
     /// The system needed its memory (jetsam).

@@ -24,6 +24,9 @@ package actor BundleRegistry {
     /// Keeps a removed app's identity aside for a claimant; `nil` while
     /// ``IdentityRetirement`` is used directly (at start, before any app's state is loaded).
     private var retire: (@Sendable (BundleClaim) async -> String?)?
+    /// Told of every scan's catalog, before the reload returns (the app manager, which ends
+    /// the apps whose bundle went away or was replaced).
+    private var reloaded: (@Sendable (BundleCatalog) async -> Void)?
     private let retirement: IdentityRetirement
     /// The reload under way: reloads run one after another, so two never keep the same
     /// identity aside.
@@ -45,6 +48,16 @@ package actor BundleRegistry {
     /// drops what it holds in memory for them).
     package func retireThrough(_ retire: @escaping @Sendable (BundleClaim) async -> String?) {
         self.retire = retire
+    }
+
+    /// From now on, `handler` hears each scan's catalog before the reload returns.
+    package func afterEachReload(_ handler: @escaping @Sendable (BundleCatalog) async -> Void) {
+        reloaded = handler
+    }
+
+    /// The fingerprint of a loaded bundle's files as the last scan validated them.
+    package nonisolated func fingerprint(ofBundleAt path: String) -> BundleFingerprint? {
+        fingerprints.withLock { $0[path] }
     }
 
     /// Rescans every bundle directory and reports what changed.
@@ -112,6 +125,7 @@ package actor BundleRegistry {
         } catch {
             logger.error("could not record bundles in \(store.path): \(error)")
         }
+        await reloaded?(newCatalog)
         return ReloadResult(
             loaded: newCatalog.loaded.count,
             refused: newCatalog.refused.count,
