@@ -273,6 +273,23 @@ Description: iOS-style background execution for Linux apps
  /usr/share/backgrounder/bundles.
 EOF
 
+# MARK: DEBIAN/prerm: removing the package stops every user's daemon, which (a stop job, not
+# a restart) ends its apps despite --live-restore: nothing is left running from a removed
+# package. An upgrade restarts the daemons (a restart job) and the apps stay.
+cat >"$root/DEBIAN/prerm" <<'EOF'
+#!/bin/sh
+set -e
+if [ "$1" = remove ] && [ -d /run/systemd/system ] && command -v systemctl >/dev/null; then
+    for runtime in /run/user/*; do
+        [ -d "$runtime/systemd" ] || continue
+        user=$(getent passwd "${runtime##*/}" | cut -d: -f1) || continue
+        systemctl --user -M "$user@" stop backgrounderd.service backgrounderd.socket >/dev/null 2>&1 || true
+    done
+fi
+exit 0
+EOF
+chmod 0755 "$root/DEBIAN/prerm"
+
 package=$output/backgrounder_${version}_${architecture}.deb
 # zstd: xz took over 10 minutes for the ~660 MB a release holds (each program carries its own
 # Foundation); Debian 12's dpkg reads zstd.

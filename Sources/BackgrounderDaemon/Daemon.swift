@@ -137,13 +137,28 @@ public struct Daemon: Sendable {
         return (services, notifier)
     }
 
-    /// Ends the apps, or, with `--live-restore`, leaves them for the next daemon to adopt.
+    /// Ends the apps, or, with `--live-restore` and unless systemd says this is a stop rather
+    /// than a restart, leaves them for the next daemon to adopt.
     private func stopApps(_ apps: AppManager, system: SystemParts, notifier: SystemdNotifier) async {
         if configuration.liveRestore {
-            await apps.endRefillFreezes()
-            let left = await apps.runningCount
-            logger.notice("leaving \(left) app(s) running for the next daemon to adopt (--live-restore)")
-            return
+            switch SystemdStopJob.current() {
+            case .success(.stop):
+                logger.notice("systemd is stopping the daemon, not restarting it: the apps end with it")
+            case .success(.restart):
+                await apps.endRefillFreezes()
+                let left = await apps.runningCount
+                logger.notice(
+                    "restarting: leaving \(left) app(s) running for the next daemon to adopt (--live-restore)")
+                return
+            case .failure(let unknown):
+                // Not a systemd stop (a daemon run by hand, a signal sent by hand): the
+                // person asked for live restore.
+                await apps.endRefillFreezes()
+                let left = await apps.runningCount
+                logger.notice(
+                    "leaving \(left) app(s) running for the next daemon to adopt (--live-restore; \(unknown.message))")
+                return
+            }
         }
         // Ending apps takes their grace period: systemd is told to wait that long more.
         notifier.notify(["EXTEND_TIMEOUT_USEC=\((AppManager.terminationGrace + .seconds(5)).wholeMicroseconds)"])

@@ -176,6 +176,32 @@ package final class BusConnection {
         }
     }
 
+    /// Sends a method call and waits for its reply: for a connection of its own, used once
+    /// off the bus thread (the daemon's last question to systemd as it stops).
+    /// - Returns: The reply's values.
+    /// - Throws: ``DBusError``: the call's error reply, a timeout, or a lost connection.
+    package func callAndWait(
+        _ destination: String, _ path: String, _ interface: String, _ member: String, _ arguments: [DBusValue] = [],
+        timeout: Duration
+    ) throws(DBusError) -> [DBusValue] {
+        var pointer: OpaquePointer?
+        try checked(
+            sd_bus_message_new_method_call(bus, &pointer, destination, path, interface, member),
+            "cannot call \(interface).\(member)")
+        let message = DBusMessage(owning: pointer!)
+        try message.append(arguments)
+        var error = sd_bus_error()
+        defer { sd_bus_error_free(&error) }
+        var replyPointer: OpaquePointer?
+        let called = sd_bus_call(bus, message.pointer, UInt64(timeout.wholeMicroseconds), &error, &replyPointer)
+        guard called >= 0, let replyPointer else {
+            let name = error.name.map { String(cString: $0) } ?? "error"
+            let text = error.message.map { String(cString: $0) } ?? String(cString: strerror(-called))
+            throw DBusError("\(destination) \(interface).\(member): \(name): \(text)")
+        }
+        return try DBusMessage(owning: replyPointer).readAll()
+    }
+
     /// Emits a signal from `path`.
     package func emit(_ path: String, _ interface: String, _ member: String, _ arguments: [DBusValue]) throws(DBusError)
     {
