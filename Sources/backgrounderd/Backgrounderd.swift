@@ -76,6 +76,13 @@ struct Backgrounderd: AsyncParsableCommand {
     var crashLoopWindow: Double = 10
 
     @Option(
+        name: .customLong("audio-silence-limit"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "Seconds of silence after which a background player's stream no longer counts as playing, so the app is suspended; 0 for no limit.",
+            valueName: "SECONDS"))
+    var audioSilenceLimit: Double = StandardPolicy.defaultAudioSilenceLimit.seconds
+
+    @Option(
         name: .customLong("check-in-deadline"), parsing: .unconditional,
         help: ArgumentHelp(
             "Seconds an app launched into the background may run without checking in before it is suspended.",
@@ -208,7 +215,7 @@ struct Backgrounderd: AsyncParsableCommand {
         for (flag, value) in [
             ("--task-budget", taskBudget), ("--expiration-warning", expirationWarning),
             ("--suspend-grace", suspendGrace), ("--crash-loop-window", crashLoopWindow),
-            ("--check-in-deadline", checkInDeadline),
+            ("--check-in-deadline", checkInDeadline), ("--audio-silence-limit", audioSilenceLimit),
         ]
         where !(value.isFinite && value >= 0) {
             throw ValidationError("\(flag) must be a number of seconds, 0 or more, not \(value)")
@@ -281,7 +288,8 @@ struct Backgrounderd: AsyncParsableCommand {
                 suspendGrace: .seconds(suspendGrace),
                 taskBudget: .seconds(taskBudget),
                 expirationWarning: .seconds(expirationWarning),
-                crashLoopWindow: .seconds(crashLoopWindow)
+                crashLoopWindow: .seconds(crashLoopWindow),
+                audioSilenceLimit: audioSilenceLimit > 0 ? .seconds(audioSilenceLimit) : nil
             ),
             suspension: suspension,
             policyBundle: policy,

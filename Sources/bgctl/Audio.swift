@@ -7,7 +7,7 @@ struct Audio: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show the sound server, every app's audio session and every stream with its health.",
         discussion: """
-            Streams show their state (playing, recording, paused, corked, starved, waiting), what \
+            Streams show their state (playing, recording, paused, corked, starved, silent, waiting), what \
             corks them besides the app (interrupted, background, server), underruns and overruns, \
             the seconds in the shared ring and the server's latency. --wide adds the sample \
             format, the volume and the buffer attributes the server granted (- where it chose).

@@ -70,6 +70,38 @@ extension RealTimeSuites {
             return (["streams:\n\(streams)", "daemon:\n\(daemonLines)"] + appLogs).joined(separator: "\n")
         }
 
+        @Test(
+            "a background player that plays only silence loses the audio assertion once the policy's limit passes and is suspended; one playing a tone keeps it"
+        )
+        func silenceIsNotBackgroundAudio() async throws {
+            try await AudioFixture.run(prefix: "audio-silence", extraArguments: ["--audio-silence-limit", "3"]) {
+                bundles in
+                try TestAppBundles.make("Hush", behavior: "silence", modes: ["audio"], into: bundles)
+                try TestAppBundles.make("Tone", behavior: "tone", modes: ["audio"], into: bundles)
+            } test: { fixture in
+                let hush = "org.backgrounder.tests.hush"
+                let tone = "org.backgrounder.tests.tone"
+                for id in [tone, hush] {
+                    _ = try fixture.request(.open(OpenApp(bundle: BundleID(id), wait: true)))
+                    #expect(try await fixture.waitUntilPlaying(id), "\(id): \(fixture.appLog(id))")
+                    _ = try fixture.request(.home)
+                }
+                // The silent one: its stream is "silent", the daemon says why, it is suspended.
+                #expect(
+                    await waitUntil(timeout: .seconds(30)) { (try? fixture.stream(hush))??.state == "silent" },
+                    "\(String(describing: try? fixture.stream(hush)))")
+                #expect(
+                    fixture.daemonLogged(
+                        "has played only silence for 3.0 seconds: silence is not background audio", for: hush),
+                    "\(fixture.daemon.log.suffix(2000))")
+                #expect(await fixture.waitUntilSuspended(hush, timeout: .seconds(30)))
+                // The tone, in the background as long, plays on with its assertion.
+                let kept = try fixture.app(tone)
+                #expect(kept.state == .background && kept.assertions.contains("audio"), "\(kept)")
+                #expect(try fixture.stream(tone)?.state == "playing")
+            }
+        }
+
         @Test("garbage, unknown tokens and silent clients on the audio socket are refused; playback goes on")
         func audioSocket() async throws {
             try await AudioFixture.run(prefix: "audio-abuse") { bundles in

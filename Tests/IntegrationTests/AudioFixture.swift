@@ -21,9 +21,10 @@ struct AudioFixture {
     /// Runs `test` with a fixture and tears it down afterwards, even when the test fails: the
     /// daemon, its apps and PulseAudio must not outlive the test run.
     static func run(
-        prefix: String, _ setUp: (String) throws -> Void, test: (AudioFixture) async throws -> Void
+        prefix: String, extraArguments: [String] = [], _ setUp: (String) throws -> Void,
+        test: (AudioFixture) async throws -> Void
     ) async throws {
-        let fixture = try await AudioFixture(prefix: prefix, setUp: setUp)
+        let fixture = try await AudioFixture(prefix: prefix, extraArguments: extraArguments, setUp: setUp)
         do {
             try await test(fixture)
         } catch {
@@ -33,7 +34,7 @@ struct AudioFixture {
         await fixture.tearDown()
     }
 
-    init(prefix: String, setUp: (String) throws -> Void) async throws {
+    init(prefix: String, extraArguments: [String] = [], setUp: (String) throws -> Void) async throws {
         directory = try TemporaryDirectory(prefix: prefix)
         pulse = try await PulseAudioServer(directory: directory)
         bundles = directory.appending("bundles")
@@ -41,7 +42,7 @@ struct AudioFixture {
         try setUp(bundles)
         daemon = try await DaemonProcess(
             directory: directory, bundleDirectories: [bundles], pulseServer: pulse.server,
-            extraArguments: LifecycleTests.fastPolicy)
+            extraArguments: LifecycleTests.fastPolicy + extraArguments)
         let daemon = self.daemon
         guard await waitUntil({ (try? daemon.status().pulseAudio.state) == .connected }) else {
             throw HarnessError("the daemon did not reach PulseAudio: \(daemon.log)")

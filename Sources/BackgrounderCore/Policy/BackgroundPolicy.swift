@@ -34,11 +34,21 @@ public protocol BackgroundPolicy: Sendable {
     /// ceiling. The default is half a core: enough to decode audio or follow a walk many
     /// times over, and a runaway loop leaves the rest of the machine to the person.
     func backgroundCPUCeiling(for app: AppManifest) -> Double?
+
+    /// How long a playback stream may carry only silence before it no longer counts as
+    /// playing, so the app loses the `audio` assertion (``SilenceDetector``); `nil` for no
+    /// limit.
+    func backgroundAudioSilenceLimit(for app: AppManifest) -> Duration?
 }
 
 extension BackgroundPolicy {
     /// Half a core for every app.
     public func backgroundCPUCeiling(for app: AppManifest) -> Double? { 0.5 }
+
+    /// The standard policy's five minutes for every app.
+    public func backgroundAudioSilenceLimit(for app: AppManifest) -> Duration? {
+        StandardPolicy.defaultAudioSilenceLimit
+    }
 
     /// iOS's numbers for every app in every power state.
     public func scheduling(for app: AppManifest, onExternalPower: Bool) -> SchedulingPolicy { SchedulingPolicy() }
@@ -61,6 +71,14 @@ public struct StandardPolicy: BackgroundPolicy {
     public var maximumMonitoredRegions: Int
     /// The scheduling numbers, the same for every app and power state.
     public var scheduling: SchedulingPolicy
+    /// How long a background player may play silence (``BackgroundPolicy/backgroundAudioSilenceLimit(for:)``).
+    public var audioSilenceLimit: Duration?
+
+    /// Five minutes: far past the gaps between tracks or in speech, short of the hour an app
+    /// playing silence to stay awake is after. Music with a longer silence in it (a hidden
+    /// track minutes after the last) is suspended in that silence; `--audio-silence-limit`
+    /// changes it.
+    public static let defaultAudioSilenceLimit: Duration = .seconds(300)
 
     /// Creates the standard policy.
     public init(
@@ -70,8 +88,10 @@ public struct StandardPolicy: BackgroundPolicy {
         crashLoopLimit: Int = 5,
         crashLoopWindow: Duration = .seconds(10),
         maximumMonitoredRegions: Int = 10_000,
-        scheduling: SchedulingPolicy = SchedulingPolicy()
+        scheduling: SchedulingPolicy = SchedulingPolicy(),
+        audioSilenceLimit: Duration? = StandardPolicy.defaultAudioSilenceLimit
     ) {
+        self.audioSilenceLimit = audioSilenceLimit
         self.scheduling = scheduling
         self.maximumMonitoredRegions = maximumMonitoredRegions
         self.suspendGrace = suspendGrace
@@ -89,4 +109,5 @@ public struct StandardPolicy: BackgroundPolicy {
     public func crashLoopWindow(for app: AppManifest) -> Duration { crashLoopWindow }
     public func maximumMonitoredRegions(for app: AppManifest) -> Int { maximumMonitoredRegions }
     public func scheduling(for app: AppManifest, onExternalPower: Bool) -> SchedulingPolicy { scheduling }
+    public func backgroundAudioSilenceLimit(for app: AppManifest) -> Duration? { audioSilenceLimit }
 }

@@ -1,8 +1,8 @@
 package import BackgrounderProtocol
-package import Foundation
+import Foundation
 
 #if canImport(Glibc)
-    import Glibc
+    package import Glibc
 #endif
 
 /// Copies a person's files into an app's data directory, a directory the app controls: every

@@ -83,7 +83,8 @@ extension AudioCapability {
         do {
             opened = try service.engine.open(
                 bundle: identifier, direction: request.direction, format: request.format, plan: plan,
-                corkedBy: corkedBy, volume: verdict.ducked ? AudioFocus.duckedVolume : 1)
+                corkedBy: corkedBy, volume: verdict.ducked ? AudioFocus.duckedVolume : 1,
+                silenceLimit: apps.policy.backgroundAudioSilenceLimit(for: manifest))
         } catch {
             throw ProtocolError(.unavailable, "cannot open an audio stream: \(error)")
         }

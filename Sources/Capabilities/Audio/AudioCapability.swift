@@ -160,6 +160,14 @@ package final class AudioCapability: AppCapability {
             apps.appLogger(bundle).debug(active ? "audio active" : "audio stopped")
             updateAssertion(bundle, in: apps)
             holdForRefill(bundle, in: apps)
+        case .silence(let stream, let bundle, let silent, let limit):
+            // Said at notice level: it costs the app its assertion, or gives it back.
+            apps.appLogger(bundle).notice(
+                silent
+                    ? "audio stream \(stream) has played only silence for \(limit): silence is not background audio, so it no longer counts as playing"
+                    : "audio stream \(stream) carries sound again: it counts as playing")
+            updateAssertion(bundle, in: apps)
+            holdForRefill(bundle, in: apps)
         case .refill(let bundle):
             holdForRefill(bundle, in: apps)
         case .hungUp(let stream, let bundle):

@@ -10,6 +10,9 @@ package import Logging
 package enum AudioEngineEvent: Sendable {
     /// A stream started or stopped counting as audio activity (playing or recording).
     case activity(stream: Int, bundle: BundleID, active: Bool)
+    /// A playback stream's silence reached the policy's limit (it no longer counts as
+    /// playing), or sound came back after it.
+    case silence(stream: Int, bundle: BundleID, silent: Bool, limit: Duration)
     /// A playback stream's app went to sleep until its ring runs low, or must run again
     /// (``AudioEngine/sleepsUntilRefill(_:)`` says which, now).
     case refill(bundle: BundleID)
@@ -144,7 +147,7 @@ package final class AudioEngine: @unchecked Sendable {
     /// - Returns: The stream's number, its attach token and its plan.
     package func open(
         bundle: BundleID, direction: AudioDirection, format: AudioFormat, plan: AudioBufferPlan,
-        corkedBy: Set<AudioCorkReason>, volume: Double
+        corkedBy: Set<AudioCorkReason>, volume: Double, silenceLimit: Duration? = nil
     ) throws -> (stream: Int, token: String) {
         let ring = try AudioRing.create(
             capacity: plan.ringCapacity, frameBytes: format.bytesPerFrame, lowWater: plan.lowWater,
@@ -159,6 +162,11 @@ package final class AudioEngine: @unchecked Sendable {
                     eventSink.yield(.activity(stream: stream.id, bundle: stream.bundle, active: stream.isActive))
                 },
                 onRefill: { [unowned self] stream in eventSink.yield(.refill(bundle: stream.bundle)) },
+                onSilence: { [unowned self] stream, silent in
+                    eventSink.yield(
+                        .silence(stream: stream.id, bundle: stream.bundle, silent: silent, limit: silenceLimit ?? .zero)
+                    )
+                },
                 onHangUp: { [unowned self] stream in
                     close(lockHeld: stream.id)
                     eventSink.yield(.hungUp(stream: stream.id, bundle: stream.bundle))
@@ -170,6 +178,10 @@ package final class AudioEngine: @unchecked Sendable {
                     close(lockHeld: stream.id)
                     eventSink.yield(.hungUp(stream: stream.id, bundle: stream.bundle))
                 })
+            // Only what is played: a recorder in a quiet room records silence rightly.
+            if direction == .playback, let silenceLimit {
+                stream.silence = SilenceDetector(limit: silenceLimit, format: format)
+            }
             stream.corkedBy = corkedBy.union([.app])
             if !serverUp { stream.corkedBy.insert(.server) }
             stream.volume = volume

@@ -36,6 +36,9 @@ package final class PulseStream {
     package private(set) var bytes: UInt64 = 0
     /// The server ran dry with nothing in the ring: the app stopped feeding.
     package private(set) var idle = false
+    /// Its silence, for a playback stream under the policy's limit: a stream of silence long
+    /// enough no longer counts as playing.
+    package var silence: SilenceDetector?
     /// Everything the app wrote has been handed on and drained: a later underflow is the end
     /// of the stream, not an underrun.
     private var drained = false
@@ -72,6 +75,8 @@ package final class PulseStream {
     package let onActivity: (PulseStream) -> Void
     /// Told when ``sleepsUntilRefill`` changes.
     package let onRefill: (PulseStream) -> Void
+    /// Told when its silence reaches the limit (`true`) or sound comes back (`false`).
+    package let onSilence: (PulseStream, Bool) -> Void
     package let onHangUp: (PulseStream) -> Void
     /// Told when the app's side of the ring holds impossible indices: it wrote over the
     /// header, by bug or on purpose, and the stream cannot go on.
@@ -81,6 +86,7 @@ package final class PulseStream {
         id: Int, bundle: BundleID, direction: AudioDirection, format: AudioFormat, plan: AudioBufferPlan,
         ring: AudioRing, api: UnsafeMutablePointer<pa_mainloop_api>,
         onActivity: @escaping (PulseStream) -> Void, onRefill: @escaping (PulseStream) -> Void,
+        onSilence: @escaping (PulseStream, Bool) -> Void,
         onHangUp: @escaping (PulseStream) -> Void,
         onCorruption: @escaping (PulseStream) -> Void
     ) {
@@ -93,6 +99,7 @@ package final class PulseStream {
         self.api = api
         self.onActivity = onActivity
         self.onRefill = onRefill
+        self.onSilence = onSilence
         self.onHangUp = onHangUp
         self.onCorruption = onCorruption
     }
@@ -100,7 +107,7 @@ package final class PulseStream {
     /// Whether the app has started it (and not paused it).
     package var isStartedByApp: Bool { !corkedBy.contains(.app) }
     /// Whether it counts as playing or recording for the `audio` assertion.
-    package var isActive: Bool { isStartedByApp && !idle }
+    package var isActive: Bool { isStartedByApp && !idle && silence?.isSilent != true }
     package var isCorked: Bool { !corkedBy.isEmpty }
 
     private var unmanaged: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
@@ -383,6 +390,9 @@ package final class PulseStream {
                 pa_stream_cancel_write(stream)
                 break
             }
+            if let change = silence?.observe(UnsafeRawBufferPointer(start: data, count: moved)) {
+                onSilence(self, change == .becameSilent)
+            }
             pa_stream_write(stream, data, moved, nil, 0, PA_SEEK_RELATIVE)
             bytes += UInt64(moved)
             writable -= moved
@@ -525,6 +535,8 @@ package final class PulseStream {
             state = "waiting for the app"
         } else if idle {
             state = "starved"
+        } else if silence?.isSilent == true {
+            state = "silent"
         } else {
             state = direction == .playback ? "playing" : "recording"
         }

@@ -6,7 +6,9 @@ import Foundation
 #endif
 
 /// The `tone` behaviour (plays a 440 Hz tone for as long as it runs, playback category; with
-/// `tone-duck`, ducking others instead of interrupting them; a new stream after the daemon restarts) and
+/// `tone-duck`, ducking others instead of interrupting them; a new stream after the daemon restarts;
+/// with `silence`, the same stream carrying only zeros and mixing with others, as an app that
+/// plays silence to stay awake) and
 /// the `record` one (records the default source into `recording.raw` in its data directory,
 /// s16le mono 44.1 kHz, record category), `streams` (opens streams until refused), and
 /// `doorbell-flood` (opens a stream, then two Python processes write its wake-up socket as
@@ -17,6 +19,8 @@ final class AudioBehavior {
     private var task: Task<Void, Never>?
 
     private var outputs: [AudioOutput] = []
+    /// The tone's peak; 0 plays digital silence.
+    private var amplitude = 12_000.0
 
     init(_ behavior: String) {
         do {
@@ -39,10 +43,14 @@ final class AudioBehavior {
                 say("opened 100 streams")
                 return
             }
-            if behavior.hasPrefix("tone") {
-                try AudioSession.shared.setCategory(.playback, options: behavior == "tone-duck" ? [.duckOthers] : [])
+            if behavior.hasPrefix("tone") || behavior == "silence" {
+                // Silence mixes with others, so it interrupts no one: its own rule is what a test sees.
+                let options: AudioSessionOptions =
+                    behavior == "tone-duck" ? [.duckOthers] : behavior == "silence" ? [.mixWithOthers] : []
+                try AudioSession.shared.setCategory(.playback, options: options)
+                amplitude = behavior == "silence" ? 0 : 12_000
                 try startTone()
-                say("playing a tone")
+                say(amplitude == 0 ? "playing silence" : "playing a tone")
                 // A restarted daemon lost the stream: open another and play on, as an iOS app
                 // does on mediaServicesWereResetNotification (the restart benchmark needs it).
                 AudioSession.shared.addMediaServicesResetObserver { [weak self] in self?.toneWasReset() }
@@ -71,7 +79,7 @@ final class AudioBehavior {
         let output = try AudioOutput(format: Self.format, bufferDuration: 0.5)
         try output.start()
         outputs = [output]
-        task = Task.detached { await Self.playTone(output) }
+        task = Task.detached { [amplitude] in await Self.playTone(output, amplitude: amplitude) }
     }
 
     private func toneWasReset() {
@@ -120,7 +128,7 @@ final class AudioBehavior {
         say(result == 0 ? "flooder \(index) is pid \(pid)" : "audio failed: cannot start a flooder: \(result)")
     }
 
-    private nonisolated static func playTone(_ output: AudioOutput) async {
+    private nonisolated static func playTone(_ output: AudioOutput, amplitude: Double) async {
         let frames = 4410
         var phase = 0.0
         let step = 2 * Double.pi * 440 / Double(format.sampleRate)
@@ -128,7 +136,7 @@ final class AudioBehavior {
         do {
             while true {
                 for index in 0..<frames {
-                    samples[index] = Int16(12_000 * sin(phase))
+                    samples[index] = Int16(amplitude * sin(phase))
                     phase += step
                 }
                 phase = phase.truncatingRemainder(dividingBy: 2 * Double.pi)

@@ -188,7 +188,9 @@ final class TestAppDelegate: ApplicationDelegate {
         } else if behavior == "locate-briefly" {
             locating = LocatingDelegate(significantOnly: false, stopAfter: 3)
         }
-        if behavior.hasPrefix("tone") || behavior == "record" || behavior == "streams" || behavior == "doorbell-flood" {
+        if behavior.hasPrefix("tone") || behavior == "silence" || behavior == "record" || behavior == "streams"
+            || behavior == "doorbell-flood"
+        {
             audio = AudioBehavior(behavior)
         }
         SchedulingBehavior.launched(application, behavior: behavior, identifier: bundleIdentifier)
