@@ -26,10 +26,19 @@ final class PlayerDelegate: ApplicationDelegate {
         player.onError = { complain("BackgroundPlayer: \($0)") }
         player.onChange = { [weak self] in self?.report() }
         AudioSession.shared.addInterruptionObserver { interruption in
-            let cause = interruption.serverLost ? "the sound server went away" : "another app's audio"
+            let cause =
+                interruption.serverLost
+                ? "the sound server went away"
+                : interruption.serverRequested ? "the sound server asked for quiet" : "another app's audio"
             say(
                 interruption.began
                     ? "interrupted: \(cause)" : "interruption ended (\(cause)), resume: \(interruption.shouldResume)")
+        }
+        // Headphones unplugged: the daemon paused the stream and the player says it is paused.
+        AudioSession.shared.addRouteChangeObserver { change in
+            say(
+                "route changed (\(change.reason.rawValue)): \(change.previousOutput ?? "?") -> \(change.output ?? "?")\(change.paused ? ", paused" : "")"
+            )
         }
         // The status goes back to the person who sent the command (`BackgroundPlayer next` on
         // the last track is told there is none), as an MPRemoteCommand target's does.

@@ -253,6 +253,8 @@ public final class Application {
             LocationManager.receive(message)
         case .audioInterruption(let interruption):
             AudioSession.shared.receive(interruption)
+        case .audioRouteChange(let change):
+            AudioSession.shared.receive(change)
         case .remoteCommand(let command):
             RemoteCommandCenter.shared.receive(command)
         case .transferUpdate(let transfer):

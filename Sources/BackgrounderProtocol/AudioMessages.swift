@@ -109,6 +109,9 @@ public struct AudioInterruption: Sendable, Hashable, Codable {
         case session
         /// The sound server went away (it restarted or died); ends when it is back.
         case serverLost
+        /// The sound server asked for quiet (a call began, by its role policy); ends when it
+        /// lets go (protocol 1.13).
+        case serverRequest
     }
 
     /// Began or ended.
@@ -123,6 +126,57 @@ public struct AudioInterruption: Sendable, Hashable, Codable {
         self.type = type
         self.shouldResume = shouldResume
         self.reason = reason
+    }
+}
+
+/// `AUDIO_ROUTE_CHANGE` (protocol 1.13): where an app's sound goes changed, as
+/// `AVAudioSession.routeChangeNotification`.
+public struct AudioRouteChange: Sendable, Hashable, Codable {
+    /// Why, as `AVAudioSession.RouteChangeReason`.
+    public enum Reason: String, Sendable, Hashable, Codable {
+        /// The output the app played to went away (unplugged headphones: its sink was removed).
+        /// Its playback was paused, as on iOS.
+        case oldDeviceUnavailable
+        /// A new default output appeared and the sound followed it (headphones plugged in). It
+        /// plays on, as on iOS.
+        case newDeviceAvailable
+        /// A person sent the app's sound elsewhere (`bgctl audio ID --sink`, a mixer). It plays on.
+        case override
+    }
+
+    /// Why.
+    public var reason: Reason
+    /// The stream it concerns.
+    public var stream: Int
+    /// The output it played to (the sound server's sink name), when known.
+    public var previousOutput: String?
+    /// The output it plays to now, when known.
+    public var output: String?
+    /// Whether the daemon paused the stream (``Reason/oldDeviceUnavailable``): the app starts
+    /// it again to play on.
+    public var paused: Bool
+
+    /// Creates a notice.
+    public init(reason: Reason, stream: Int, previousOutput: String?, output: String?, paused: Bool) {
+        self.reason = reason
+        self.stream = stream
+        self.previousOutput = previousOutput
+        self.output = output
+        self.paused = paused
+    }
+}
+
+/// `AUDIO_ROUTE` (protocol 1.13): a person sends an app's playback to another output.
+public struct AudioRouteRequest: Sendable, Hashable, Codable {
+    /// The app.
+    public var bundle: BundleID
+    /// The sound server's sink to play to (`pactl list short sinks` names them).
+    public var sink: String
+
+    /// Creates a request.
+    public init(bundle: BundleID, sink: String) {
+        self.bundle = bundle
+        self.sink = sink
     }
 }
 

@@ -72,6 +72,7 @@ extension ClientMessage {
         case remoteCommand(RemoteCommandRequest)
         case remoteCommandStatus(RemoteCommandStatusReport)
         case audio(AudioQuery)
+        case audioRoute(AudioRouteRequest)
     }
 
     /// What the scheduling capability answers: fetch, background tasks, push.
@@ -167,6 +168,7 @@ extension ClientMessage.Body {
         case .remoteCommand(let request): .audio(.remoteCommand(request))
         case .remoteCommandStatus(let report): .audio(.remoteCommandStatus(report))
         case .audio(let query): .audio(.audio(query))
+        case .audioRoute(let request): .audio(.audioRoute(request))
 
         case .wake(let request): .scheduling(.wake(request))
         case .push(let request): .scheduling(.push(request))

@@ -70,6 +70,8 @@ public struct ClientMessage: Sendable, Hashable {
         case remoteCommandStatus(RemoteCommandStatusReport)
         /// Asks for the audio engine's sessions and streams.
         case audio(AudioQuery)
+        /// A person sends an app's playback to another output.
+        case audioRoute(AudioRouteRequest)
         /// Asks for the grants people made (location, microphone).
         case permissions(PermissionsQuery)
         /// `SET_FETCH_INTERVAL`: an app's minimum background fetch interval.
@@ -215,6 +217,7 @@ extension ClientMessage: Codable {
         MessageClass("REMOTE_COMMAND", Body.remoteCommand),
         MessageClass("REMOTE_COMMAND_STATUS", Body.remoteCommandStatus),
         MessageClass("AUDIO", Body.audio),
+        MessageClass("AUDIO_ROUTE", Body.audioRoute),
         MessageClass("PERMISSIONS", Body.permissions),
         MessageClass("SET_FETCH_INTERVAL", Body.setFetchInterval),
         MessageClass("COMPLETE", Body.complete),

@@ -23,6 +23,7 @@ extension DaemonMessage: Codable {
         MessageClass("LOCATION_STATUS", Body.locationStatus),
         MessageClass("AUDIO_STREAM", Body.audioStream),
         MessageClass("AUDIO_INTERRUPTION", Body.audioInterruption),
+        MessageClass("AUDIO_ROUTE_CHANGE", Body.audioRouteChange),
         MessageClass("REMOTE_COMMAND", Body.remoteCommand),
         MessageClass("AUDIO_STATUS", Body.audioStatus),
         MessageClass("PERMISSIONS", Body.permissions),

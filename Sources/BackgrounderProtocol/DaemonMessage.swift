@@ -46,6 +46,8 @@ public struct DaemonMessage: Sendable, Hashable {
         case audioStream(AudioStreamGrant)
         /// `AUDIO_INTERRUPTION`: an app's audio was interrupted, or the interruption ended.
         case audioInterruption(AudioInterruption)
+        /// `AUDIO_ROUTE_CHANGE`: where an app's sound goes changed.
+        case audioRouteChange(AudioRouteChange)
         /// `REMOTE_COMMAND`: a media command for an app.
         case remoteCommand(RemoteCommandRequest)
         /// `AUDIO_STATUS`: the reply to `AUDIO`.

@@ -22,7 +22,8 @@ extension ClientMessage.Body {
         // What a person does with the device, and what only a person may see or decide.
         case .status, .bundles, .reload, .open, .home, .lock, .unlock, .quit, .ps, .capabilities, .wake,
             .memoryPressure,
-            .authorize, .permissions, .remoteCommand, .audio, .push, .tasks, .simulateTask, .expireTask, .transfers,
+            .authorize, .permissions, .remoteCommand, .audio, .audioRoute, .push, .tasks, .simulateTask, .expireTask,
+            .transfers,
             .dataDirectory, .notifications, .activateNotification, .importFiles, .adoptBundle, .share, .unshare,
             .shares, .simulateLocation, .followNotifications, .prompts, .answer:
             .person

@@ -8,13 +8,18 @@ struct Audio: ParsableCommand {
         abstract: "Show the sound server, every app's audio session and every stream with its health.",
         discussion: """
             Streams show their state (playing, recording, paused, corked, starved, silent, waiting), what \
-            corks them besides the app (interrupted, background, server), underruns and overruns, \
+            corks them besides the app (interrupted, background, server, requested: the sound server \
+            asked for quiet), underruns and overruns, \
             the seconds in the shared ring and the server's latency. --wide adds the sample \
             format, the volume and the buffer attributes the server granted (- where it chose).
+
+            --sink sends an app's playback to another output of the sound server (`pactl list \
+            short sinks` names them); the app is told of the route change and plays on.
 
             Examples:
               bgctl audio
               bgctl audio backgroundplayer --wide
+              bgctl audio backgroundplayer --sink bluez_output.00_11_22_33_44_55.1
             """
     )
     @OptionGroup var options: CommonOptions
@@ -31,8 +36,21 @@ struct Audio: ParsableCommand {
     )
     var argument: String?
     @Flag(help: "Every column, and lines as long as they need.") var wide = false
+    @Option(help: ArgumentHelp("Send the app's playback to this sound server output.", valueName: "sink"))
+    var sink: String?
+
+    func validate() throws {
+        if sink != nil && (id == nil || command != nil) {
+            throw ValidationError("--sink needs an app and no command: bgctl audio ID --sink NAME")
+        }
+    }
 
     func run() throws {
+        if let id, let sink {
+            let request = AudioRouteRequest(bundle: try options.resolveBundle(id), sink: sink)
+            try report(options.request(.audioRoute(request)), options: options)
+            return
+        }
         if let id, let command {
             try sendRemoteCommand(command, to: id)
             return

@@ -10,6 +10,9 @@ import BackgrounderProtocol
 public final class AudioOutput: Sendable {
     private let channel: AudioStreamChannel
 
+    /// The daemon's number for the stream (as route changes name it).
+    public var stream: Int { channel.stream }
+
     /// The stream's format.
     public var format: AudioFormat { channel.format }
 

@@ -65,6 +65,9 @@ public final class AudioQueuePlayer {
     ///   app may be descheduled without a gap).
     public init(bufferDuration: Double = AudioBufferPlan.defaultSeconds) {
         self.bufferDuration = bufferDuration
+        AudioSession.shared.addRouteChangeObserver { [weak self] change in
+            self?.routeChanged(change)
+        }
         AudioSession.shared.addInterruptionObserver { [weak self] interruption in
             self?.interrupted(interruption)
         }
@@ -454,6 +457,15 @@ public final class AudioQueuePlayer {
         changed()
         currentIndex = nil
         onChange?()
+    }
+
+    /// The output went away (headphones unplugged): the daemon paused the stream, and the
+    /// player says so, keeping its place, as an iOS player pauses.
+    private func routeChanged(_ change: AudioSession.RouteChange) {
+        guard change.paused, change.stream == output?.stream, isPlaying else { return }
+        interruptedWhilePlaying = false
+        isPlaying = false
+        changed()
     }
 
     private func interrupted(_ interruption: AudioSession.Interruption) {

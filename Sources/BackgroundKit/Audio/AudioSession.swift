@@ -19,6 +19,31 @@ public final class AudioSession {
         public var shouldResume: Bool
         /// Whether the sound server went away (rather than another app's session taking over).
         public var serverLost: Bool
+        /// Whether the sound server asked for quiet (a call began, by its role policy).
+        public var serverRequested: Bool = false
+    }
+
+    /// Where the app's sound goes changed, as `AVAudioSession.routeChangeNotification`'s user info.
+    public struct RouteChange: Sendable, Hashable {
+        /// Why, as `AVAudioSession.RouteChangeReason`.
+        public enum Reason: String, Sendable, Hashable {
+            /// The output went away (headphones unplugged); the daemon paused the stream.
+            case oldDeviceUnavailable
+            /// A new default output appeared and the sound followed it; it plays on.
+            case newDeviceAvailable
+            /// A person sent the sound elsewhere; it plays on.
+            case override
+        }
+        /// Why.
+        public var reason: Reason
+        /// The stream concerned (``AudioOutput/stream``).
+        public var stream: Int
+        /// The output it played to (the sound server's name for it), when known.
+        public var previousOutput: String?
+        /// The output it plays to now, when known.
+        public var output: String?
+        /// Whether the daemon paused the stream.
+        public var paused: Bool
     }
 
     /// The category; solo ambient until the app sets one, as on iOS.
@@ -31,6 +56,7 @@ public final class AudioSession {
     public private(set) var isInterrupted = false
     private var observers: [(Interruption) -> Void] = []
     private var resetObservers: [() -> Void] = []
+    private var routeObservers: [(RouteChange) -> Void] = []
 
     private init() {}
 
@@ -52,6 +78,13 @@ public final class AudioSession {
     /// Calls `handler` for every interruption from now on (on the main actor).
     public func addInterruptionObserver(_ handler: @escaping (Interruption) -> Void) {
         observers.append(handler)
+    }
+
+    /// Calls `handler` for every change of route from now on (on the main actor). With reason
+    /// `oldDeviceUnavailable` (headphones unplugged: the output went away) the daemon has
+    /// paused the stream, as iOS pauses playback; the app starts it again to play on.
+    public func addRouteChangeObserver(_ handler: @escaping (RouteChange) -> Void) {
+        routeObservers.append(handler)
     }
 
     /// Calls `handler` after the daemon's media services were reset (it restarted): streams
@@ -82,8 +115,16 @@ public final class AudioSession {
 
     func receive(_ notice: AudioInterruption) {
         let interruption = Interruption(
-            began: notice.type == .began, shouldResume: notice.shouldResume, serverLost: notice.reason == .serverLost)
+            began: notice.type == .began, shouldResume: notice.shouldResume, serverLost: notice.reason == .serverLost,
+            serverRequested: notice.reason == .serverRequest)
         if notice.reason == .session { isInterrupted = interruption.began }
         observers.forEach { $0(interruption) }
+    }
+
+    func receive(_ notice: AudioRouteChange) {
+        let change = RouteChange(
+            reason: RouteChange.Reason(rawValue: notice.reason.rawValue) ?? .override, stream: notice.stream,
+            previousOutput: notice.previousOutput, output: notice.output, paused: notice.paused)
+        routeObservers.forEach { $0(change) }
     }
 }

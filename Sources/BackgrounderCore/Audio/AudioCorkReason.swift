@@ -11,6 +11,9 @@ public enum AudioCorkReason: String, Sendable, Hashable, Codable, CaseIterable, 
     case background
     /// The sound server is not connected.
     case server
+    /// The sound server asked for quiet (a call, its role policy: `module-role-cork`): an
+    /// interruption the app hears, with reason `serverRequest`.
+    case requested
 
     /// By name, so `corkedBy` lists them in a stable order.
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }

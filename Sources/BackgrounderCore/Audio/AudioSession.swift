@@ -21,6 +21,17 @@ public enum AudioSessionCategory: String, Sendable, Hashable, Codable, CaseItera
     /// Whether the category may go on in the background (with the `audio` mode): on iOS
     /// ambient and solo-ambient audio stop when the app leaves the screen.
     public var continuesInBackground: Bool { self == .playback || self == .record || self == .playAndRecord }
+
+    /// The stream's `media.role` for the sound server, so mixers and policies (PulseAudio's
+    /// `module-role-cork` and `module-role-ducking`, PipeWire's) tell a player from a call.
+    public var mediaRole: String {
+        switch self {
+        case .playback: "music"
+        case .playAndRecord: "phone"
+        case .record: "production"
+        case .ambient, .soloAmbient: "game"
+        }
+    }
 }
 
 /// How a session gets on with other apps' audio, as `AVAudioSession.CategoryOptions`.

@@ -22,6 +22,8 @@ extension AudioCapability {
             .done(try answer(try requester.app(), report, in: apps))
         case .audio(let query):
             .audioStatus(status(query, in: apps))
+        case .audioRoute(let request):
+            .done(try await route(request, in: apps))
         }
     }
 }

@@ -84,7 +84,8 @@ extension AudioCapability {
             opened = try service.engine.open(
                 bundle: identifier, direction: request.direction, format: request.format, plan: plan,
                 corkedBy: corkedBy, volume: verdict.ducked ? AudioFocus.duckedVolume : 1,
-                silenceLimit: apps.policy.backgroundAudioSilenceLimit(for: manifest))
+                silenceLimit: apps.policy.backgroundAudioSilenceLimit(for: manifest),
+                properties: Self.streamProperties(identifier, manifest, book.session(identifier)))
         } catch {
             throw ProtocolError(.unavailable, "cannot open an audio stream: \(error)")
         }
@@ -96,6 +97,35 @@ extension AudioCapability {
         return AudioStreamGrant(
             stream: opened.stream, token: opened.token, socket: service.socket.path, capacity: plan.ringCapacity,
             lowWater: plan.lowWater)
+    }
+
+    /// What the sound server is told of an app's stream: its role (from the session's
+    /// category, so a mixer or a policy module tells a player from a call) and the app.
+    static func streamProperties(
+        _ identifier: BundleID, _ manifest: AppManifest, _ session: AudioSessionConfiguration
+    ) -> [String: String] {
+        [
+            "media.role": session.category.mediaRole,
+            "application.name": manifest.name,
+            "application.id": identifier.rawValue,
+        ]
+    }
+
+    /// `AUDIO_ROUTE`: a person sends the app's playback to another output.
+    package func route(_ request: AudioRouteRequest, in apps: any AppCore) async throws(ProtocolError) -> Done {
+        guard apps.manifest(of: request.bundle) != nil else {
+            throw ProtocolError(.notFound, "no loaded bundle has the identifier '\(request.bundle)'")
+        }
+        let moved: Int
+        do {
+            moved = try await service.engine.move(request.bundle, to: request.sink)
+        } catch let error as AudioEngineError {
+            throw error.protocolError
+        } catch {
+            throw ProtocolError(.failed, "\(error)")
+        }
+        apps.appLogger(request.bundle).info("a person sent its sound to \(request.sink)")
+        return Done(detail: "\(request.bundle): \(moved) stream(s) now play to \(request.sink)")
     }
 
     /// Why an app may not record, or `nil` when it may.

@@ -168,6 +168,22 @@ package final class AudioCapability: AppCapability {
                     : "audio stream \(stream) carries sound again: it counts as playing")
             updateAssertion(bundle, in: apps)
             holdForRefill(bundle, in: apps)
+        case .routeChanged(let bundle, let change):
+            apps.appLogger(bundle).notice(
+                "audio route changed (\(change.reason.rawValue)): stream \(change.stream) went from \(change.previousOutput ?? "?") to \(change.output ?? "?")\(change.paused ? "; paused" : "")"
+            )
+            apps.notify(bundle, .audioRouteChange(change))
+        case .serverCork(let stream, let bundle, let corked):
+            // The server's policy (a call began) is an interruption, as another app's session is.
+            apps.appLogger(bundle).info(
+                "the sound server \(corked ? "asked stream \(stream) to be quiet" : "let stream \(stream) play again")")
+            if !corked { apps.wakeIfSuspended(bundle, because: "its audio may play again") }
+            apps.notify(
+                bundle,
+                .audioInterruption(
+                    corked
+                        ? AudioInterruption(type: .began, reason: .serverRequest)
+                        : AudioInterruption(type: .ended, shouldResume: true, reason: .serverRequest)))
         case .refill(let bundle):
             holdForRefill(bundle, in: apps)
         case .hungUp(let stream, let bundle):

@@ -13,6 +13,10 @@ package enum AudioEngineEvent: Sendable {
     /// A playback stream's silence reached the policy's limit (it no longer counts as
     /// playing), or sound came back after it.
     case silence(stream: Int, bundle: BundleID, silent: Bool, limit: Duration)
+    /// Where a stream's sound goes changed; with ``AudioRouteChange/paused``, the engine paused it.
+    case routeChanged(bundle: BundleID, change: AudioRouteChange)
+    /// The sound server asked a stream to be quiet (`true`), or let it go.
+    case serverCork(stream: Int, bundle: BundleID, corked: Bool)
     /// A playback stream's app went to sleep until its ring runs low, or must run again
     /// (``AudioEngine/sleepsUntilRefill(_:)`` says which, now).
     case refill(bundle: BundleID)
@@ -74,6 +78,16 @@ package final class AudioEngine: @unchecked Sendable {
         pa_threaded_mainloop_stop(mainloop)
         pa_threaded_mainloop_free(mainloop)
         eventSink.finish()
+    }
+
+    // For the extensions, which cannot see private members: each with the lock held.
+    func lock() { pa_threaded_mainloop_lock(mainloop) }
+    func unlock() { pa_threaded_mainloop_unlock(mainloop) }
+    func yield(_ event: AudioEngineEvent) { eventSink.yield(event) }
+    var serverContext: OpaquePointer? { context?.context }
+    func stream(_ id: Int) -> PulseStream? { streams[id] }
+    func streamsOf(_ bundle: BundleID) -> [PulseStream] {
+        streams.values.filter { $0.bundle == bundle }.sorted { $0.id < $1.id }
     }
 
     private func withLock<T>(_ body: () throws -> T) rethrows -> T {
@@ -147,7 +161,8 @@ package final class AudioEngine: @unchecked Sendable {
     /// - Returns: The stream's number, its attach token and its plan.
     package func open(
         bundle: BundleID, direction: AudioDirection, format: AudioFormat, plan: AudioBufferPlan,
-        corkedBy: Set<AudioCorkReason>, volume: Double, silenceLimit: Duration? = nil
+        corkedBy: Set<AudioCorkReason>, volume: Double, silenceLimit: Duration? = nil,
+        properties: [String: String] = [:]
     ) throws -> (stream: Int, token: String) {
         let ring = try AudioRing.create(
             capacity: plan.ringCapacity, frameBytes: format.bytesPerFrame, lowWater: plan.lowWater,
@@ -182,6 +197,8 @@ package final class AudioEngine: @unchecked Sendable {
             if direction == .playback, let silenceLimit {
                 stream.silence = SilenceDetector(limit: silenceLimit, format: format)
             }
+            stream.properties = properties
+            stream.onRoute = { [unowned self] stream, event in routeEvent(stream, event) }
             stream.corkedBy = corkedBy.union([.app])
             if !serverUp { stream.corkedBy.insert(.server) }
             stream.volume = volume

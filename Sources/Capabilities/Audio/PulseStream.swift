@@ -77,6 +77,15 @@ package final class PulseStream {
     package let onRefill: (PulseStream) -> Void
     /// Told when its silence reaches the limit (`true`) or sound comes back (`false`).
     package let onSilence: (PulseStream, Bool) -> Void
+    /// Told when the server moves it to another output or asks it to be quiet
+    /// (PulseStream+Routing.swift).
+    package var onRoute: (PulseStream, PulseStreamRouteEvent) -> Void = { _, _ in }
+    /// What the server is told of the stream: `media.role`, the app's name and id.
+    package var properties: [String: String] = [:]
+    /// The output (sink) it plays to, as the server last said.
+    package var sinkName: String?
+    /// A move the daemon asked for is under way: the next move is not a route change.
+    package var expectsMove = false
     package let onHangUp: (PulseStream) -> Void
     /// Told when the app's side of the ring holds impossible indices: it wrote over the
     /// header, by bug or on purpose, and the stream cannot go on.
@@ -107,7 +116,9 @@ package final class PulseStream {
     /// Whether the app has started it (and not paused it).
     package var isStartedByApp: Bool { !corkedBy.contains(.app) }
     /// Whether it counts as playing or recording for the `audio` assertion.
-    package var isActive: Bool { isStartedByApp && !idle && silence?.isSilent != true }
+    package var isActive: Bool {
+        isStartedByApp && !idle && silence?.isSilent != true && !corkedBy.contains(.requested)
+    }
     package var isCorked: Bool { !corkedBy.isEmpty }
 
     private var unmanaged: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
@@ -192,11 +203,15 @@ package final class PulseStream {
             channels: UInt8(format.channels)
         )
         let name = "\(bundle) \(direction.rawValue) #\(id)"
-        guard let stream = pa_stream_new(context, name, &spec, nil) else {
+        let list = pa_proplist_new()
+        defer { pa_proplist_free(list) }
+        for (key, value) in properties { pa_proplist_sets(list, key, value) }
+        guard let stream = pa_stream_new_with_proplist(context, name, &spec, nil, list) else {
             return String(cString: pa_strerror(pa_context_errno(context)))
         }
         self.stream = stream
         pa_stream_set_state_callback(stream, Self.stateChanged, unmanaged)
+        watchRoute(stream)
         var flags = PA_STREAM_INTERPOLATE_TIMING.rawValue | PA_STREAM_AUTO_TIMING_UPDATE.rawValue
         if isCorked { flags |= PA_STREAM_START_CORKED.rawValue }
         let unset = UInt32.max
@@ -235,6 +250,7 @@ package final class PulseStream {
         pa_stream_set_read_callback(stream, nil, nil)
         pa_stream_set_underflow_callback(stream, nil, nil)
         pa_stream_set_overflow_callback(stream, nil, nil)
+        stopWatchingRoute(stream)
         if pa_stream_get_state(stream) == PA_STREAM_READY || pa_stream_get_state(stream) == PA_STREAM_CREATING {
             pa_stream_disconnect(stream)
         }
@@ -274,6 +290,7 @@ package final class PulseStream {
                 minreq: granted.minreq, fragsize: granted.fragsize)
         }
         applyVolume()
+        sinkName = pa_stream_get_device_name(stream).map { String(cString: $0) }
         if direction == .playback { pump() }
     }
 
