@@ -16,6 +16,11 @@ public struct BackgroundTaskIdentifier: Sendable, Hashable, RawRepresentable {
 public protocol ApplicationDelegate: AnyObject {
     /// The app launched; `reason` says why (a person, or an event it registered for).
     func application(_ application: Application, didFinishLaunchingWith reason: LaunchReason)
+    /// Memory is short: free what can be made again (caches, decoded images), as iOS's
+    /// `applicationDidReceiveMemoryWarning`. Apps in the background hear it first; when
+    /// memory stays short, the largest apps are ended without notice, and an app that freed
+    /// memory is smaller when the daemon chooses.
+    func applicationDidReceiveMemoryWarning(_ application: Application)
     /// The app came to the foreground and receives events.
     func applicationDidBecomeActive(_ application: Application)
     /// The app is about to leave the foreground.
@@ -57,6 +62,7 @@ public protocol ApplicationDelegate: AnyObject {
 
 extension ApplicationDelegate {
     public func application(_ application: Application, didFinishLaunchingWith reason: LaunchReason) {}
+    public func applicationDidReceiveMemoryWarning(_ application: Application) {}
     public func applicationDidBecomeActive(_ application: Application) {}
     public func applicationWillResignActive(_ application: Application) {}
     public func applicationDidEnterBackground(_ application: Application) {}
@@ -255,6 +261,8 @@ public final class Application {
             AudioSession.shared.receive(interruption)
         case .audioRouteChange(let change):
             AudioSession.shared.receive(change)
+        case .memoryWarning:
+            delegate?.applicationDidReceiveMemoryWarning(self)
         case .remoteCommand(let command):
             RemoteCommandCenter.shared.receive(command)
         case .transferUpdate(let transfer):

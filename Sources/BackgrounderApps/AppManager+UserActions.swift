@@ -119,35 +119,6 @@ extension AppManager {
         return done
     }
 
-    /// Memory is short: ends the first app jetsam's order names, without notice.
-    ///
-    /// The kernel's pressure signal ends only suspended apps; an app that is running for the
-    /// person (foreground, background work, audio) is ended only when pressure is critical.
-    /// - Parameter critical: Whether running apps may be ended too.
-    /// - Returns: What was done.
-    @discardableResult
-    package func relieveMemoryPressure(critical: Bool) -> Done {
-        let candidates = apps.values.compactMap { app -> Jetsam.Candidate? in
-            guard let process = app.process, app.lifecycle.terminating == nil else { return nil }
-            guard critical || app.lifecycle.state == .suspended else { return nil }
-            return Jetsam.Candidate(
-                identifier: app.identifier,
-                state: app.lifecycle.state,
-                residentBytes: supervisor.memoryBytes(process),
-                isForeground: foreground == app.identifier,
-                playsAudio: app.lifecycle.assertions.contains(.audio)
-            )
-        }
-        guard let victim = Jetsam.order(candidates).first, let app = apps[victim] else {
-            logger.notice("memory pressure, but no app to end")
-            return Done(detail: "memory pressure: no app to end")
-        }
-        let megabytes = (candidates.first { $0.identifier == victim }?.residentBytes ?? 0) / 1_048_576
-        appLogger(victim, pid: app.process?.pid).notice("memory pressure: ending it (\(megabytes) MB in use)")
-        let state = apply(victim) { lifecycle, _ in lifecycle.terminate(.memoryPressure) }
-        return Done(detail: "memory pressure: ended \(victim) (\(megabytes) MB)", state: state)
-    }
-
     package func sendToBackground(_ identifier: BundleID) {
         apply(identifier) { $0.moveToBackground(now: $1) }
     }

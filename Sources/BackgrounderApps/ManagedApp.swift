@@ -32,6 +32,9 @@ package struct ManagedApp: Sendable {
     /// The bundle's files as they were when the process started (or was adopted): a scan
     /// that finds them changed ends the app, as an update does on iOS.
     package var launchedFingerprint: BundleFingerprint?
+    /// When it last heard a memory warning (core time): a running app is ended for memory only
+    /// after a warning from an earlier pressure.
+    package var memoryWarnedAt: Duration?
     /// What the store last recorded of the process, for adoption by a later run.
     package var recorded: (pid: Int32, suspended: Bool, foreground: Bool)?
 

@@ -265,12 +265,30 @@ public struct EventNotice: Sendable, Hashable, Codable {
 
 /// `MEMORY_PRESSURE`: act as if memory were short.
 public struct MemoryPressure: Sendable, Hashable, Codable {
-    /// Critical pressure may end running apps too, the foreground app last; otherwise only
-    /// suspended apps are ended. Absent means false.
+    /// Critical pressure may end running apps too, the foreground app last, once they were
+    /// warned by an earlier pressure; otherwise only suspended apps are ended. Absent means false.
     public var critical: Bool?
+    /// Only warn the running apps (`MEMORY_WARNING`), ending none: the first stage of
+    /// pressure, before jetsam (protocol 1.13). Absent means false.
+    public var warning: Bool?
 
     /// Creates a request.
-    public init(critical: Bool = false) {
+    public init(critical: Bool = false, warning: Bool = false) {
+        self.critical = critical
+        self.warning = warning ? true : nil
+    }
+}
+
+/// `MEMORY_WARNING` (protocol 1.13): memory is short, as
+/// `applicationDidReceiveMemoryWarning`. Running apps hear it before any app is ended, those
+/// in the background first; an app that frees what it can is smaller when jetsam chooses, and
+/// a running app is ended only after an earlier warning.
+public struct MemoryWarning: Sendable, Hashable, Codable {
+    /// Whether pressure is critical: running apps may be ended next.
+    public var critical: Bool
+
+    /// Creates a notice.
+    public init(critical: Bool) {
         self.critical = critical
     }
 }

@@ -32,6 +32,7 @@ extension DaemonMessage: Codable {
         MessageClass("PUSHED", Body.pushed),
         MessageClass("SCHEDULE", Body.schedule),
         MessageClass("BACKGROUND_TIME", Body.backgroundTime),
+        MessageClass("MEMORY_WARNING", Body.memoryWarning),
         MessageClass("TRANSFER", Body.transfer),
         MessageClass("TRANSFER_LIST", Body.transferList),
         MessageClass("TRANSFER_UPDATE", Body.transferUpdate),

@@ -64,6 +64,8 @@ public struct DaemonMessage: Sendable, Hashable {
         case schedule(ScheduleList)
         /// `BACKGROUND_TIME`: an app's background time changed.
         case backgroundTime(BackgroundTimeNotice)
+        /// `MEMORY_WARNING`: memory is short; the app should free what it can.
+        case memoryWarning(MemoryWarning)
         /// `TRANSFER`: the reply to `TRANSFER_CREATE`.
         case transfer(TransferInfo)
         /// `TRANSFER_LIST`: the reply to `TRANSFER_SESSION` and `TRANSFERS`.

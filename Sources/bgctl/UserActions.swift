@@ -107,7 +107,10 @@ struct Simulate: ParsableCommand {
         abstract: "Simulate an event for an app, memory pressure, or a task's launch or expiry.",
         discussion: """
             Events: fetch, location, region, download and audio wake or launch the app as the real \
-            event would. memory-pressure takes no app: it is the system's. task ID IDENTIFIER \
+            event would. memory-pressure takes no app: it is the system's; running apps hear a \
+            memory warning (the background ones first), then jetsam ends a suspended app, or \
+            with --critical a running one an earlier pressure warned; --warning only warns. \
+            task ID IDENTIFIER \
             launches a pending task request now, whatever it waits for; expire ID IDENTIFIER \
             expires a running one (Xcode's _simulateLaunchForTaskWithIdentifier and \
             _simulateExpirationForTaskWithIdentifier).
@@ -122,6 +125,7 @@ struct Simulate: ParsableCommand {
 
             Examples:
               bgctl simulate fetch feedreader
+              bgctl simulate memory-pressure --warning
               bgctl simulate memory-pressure --critical
               bgctl simulate task compactor org.backgrounder.samples.compactor.compact
               bgctl simulate location --at 46.3633,14.0814,596
@@ -142,6 +146,8 @@ struct Simulate: ParsableCommand {
     @Argument(help: "With task or expire: the task identifier.") var task: String?
     @Flag(help: "With memory-pressure: critical, so running apps may be ended too, the foreground app last.")
     var critical = false
+    @Flag(help: "With memory-pressure: only warn the running apps (MEMORY_WARNING), ending none.")
+    var warning = false
     @Option(
         help: ArgumentHelp(
             "With location: the device's position now, in degrees (and metres).", valueName: "lat,lon[,alt]"))
@@ -158,6 +164,8 @@ struct Simulate: ParsableCommand {
             throw ValidationError("memory-pressure is the system's, not one app's: leave out '\(id)'")
         }
         if critical && event != "memory-pressure" { throw ValidationError("--critical goes with memory-pressure") }
+        if warning && event != "memory-pressure" { throw ValidationError("--warning goes with memory-pressure") }
+        if warning && critical { throw ValidationError("--warning and --critical are two stages: give one") }
         if task != nil && event != "task" && event != "expire" {
             throw ValidationError("only task and expire take a task identifier")
         }
@@ -173,7 +181,9 @@ struct Simulate: ParsableCommand {
             return try replay(path)
         }
         if event == "memory-pressure" {
-            try report(options.request(.memoryPressure(MemoryPressure(critical: critical))), options: options)
+            try report(
+                options.request(.memoryPressure(MemoryPressure(critical: critical, warning: warning))), options: options
+            )
             return
         }
         let events: [LaunchReason] = [.fetch, .location, .region, .download, .audio]

@@ -160,6 +160,60 @@ struct MemoryPressureTests {
         #expect(try running.app(small).state == .suspended)
     }
 
+    @Test(
+        "running apps hear a memory warning before any is ended, background first; under critical pressure the one that freed its memory is spared"
+    )
+    func warningsFirst() async throws {
+        var ids: [String: String] = [:]
+        // Tasks that outlast the test keep the two hogs running in the background.
+        let running = try await LifecycleTests.Running(prefix: "memwarn", extraArguments: ["--task-budget", "600"]) {
+            bundles in
+            ids["keeper"] = try TestAppBundles.make("Keeper", behavior: "hog-task", into: bundles)
+            ids["freer"] = try TestAppBundles.make("Freer", behavior: "hog-task-frees", into: bundles)
+            ids["front"] = try TestAppBundles.make("Front", into: bundles)
+        }
+        atTeardown { await running.tearDown() }
+        let keeper = try #require(ids["keeper"]), freer = try #require(ids["freer"]), front = try #require(ids["front"])
+        for (id, line) in [(keeper, "holding 64 MiB"), (freer, "holding 96 MiB"), (front, "didBecomeActive")] {
+            _ = try running.request(.open(OpenApp(bundle: BundleID(id), wait: true)))
+            #expect(await waitUntil { running.appLog(id).contains(line) }, "\(id): \(running.appLog(id))")
+        }
+        for id in [keeper, freer] {
+            let app = try running.app(id)
+            #expect(app.state == .background, "\(app)")
+        }
+        let pids = try [keeper, freer, front].map { try #require(try running.app($0).pid) }
+
+        // The first critical pressure only warns: no running app was warned before it.
+        guard case .done(let first) = try running.request(.memoryPressure(MemoryPressure(critical: true))) else {
+            Issue.record("MEMORY_PRESSURE failed")
+            return
+        }
+        #expect(first.detail.contains("no app to end"), "\(first.detail)")
+        for id in [keeper, freer, front] {
+            #expect(await waitUntil { running.appLog(id).contains("memory warning") }, "\(id): \(running.appLog(id))")
+        }
+        #expect(pids.allSatisfy { kill($0, 0) == 0 }, "an app was ended before it was warned")
+        // Background first: the daemon told the app in front last.
+        let order = running.daemon.log.split(separator: "\n").filter { $0.contains("memory warning") }.compactMap {
+            line in [keeper, freer, front].first { line.contains("bundle=\($0)") }
+        }
+        #expect(order.last == front && Set(order) == [keeper, freer, front], "\(order)")
+
+        // The freer frees its 96 MiB; the keeper keeps its 64. Now the keeper is the larger.
+        #expect(await waitUntil { running.appLog(freer).contains("freed 96 MiB") }, "\(running.appLog(freer))")
+        guard case .done(let second) = try running.request(.memoryPressure(MemoryPressure(critical: true))) else {
+            Issue.record("MEMORY_PRESSURE failed")
+            return
+        }
+        #expect(second.detail.contains("ended \(keeper)"), "\(second.detail)")
+        #expect(try await waitUntil { try running.app(keeper).state == .notRunning })
+        #expect(try running.app(keeper).lastExit?.reason == "memory pressure")
+        let spared = try running.app(freer), inFront = try running.app(front)
+        #expect(kill(pids[1], 0) == 0 && spared.pid == pids[1], "the app that freed was ended")
+        #expect(kill(pids[2], 0) == 0 && inFront.state == .active)
+    }
+
     @Test("suspended apps are ended largest first, then the rest; the foreground app last")
     func jetsamOrder() async throws {
         var ids: [String: String] = [:]

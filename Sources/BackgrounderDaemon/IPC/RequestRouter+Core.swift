@@ -35,7 +35,7 @@ extension RequestRouter {
                 return .checkedIn(reply)
             }
         case .memoryPressure(let pressure):
-            return later { .done(await apps.relieveMemoryPressure(critical: pressure.critical ?? false)) }
+            return later { .done(await apps.memoryPressure(pressure)) }
         case .beginTask(let task):
             return later { .task(try await apps.beginTask(try requester.app(), named: task.name)) }
         case .endTask(let task): return later { .done(await apps.endTask(try requester.app(), task: task.task)) }

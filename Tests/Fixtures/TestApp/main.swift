@@ -59,6 +59,8 @@ struct Manifest: Decodable {
 let manifest = try? PropertyListDecoder().decode(
     Manifest.self, from: Data(contentsOf: URL(fileURLWithPath: "Info.plist")))
 let behavior = manifest?.TestAppBehavior ?? "idle"
+/// What the `hog-task` behaviours hold, until a memory warning frees it (`hog-task-frees`).
+nonisolated(unsafe) var heldForWarning: (pointer: UnsafeMutableRawPointer, megabytes: Int)?
 /// The `hog-grow` behaviour's SIGUSR1 source, kept for the life of the process.
 nonisolated(unsafe) var growSource: (any DispatchSourceSignal)?
 let bundleIdentifier = manifest?.CFBundleIdentifier ?? "org.backgrounder.tests.unknown"
@@ -93,6 +95,14 @@ case "hog-grow":
     }
     grow.resume()
     growSource = grow
+case "hog-task", "hog-task-frees":
+    // Runs in the background on a task that never ends, holding memory: 64 MiB, or 96 MiB
+    // that it frees when warned, for the memory-warning test.
+    let megabytes = behavior == "hog-task" ? 64 : 96
+    let held = UnsafeMutableRawPointer.allocate(byteCount: megabytes << 20, alignment: 4096)
+    memset(held, 1, megabytes << 20)
+    heldForWarning = (held, megabytes)
+    say("holding \(megabytes) MiB")
 case "ignore-sigterm":
     signal(SIGTERM, SIG_IGN)
 case "hog-child":
@@ -199,7 +209,7 @@ final class TestAppDelegate: ApplicationDelegate {
             transfers = TransferBehavior(behavior)
             transfers?.launched(application)
         }
-        if behavior == "never-end-task" {
+        if behavior == "never-end-task" || behavior.hasPrefix("hog-task") {
             let task = application.beginBackgroundTask(withName: "stubborn") {
                 say("expiration handler ignored")
             }
@@ -208,6 +218,14 @@ final class TestAppDelegate: ApplicationDelegate {
     }
 
     func applicationDidEnterBackground(_ application: Application) { say("didEnterBackground") }
+
+    func applicationDidReceiveMemoryWarning(_ application: Application) {
+        say("memory warning t=\(nanosecondsNow())")
+        guard behavior == "hog-task-frees", let held = heldForWarning else { return }
+        held.pointer.deallocate()
+        heldForWarning = nil
+        say("freed \(held.megabytes) MiB")
+    }
 
     func application(
         _ application: Application,
