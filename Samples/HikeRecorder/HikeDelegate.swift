@@ -37,6 +37,10 @@ final class HikeDelegate: ApplicationDelegate, LocationManagerDelegate {
         manager.allowsBackgroundLocationUpdates = true
         manager.desiredAccuracy = LocationAccuracy.best
         manager.distanceFilter = LocationManager.distanceFilterNone
+        // A hike: a rest of a few minutes pauses the track (the app may sleep, the receiver's
+        // fixes are not kept), the first steps resume it.
+        manager.activityType = .fitness
+        manager.pausesLocationUpdatesAutomatically = true
         manager.startUpdatingLocation()
         manager.allowDeferredLocationUpdates(
             untilTraveled: HikeDelegate.deferredDistance, timeout: HikeDelegate.deferredTimeout)
@@ -63,6 +67,14 @@ final class HikeDelegate: ApplicationDelegate, LocationManagerDelegate {
 
     func locationManager(_ manager: LocationManager, didFailWithError error: LocationError) {
         say("location: \(error)")
+    }
+
+    func locationManagerDidPauseLocationUpdates(_ manager: LocationManager) {
+        say("paused: standing still")
+    }
+
+    func locationManagerDidResumeLocationUpdates(_ manager: LocationManager) {
+        say("resumed: moving")
     }
 
     func locationManagerDidChangeAuthorization(_ manager: LocationManager) {

@@ -38,6 +38,20 @@ public final class LocationManager {
         didSet { if isUpdating { sendSubscription() } }
     }
 
+    /// `pausesLocationUpdatesAutomatically`: after the device stood still for the
+    /// ``activityType``'s time, updates pause (``LocationManagerDelegate/locationManagerDidPauseLocationUpdates(_:)``)
+    /// and the app may be suspended; they resume by themselves once it moves
+    /// (``LocationManagerDelegate/locationManagerDidResumeLocationUpdates(_:)``, then the fix).
+    /// Off unless set, unlike iOS, so an app that counts on every fix keeps it.
+    public var pausesLocationUpdatesAutomatically = false {
+        didSet { if isUpdating { sendSubscription() } }
+    }
+
+    /// What the updates are for, as `CLActivityType`: how long standing still pauses them.
+    public var activityType: ActivityType = .other {
+        didSet { if isUpdating { sendSubscription() } }
+    }
+
     /// `kCLDistanceFilterNone`: every fix.
     public static let distanceFilterNone: Double = -1
 
@@ -145,7 +159,8 @@ public final class LocationManager {
         let subscription = LocationSubscription(
             standard: isUpdating
                 ? StandardUpdateFilter.Configuration(
-                    desiredAccuracy: desiredAccuracy, distanceFilter: distanceFilter > 0 ? distanceFilter : nil)
+                    desiredAccuracy: desiredAccuracy, distanceFilter: distanceFilter > 0 ? distanceFilter : nil,
+                    pausesAutomatically: pausesLocationUpdatesAutomatically, activityType: activityType)
                 : nil,
             allowsBackgroundUpdates: allowsBackgroundLocationUpdates,
             deferral: deferral,
@@ -270,6 +285,12 @@ public final class LocationManager {
             switch event.kind {
             case .location:
                 fixes.append(event.location)
+            case .paused:
+                flush()
+                delegate?.locationManagerDidPauseLocationUpdates(self)
+            case .resumed:
+                flush()
+                delegate?.locationManagerDidResumeLocationUpdates(self)
             case .enter, .exit:
                 flush()
                 guard let region = event.region else { continue }

@@ -21,6 +21,11 @@ public protocol LocationManagerDelegate: AnyObject {
         _ manager: LocationManager, monitoringDidFailFor region: CircularRegion?, withError error: LocationError)
     /// The authorization changed, or was first determined.
     func locationManagerDidChangeAuthorization(_ manager: LocationManager)
+    /// Updates paused: the device stood still for the activity's time
+    /// (``LocationManager/pausesLocationUpdatesAutomatically``). The app may be suspended now.
+    func locationManagerDidPauseLocationUpdates(_ manager: LocationManager)
+    /// Updates resumed: the device moved; the fix that says where follows.
+    func locationManagerDidResumeLocationUpdates(_ manager: LocationManager)
 }
 
 extension LocationManagerDelegate {
@@ -35,6 +40,8 @@ extension LocationManagerDelegate {
         _ manager: LocationManager, monitoringDidFailFor region: CircularRegion?, withError error: LocationError
     ) {}
     public func locationManagerDidChangeAuthorization(_ manager: LocationManager) {}
+    public func locationManagerDidPauseLocationUpdates(_ manager: LocationManager) {}
+    public func locationManagerDidResumeLocationUpdates(_ manager: LocationManager) {}
 }
 
 /// Why location failed, as `CLError`.

@@ -152,6 +152,12 @@ public struct LocationEvent: Sendable, Hashable, Codable {
         case enter
         /// `didExitRegion`.
         case exit
+        /// `locationManagerDidPauseLocationUpdates` (protocol 1.13): standing still paused
+        /// standard updates; `location` is where.
+        case paused
+        /// `locationManagerDidResumeLocationUpdates` (protocol 1.13): the device moved; the
+        /// fix that says where follows.
+        case resumed
     }
 
     /// The event's place in the app's queue; acknowledge it with `LOCATION_ACK`.

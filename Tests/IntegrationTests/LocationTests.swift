@@ -261,6 +261,65 @@ extension RealTimeSuites {
             }
         }
 
+        @Test(
+            "HikeRecorder on a table pauses after five minutes of the stationary log, keeps none of its fixes meanwhile, and resumes with the walk"
+        )
+        func hikePausesStandingStill() async throws {
+            let scratch = try TemporaryDirectory(prefix: "hike-pause")
+            atTeardown { scratch.remove() }
+            // Ten minutes on a table, then (a month later, a few hundred metres off) a walk.
+            let still = try NMEALog.withColdStart("stationary-jitter.nmea", cycle: 0.005, in: scratch)
+            let walk = try String(contentsOfFile: Locations.gpsFixture("short-walk.nmea"), encoding: .utf8)
+            let log = scratch.appending("still-then-walk.nmea")
+            try
+                (try String(contentsOfFile: still, encoding: .utf8)
+                + walk.split(whereSeparator: \.isNewline).filter { $0.hasPrefix("$") }.joined(separator: "\n") + "\n")
+                .write(toFile: log, atomically: true, encoding: .utf8)
+            let gpsd = try await GPSDFake(log: log, cycle: 0.005, singleShot: true, directory: scratch)
+            let pipe = try GPSPipe(port: gpsd.port, directory: scratch)
+            let setup = try await Setup("hike-pause", gpsdPort: gpsd.port, samples: ["HikeRecorder"])
+            atTeardown {
+                await pipe.stop()
+                await gpsd.stop()
+                await setup.running.tearDown()
+            }
+            let daemon = setup.daemon
+            try setup.authorize(Self.hike)
+            _ = try setup.running.request(.open(OpenApp(bundle: BundleID(Self.hike))))
+            #expect(try await Self.replayed("short-walk", by: daemon), "the replay did not finish")
+            #expect(
+                await waitUntil { setup.running.appLog(Self.hike).contains("resumed: moving") },
+                "\(setup.running.appLog(Self.hike).suffix(2000))")
+            let appLog = setup.running.appLog(Self.hike)
+            let paused = try #require(appLog.range(of: "paused: standing still"), "\(appLog.suffix(2000))")
+            #expect(paused.upperBound < appLog.range(of: "resumed: moving")!.lowerBound)
+            #expect(daemon.log.contains("standing still: location updates paused"))
+
+            // What it recorded, in its own words: the table's first five minutes (a fix every 2 s),
+            // nothing while paused, then the whole walk (which, a month on, starts a new track).
+            let lines = appLog.split(separator: "\n")
+            let pausedLine = try #require(lines.firstIndex { $0 == "paused: standing still" })
+            let resumedLine = try #require(lines.firstIndex { $0 == "resumed: moving" })
+            func recorded(_ part: ArraySlice<Substring>) -> Int {
+                part.reduce(0) { count, line in
+                    guard line.hasPrefix("recorded "), let number = line.split(separator: " ").dropFirst().first else {
+                        return count
+                    }
+                    return count + (Int(number) ?? 0)
+                }
+            }
+            let beforePause = recorded(lines[..<pausedLine])
+            #expect(beforePause >= 145 && beforePause <= 153, "\(beforePause) fixes before the pause")
+            #expect(recorded(lines[pausedLine..<resumedLine]) == 0)
+            let walkFixes = try TruthTrack.load("short-walk").fixes.count
+            #expect(
+                await waitUntil {
+                    recorded(setup.running.appLog(Self.hike).split(separator: "\n")[resumedLine...]) == walkFixes
+                },
+                "\(setup.running.appLog(Self.hike).suffix(500))")
+            #expect(pipe.reports.count >= beforePause + walkFixes + 100, "the table's last five minutes were reported")
+        }
+
         // MARK: Regions
 
         @Test("RegionAlerts opened before its location grant hands its regions over when the grant arrives")

@@ -15,6 +15,10 @@ public struct FixDispatch: Sendable {
             case enter
             /// `didExitRegion`.
             case exit
+            /// Standing still paused standard updates.
+            case paused
+            /// Moving resumed them.
+            case resumed
         }
 
         /// The app.
@@ -50,6 +54,8 @@ public struct FixDispatch: Sendable {
     public private(set) var decisions: [BundleID: LocationRouting.Decision] = [:]
     /// Apps whose significant-change filter passed this fix.
     public private(set) var significantChanges: [BundleID] = []
+    /// Apps whose standard updates this fix paused (`true`) or resumed (`false`).
+    public private(set) var pauseChanges: [BundleID: Bool] = [:]
 
     /// Routes one fix.
     /// - Parameters:
@@ -77,7 +83,7 @@ public struct FixDispatch: Sendable {
         }
         for identifier in listeners.keys.sorted() {
             guard var listener = listeners[identifier] else { continue }
-            let standardPassed = listener.standard?.offer(fix) ?? false
+            let (standardPassed, pause) = listener.standard?.offerNoting(fix) ?? (false, nil)
             let significantPassed = listener.significant?.offer(fix) ?? false
             var deferralDue = false
             if standardPassed, let deferral = listener.subscription.deferral,
@@ -89,6 +95,14 @@ public struct FixDispatch: Sendable {
             }
             listeners[identifier] = listener
             let event = Event(owner: identifier, kind: .location, location: fix)
+            if let pause {
+                pauseChanges[identifier] = pause == .paused
+                // A resume wakes a suspended app, as a deferral that came due does: it was let
+                // sleep because it stood still, and now it moves.
+                route(
+                    .standard, Event(owner: identifier, kind: pause == .paused ? .paused : .resumed, location: fix),
+                    subscription: listener.subscription, deferralDue: pause == .resumed, recipient: recipient)
+            }
             // One event per fix. A significant change routes at least as far as a standard
             // update would (it also wakes and relaunches), so it decides when both passed.
             if significantPassed {
@@ -96,7 +110,7 @@ public struct FixDispatch: Sendable {
                 route(.significantChange, event, subscription: listener.subscription, recipient: recipient)
             } else if standardPassed {
                 route(
-                    .standard, event, subscription: listener.subscription, deferralDue: deferralDue,
+                    .standard, event, subscription: listener.subscription, deferralDue: deferralDue || pause == .resumed,
                     recipient: recipient)
             }
         }

@@ -108,7 +108,9 @@ package final class LocationCapability: AppCapability {
             authorization: book.authorization(identifier),
             subscription: book.subscription(identifier)
         )
-        apps.setAssertion(.location, held: held, for: identifier)
+        // Paused for standing still, it needs no fixes: it may be suspended until it moves.
+        let paused = book.listeners[identifier]?.standard?.isPaused == true
+        apps.setAssertion(.location, held: held && !paused, for: identifier)
     }
 
     // MARK: Fixes
@@ -159,6 +161,12 @@ package final class LocationCapability: AppCapability {
         }
         for identifier in dispatch.significantChanges {
             apps.appLogger(identifier).info("significant location change")
+        }
+        // A pause lets the app be suspended; a resume holds it again (and wakes it, below).
+        for (identifier, paused) in dispatch.pauseChanges.sorted(by: { $0.key < $1.key }) {
+            apps.appLogger(identifier).info(
+                paused ? "standing still: location updates paused" : "moving again: location updates resumed")
+            updateAssertion(identifier, in: apps)
         }
         let queued = dispatch.events.map { event in
             StateStore.QueuedEvent(
@@ -299,6 +307,8 @@ extension LocationEvent.Kind {
         case .location: self = .location
         case .enter: self = .enter
         case .exit: self = .exit
+        case .paused: self = .paused
+        case .resumed: self = .resumed
         }
     }
 }
