@@ -32,7 +32,8 @@ struct LocationAutoPauseTests {
         let pausedAt = try #require(changes.first?.0) - start
         #expect(pausedAt >= 300 && pausedAt <= 304, "paused \(pausedAt) s in")
         // Every fix before the pause, none after.
-        #expect(passed.allSatisfy { $0 - start < pausedAt } && passed.count == fixes.count { $0.timestamp - start < pausedAt })
+        let beforePause = fixes.count { $0.timestamp - start < pausedAt }
+        #expect(passed.allSatisfy { $0 - start < pausedAt } && passed.count == beforePause)
         #expect(filter.isPaused)
 
         // Off, or airborne, the same log never pauses.
@@ -44,7 +45,9 @@ struct LocationAutoPauseTests {
         }
     }
 
-    @Test("walking off resumes at once: the fix that leaves the stop is delivered after the resume, whatever the distance filter")
+    @Test(
+        "walking off resumes at once: the fix that leaves the stop is delivered after the resume, whatever the distance filter"
+    )
     func movingResumes() {
         var filter = StandardUpdateFilter(
             .init(distanceFilter: 500, pausesAutomatically: true, activityType: .automotiveNavigation))

@@ -99,22 +99,31 @@ extension RealTimeSuites {
 
         // MARK: Hike
 
-        @Test("a hike recorded while sent home, suspended, SIGKILLed and relaunched holds every fix gpsd reported")
-        func hikeEndToEnd() async throws {
-            let scratch = try TemporaryDirectory(prefix: "hike")
-            atTeardown { scratch.remove() }
-            let walk = try NMEALog.withColdStart("walk-bled.nmea", cycle: 0.01, in: scratch)
-            let gpsd = try await GPSDFake(log: walk, cycle: 0.01, singleShot: true, directory: scratch)
+        /// gpsd replaying `log`, gpspipe beside it, and the daemon with HikeRecorder authorized
+        /// "always" and opened; all stopped at teardown.
+        static func openHikeRecorder(
+            _ prefix: String, replaying log: String, cycle: Double, in scratch: TemporaryDirectory
+        ) async throws -> (Setup, GPSPipe) {
+            let gpsd = try await GPSDFake(log: log, cycle: cycle, singleShot: true, directory: scratch)
             let pipe = try GPSPipe(port: gpsd.port, directory: scratch)
-            let setup = try await Setup("hike", gpsdPort: gpsd.port, samples: ["HikeRecorder"])
+            let setup = try await Setup(prefix, gpsdPort: gpsd.port, samples: ["HikeRecorder"])
             atTeardown {
                 await pipe.stop()
                 await gpsd.stop()
                 await setup.running.tearDown()
             }
-            let daemon = setup.daemon
             try setup.authorize(Self.hike)
             _ = try setup.running.request(.open(OpenApp(bundle: BundleID(Self.hike))))
+            return (setup, pipe)
+        }
+
+        @Test("a hike recorded while sent home, suspended, SIGKILLed and relaunched holds every fix gpsd reported")
+        func hikeEndToEnd() async throws {
+            let scratch = try TemporaryDirectory(prefix: "hike")
+            atTeardown { scratch.remove() }
+            let walk = try NMEALog.withColdStart("walk-bled.nmea", cycle: 0.01, in: scratch)
+            let (setup, pipe) = try await Self.openHikeRecorder("hike", replaying: walk, cycle: 0.01, in: scratch)
+            let daemon = setup.daemon
             #expect(
                 await waitUntil { daemon.log.contains("location: standard updates and significant changes") },
                 "daemon log: \(daemon.log)")
@@ -275,17 +284,8 @@ extension RealTimeSuites {
                 (try String(contentsOfFile: still, encoding: .utf8)
                 + walk.split(whereSeparator: \.isNewline).filter { $0.hasPrefix("$") }.joined(separator: "\n") + "\n")
                 .write(toFile: log, atomically: true, encoding: .utf8)
-            let gpsd = try await GPSDFake(log: log, cycle: 0.005, singleShot: true, directory: scratch)
-            let pipe = try GPSPipe(port: gpsd.port, directory: scratch)
-            let setup = try await Setup("hike-pause", gpsdPort: gpsd.port, samples: ["HikeRecorder"])
-            atTeardown {
-                await pipe.stop()
-                await gpsd.stop()
-                await setup.running.tearDown()
-            }
+            let (setup, pipe) = try await Self.openHikeRecorder("hike-pause", replaying: log, cycle: 0.005, in: scratch)
             let daemon = setup.daemon
-            try setup.authorize(Self.hike)
-            _ = try setup.running.request(.open(OpenApp(bundle: BundleID(Self.hike))))
             #expect(try await Self.replayed("short-walk", by: daemon), "the replay did not finish")
             #expect(
                 await waitUntil { setup.running.appLog(Self.hike).contains("resumed: moving") },

@@ -1,5 +1,5 @@
 public import BackgrounderCore
-import BackgrounderProtocol
+public import BackgrounderProtocol
 
 /// The app's audio session, as `AVAudioSession`: what the app does with audio, how it gets
 /// on with other apps, and the interruptions it hears.
@@ -23,28 +23,10 @@ public final class AudioSession {
         public var serverRequested: Bool = false
     }
 
-    /// Where the app's sound goes changed, as `AVAudioSession.routeChangeNotification`'s user info.
-    public struct RouteChange: Sendable, Hashable {
-        /// Why, as `AVAudioSession.RouteChangeReason`.
-        public enum Reason: String, Sendable, Hashable {
-            /// The output went away (headphones unplugged); the daemon paused the stream.
-            case oldDeviceUnavailable
-            /// A new default output appeared and the sound followed it; it plays on.
-            case newDeviceAvailable
-            /// A person sent the sound elsewhere; it plays on.
-            case override
-        }
-        /// Why.
-        public var reason: Reason
-        /// The stream concerned (``AudioOutput/stream``).
-        public var stream: Int
-        /// The output it played to (the sound server's name for it), when known.
-        public var previousOutput: String?
-        /// The output it plays to now, when known.
-        public var output: String?
-        /// Whether the daemon paused the stream.
-        public var paused: Bool
-    }
+    /// Where the app's sound goes changed, as `AVAudioSession.routeChangeNotification`'s user
+    /// info: why (`oldDeviceUnavailable`: headphones unplugged, the daemon paused the stream;
+    /// `newDeviceAvailable`, `override`: it plays on), the stream, the outputs.
+    public typealias RouteChange = AudioRouteChange
 
     /// The category; solo ambient until the app sets one, as on iOS.
     public private(set) var category: AudioSessionCategory = .soloAmbient
@@ -121,10 +103,7 @@ public final class AudioSession {
         observers.forEach { $0(interruption) }
     }
 
-    func receive(_ notice: AudioRouteChange) {
-        let change = RouteChange(
-            reason: RouteChange.Reason(rawValue: notice.reason.rawValue) ?? .override, stream: notice.stream,
-            previousOutput: notice.previousOutput, output: notice.output, paused: notice.paused)
+    func receive(_ change: RouteChange) {
         routeObservers.forEach { $0(change) }
     }
 }

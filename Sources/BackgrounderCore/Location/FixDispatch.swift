@@ -109,9 +109,8 @@ public struct FixDispatch: Sendable {
                 significantChanges.append(identifier)
                 route(.significantChange, event, subscription: listener.subscription, recipient: recipient)
             } else if standardPassed {
-                route(
-                    .standard, event, subscription: listener.subscription, deferralDue: deferralDue || pause == .resumed,
-                    recipient: recipient)
+                let wakes = deferralDue || pause == .resumed
+                route(.standard, event, subscription: listener.subscription, deferralDue: wakes, recipient: recipient)
             }
         }
     }

@@ -145,12 +145,7 @@ package final class BusConnection {
         timeout: Duration = .seconds(5), completion: @escaping (Result<[DBusValue], DBusError>) -> Void
     ) {
         do throws(DBusError) {
-            var pointer: OpaquePointer?
-            try checked(
-                sd_bus_message_new_method_call(bus, &pointer, destination, path, interface, member),
-                "cannot call \(interface).\(member)")
-            let message = DBusMessage(owning: pointer!)
-            try message.append(arguments)
+            let message = try methodCall(destination, path, interface, member, arguments)
             let pending = PendingReply(completion)
             let key = ObjectIdentifier(pending)
             pending.handler = MessageHandler { [weak self] reply in
@@ -176,6 +171,19 @@ package final class BusConnection {
         }
     }
 
+    /// A method call with its arguments, ready to send.
+    private func methodCall(
+        _ destination: String, _ path: String, _ interface: String, _ member: String, _ arguments: [DBusValue]
+    ) throws(DBusError) -> DBusMessage {
+        var pointer: OpaquePointer?
+        try checked(
+            sd_bus_message_new_method_call(bus, &pointer, destination, path, interface, member),
+            "cannot call \(interface).\(member)")
+        let message = DBusMessage(owning: pointer!)
+        try message.append(arguments)
+        return message
+    }
+
     /// Sends a method call and waits for its reply: for a connection of its own, used once
     /// off the bus thread (the daemon's last question to systemd as it stops).
     /// - Returns: The reply's values.
@@ -184,12 +192,7 @@ package final class BusConnection {
         _ destination: String, _ path: String, _ interface: String, _ member: String, _ arguments: [DBusValue] = [],
         timeout: Duration
     ) throws(DBusError) -> [DBusValue] {
-        var pointer: OpaquePointer?
-        try checked(
-            sd_bus_message_new_method_call(bus, &pointer, destination, path, interface, member),
-            "cannot call \(interface).\(member)")
-        let message = DBusMessage(owning: pointer!)
-        try message.append(arguments)
+        let message = try methodCall(destination, path, interface, member, arguments)
         var error = sd_bus_error()
         defer { sd_bus_error_free(&error) }
         var replyPointer: OpaquePointer?
