@@ -23,11 +23,14 @@ struct LaunchWaiter {
 extension AppManager {
     /// How many of the app's last lines an exit before check-in reports.
     static let lastOutputLines = 10
+    /// The longest a person waits for a launch, whatever the check-in deadline: `bgctl open`
+    /// waits a little longer for the answer.
+    package static let longestLaunchWait: Duration = .seconds(60)
 
     /// Waits until the process `pid` of the app checks in or ends, or the check-in deadline
-    /// passes (on the core's clock).
+    /// passes (on the core's clock; at most ``longestLaunchWait``).
     func launchOutcome(_ identifier: BundleID, pid: Int32) async -> LaunchOutcome {
-        let deadline = now + limits.checkInDeadline
+        let deadline = now + min(limits.checkInDeadline, Self.longestLaunchWait)
         // The timeout is a task of its own, cancelled when the launch is decided first: it
         // runs only while someone waits.
         let timeout = Task { [weak self] in

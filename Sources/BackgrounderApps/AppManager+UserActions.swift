@@ -22,7 +22,7 @@ extension AppManager {
         case .stillStarting:
             return Done(
                 detail: done.detail
-                    + "; it has not checked in after \(limits.checkInDeadline) (does it use BackgroundKit?)",
+                    + "; it has not checked in after \(min(limits.checkInDeadline, Self.longestLaunchWait)) (does it use BackgroundKit?)",
                 state: apps[identifier]?.lifecycle.state)
         case .exited(let exit, let lastOutput):
             var message = "\(identifier) (pid \(pid)) ended before it checked in: \(exit)"

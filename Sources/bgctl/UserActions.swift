@@ -38,7 +38,8 @@ struct Open: ParsableCommand {
 
     func run() throws {
         let request = OpenApp(bundle: try options.resolveBundle(id), wait: !noWait)
-        try report(options.request(.open(request)), options: options)
+        // The daemon answers within its check-in deadline, at most a minute: wait longer than that.
+        try report(options.request(.open(request), timeout: .seconds(70)), options: options)
     }
 }
 
