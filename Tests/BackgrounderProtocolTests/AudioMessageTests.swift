@@ -63,7 +63,8 @@ struct AudioMessageTests {
         let text = String(decoding: try encoder.encode(stream), as: UTF8.self)
         #expect(text.contains(#""corkedBy":["background","interrupted","server"]"#), "\(text)")
         #expect(try JSONDecoder().decode(AudioStreamInfo.self, from: Data(text.utf8)) == stream)
-        #expect(AudioCorkReason.allCases.map(\.rawValue) == ["app", "interrupted", "background", "server"])
+        #expect(
+            AudioCorkReason.allCases.map(\.rawValue) == ["app", "interrupted", "background", "server", "requested"])
     }
 
     @Test("a bad category, direction or action is refused naming it, not guessed")

@@ -40,6 +40,7 @@ struct MessageClassesTests {
         #"{"class":"END_TASK","task":3}"#,
         #"{"class":"WAKE","bundle":"org.example.a","reason":"push"}"#,
         #"{"class":"MEMORY_PRESSURE","critical":true}"#,
+        #"{"class":"MEMORY_PRESSURE","warning":true}"#,
         #"{"class":"AUTHORIZE","bundle":"org.example.a","service":"location","level":"always"}"#,
         #"{"class":"LOCATION_AUTHORIZATION","level":"whenInUse"}"#,
         #"{"class":"LOCATION_UPDATES","standard":{"desiredAccuracy":10,"distanceFilter":5,"staleAfter":30},"#
@@ -58,6 +59,7 @@ struct MessageClassesTests {
         #"{"class":"REMOTE_COMMAND","bundle":"org.example.a","command":"play","argument":"/music/a.wav"}"#,
         #"{"class":"REMOTE_COMMAND_STATUS","ticket":7,"status":"noSuchContent"}"#,
         #"{"class":"AUDIO","bundle":"org.example.a"}"#,
+        #"{"class":"AUDIO_ROUTE","bundle":"org.example.a","sink":"phones"}"#,
         #"{"class":"PERMISSIONS"}"#,
         #"{"class":"SET_FETCH_INTERVAL","interval":"minimum"}"#,
         #"{"class":"COMPLETE","window":7,"result":"newData"}"#,
@@ -133,6 +135,7 @@ struct MessageClassesTests {
         #"{"class":"LOCATION_STATUS","available":false,"detail":"gpsd closed the connection","authorization":"always"}"#,
         #"{"class":"AUDIO_STREAM","stream":2,"token":"t0k","socket":"/run/a.sock","capacity":88200,"lowWater":22050}"#,
         #"{"class":"AUDIO_INTERRUPTION","type":"began","shouldResume":false,"reason":"session"}"#,
+        #"{"class":"AUDIO_ROUTE_CHANGE","reason":"oldDeviceUnavailable","stream":2,"previousOutput":"phones","output":"null","paused":true}"#,
         #"{"class":"REMOTE_COMMAND","bundle":"org.example.a","command":"nextTrack","ticket":7}"#,
         #"{"class":"AUDIO_STATUS","server":\#(service),"sessions":[{"bundle":"org.example.a","category":"playback","#
             + #""options":[],"active":true,"interrupted":false,"ducked":false,"nowPlaying":\#(nowPlaying)}],"#
@@ -147,6 +150,7 @@ struct MessageClassesTests {
         #"{"class":"SCHEDULE","entries":[{"bundle":"org.example.a","kind":"processing","#
             + #""identifier":"org.example.a.compact","nextRun":1744290000,"waitingFor":["externalPower"],"running":false}]}"#,
         #"{"class":"BACKGROUND_TIME","backgroundTimeRemaining":29.5}"#,
+        #"{"class":"MEMORY_WARNING","critical":false}"#,
         #"{"class":"TRANSFER","transfer":4,"bundle":"org.example.a","request":{"session":"s","kind":"download","#
             + #""url":"http://example.org/f"},"state":"waiting","waitingFor":"network","bytesReceived":0,"#
             + #""bytesExpectedToReceive":-1,"bytesSent":0,"bytesExpectedToSend":0,"bytesRefetched":0,"retries":0,"#

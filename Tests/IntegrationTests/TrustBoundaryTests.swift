@@ -72,7 +72,7 @@ struct TrustBoundaryTests {
     }
 
     @Test(
-        "an app cannot quit, wake or open another app, claim memory pressure, read others' grants, regions and data directories, import or share files, give the device a position, or follow notifications"
+        "an app cannot quit, wake or open another app, claim memory pressure, move another app's sound, read others' grants, regions and data directories, import or share files, give the device a position, or follow notifications"
     )
     func actOnOthers() async throws {
         var victim = ""
@@ -93,6 +93,11 @@ struct TrustBoundaryTests {
                         {"class": "OPEN", "bundle": victim},
                         {"class": "WAKE", "bundle": victim, "reason": "push"},
                         {"class": "MEMORY_PRESSURE", "critical": True},
+                        {"class": "MEMORY_PRESSURE", "warning": True},
+                        # The victim's sound sent elsewhere, as a person's mixer would.
+                        {"class": "AUDIO_ROUTE", "bundle": victim, "sink": "nowhere"},
+                        # Its own open, waiting on itself.
+                        {"class": "OPEN", "bundle": BUNDLE, "wait": True},
                         {"class": "HOME"},
                         {"class": "LOCK"},
                         {"class": "PERMISSIONS"},
@@ -142,7 +147,7 @@ struct TrustBoundaryTests {
         for request in [
             "QUIT", "OPEN", "WAKE", "MEMORY_PRESSURE", "HOME", "LOCK", "PERMISSIONS", "REGIONS", "DATA_DIRECTORY",
             "IMPORT", "ADOPT_BUNDLE", "SHARE", "SHARES", "UNSHARE", "SIMULATE_LOCATION", "NOTIFICATIONS_FOLLOW",
-            "PROMPTS", "ANSWER",
+            "PROMPTS", "ANSWER", "AUDIO_ROUTE",
         ] {
             #expect(running.daemon.log.contains("refused \(request) from the app \(attacker)"), "\(request)")
         }
