@@ -369,18 +369,18 @@ echo "\$ Podcasts subscribe http://127.0.0.1:$HTTP_PORT/podcast.xml     # writes
 "$BIN/Podcasts" subscribe "http://127.0.0.1:$HTTP_PORT/podcast.xml" --state-dir "$RUN/state"
 echo "\$ bgctl open $PODCASTS     # fetches the feed, hands each episode to a background download, exits"
 "$BIN/bgctl" open "$PODCASTS" --socket "$SOCKET"
-wait_line "$PODCASTSLOG" "^exiting"
+wait_line "$PODCASTSLOG" "${APP_LINE}exiting"
 cat "$PODCASTSLOG"
-claim "Podcasts handed its 3 episodes to background downloads" test "$(lines_matching "$PODCASTSLOG" "^downloading ")" -eq 3
+claim "Podcasts handed its 3 episodes to background downloads" test "$(lines_matching "$PODCASTSLOG" "${APP_LINE}downloading ")" -eq 3
 echo "# the daemon downloads them, then launches the app into handleEventsForBackgroundURLSession"
 echo "\$ bgctl transfers"
 "$BIN/bgctl" transfers --socket "$SOCKET"
-wait_line "$PODCASTSLOG" "^all finished downloads filed" 1 300
-grep -E "^(launched|background session|episode|all finished)" "$PODCASTSLOG" | tail -n +2
+wait_line "$PODCASTSLOG" "${APP_LINE}all finished downloads filed" 1 300
+grep -E "${APP_LINE}(launched|background session|episode|all finished)" "$PODCASTSLOG" | tail -n +2
 echo "\$ Podcasts list"
 "$BIN/Podcasts" list --state-dir "$RUN/state"
 claim "the daemon downloaded all 3 episodes and relaunched the app to file them" \
-    test "$(lines_matching "$PODCASTSLOG" "^episode ")" -eq 3
+    test "$(lines_matching "$PODCASTSLOG" "${APP_LINE}episode ")" -eq 3
 echo "# to hear them: BackgroundPlayer play $RUN/state/data/$PODCASTS/Episodes"
 
 step "the daemon after it all"
