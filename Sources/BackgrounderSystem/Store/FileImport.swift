@@ -1,8 +1,8 @@
 package import BackgrounderProtocol
-import Foundation
+package import Foundation
 
 #if canImport(Glibc)
-    package import Glibc
+    import Glibc
 #endif
 
 /// Copies a person's files into an app's data directory, a directory the app controls: every
