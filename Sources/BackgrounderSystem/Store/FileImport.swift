@@ -1,5 +1,5 @@
 package import BackgrounderProtocol
-package import Foundation
+import Foundation
 
 #if canImport(Glibc)
     import Glibc
@@ -17,12 +17,12 @@ package import Foundation
 package struct FileImport {
     /// The uid and gid the copies belong to, or `nil` to keep the daemon's (apps that run
     /// under the daemon's own uid).
-    package let owner: (uid: uid_t, gid: gid_t)?
+    package let owner: (uid: UInt32, gid: UInt32)?
     package private(set) var files = 0
     package private(set) var bytes = 0
     package private(set) var skipped: [ImportSkip] = []
 
-    package init(owner: (uid: uid_t, gid: gid_t)?) {
+    package init(owner: (uid: UInt32, gid: UInt32)?) {
         self.owner = owner
     }
 
