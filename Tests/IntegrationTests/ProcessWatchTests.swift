@@ -34,8 +34,9 @@ struct ProcessWatchTests {
         return pid
     }
 
+    /// What the app wrote, without the stamp each line is copied with.
     private static func read(_ path: String) -> String {
-        (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        AppLogFile.text(atPath: path) ?? ""
     }
 
     /// Starts `script`, watches it, and returns what its `onExit` saw.

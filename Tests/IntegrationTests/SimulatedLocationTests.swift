@@ -38,7 +38,10 @@ struct SimulatedLocationTests {
         let asked = try #require(prompt)
         #expect(asked.service == .location && asked.asks == "always" && asked.usage?.isEmpty == false, "\(asked)")
         #expect(asked.choices == ["while-using", "always", "deny"])
-        #expect(running.appLog(Self.recorder).contains("location authorized: notDetermined"))
+        // The app's line reaches its log when the daemon next copies its output.
+        #expect(
+            await waitUntil { running.appLog(Self.recorder).contains("location authorized: notDetermined") },
+            "\(running.appLog(Self.recorder))")
         let wrong = try await run("answer", String(asked.id), "allow")
         #expect(wrong.status != 0 && wrong.standardError.contains("not one of prompt"), "\(wrong)")
         let answered = try await run("answer", String(asked.id), "always")
